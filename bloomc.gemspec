@@ -1,0 +1,24 @@
+# frozen_string_literal: true
+
+require_relative "lib/bloomc/version"
+
+Gem::Specification.new do |spec|
+  spec.name = "bloomc"
+  spec.version = Bloomc::VERSION
+  spec.authors = ["The bloomc developers"]
+  spec.summary = "Fast, compact Bloom filters for Ruby, written in C (a drop-in for bloombroom)"
+  spec.description = <<~DESC
+    Bloom filters whose work is done in C: bit and bucket fields, MurmurHash3
+    and FNV hashing, and the plain Bloom filter, with the API of the pure-Ruby
+    gem bloombroom so that code written for it runs unchanged, only faster and
+    in less memory.
+  DESC
+  spec.license = "MIT"
+  spec.required_ruby_version = ">= 3.0"
+
+  spec.files = Dir["lib/**/*.rb", "ext/bloomc/*.{c,h,rb}", "ext/bloomc/depend", "sig/**/*.rbs",
+                   "README.md", "LICENSE", "CHANGELOG.md"]
+  spec.require_paths = ["lib"]
+  spec.extensions = ["ext/bloomc/extconf.rb"]
+  spec.metadata["rubygems_mfa_required"] = "true"
+end

@@ -1,0 +1,34 @@
+#include "bloomc.h"
+
+static void require_integer(VALUE v, const char *name)
+{
+    if (!RB_INTEGER_TYPE_P(v))
+        rb_raise(rb_eTypeError, "%s must be an Integer, not %" PRIsVALUE, name, rb_obj_class(v));
+}
+
+uint64_t bloomc_index_arg(VALUE pos, uint64_t size)
+{
+    require_integer(pos, "position");
+    if (FIXNUM_P(pos)) {
+        long v = FIX2LONG(pos);
+        if (v >= 0 && (uint64_t)v < size) return (uint64_t)v;
+    }
+    rb_raise(rb_eIndexError, "position %" PRIsVALUE " outside 0...%" PRIu64, pos, size);
+}
+
+uint64_t bloomc_count_arg(VALUE v, const char *name, uint64_t max)
+{
+    require_integer(v, name);
+    if (FIXNUM_P(v) && FIX2LONG(v) > 0 && (uint64_t)FIX2LONG(v) <= max) return (uint64_t)FIX2LONG(v);
+    int positive = FIXNUM_P(v) ? FIX2LONG(v) > 0 : FIX2INT(rb_big_cmp(v, INT2FIX(0))) > 0;
+    if (!positive)
+        rb_raise(rb_eArgError, "%s must be positive, got %" PRIsVALUE, name, v);
+    rb_raise(rb_eArgError, "%s %" PRIsVALUE " is too large (at most %" PRIu64 ")", name, v, max);
+}
+
+uint32_t bloomc_uint32_arg(VALUE v, const char *name)
+{
+    require_integer(v, name);
+    if (FIXNUM_P(v) && FIX2LONG(v) >= 0 && FIX2LONG(v) <= 0xffffffffL) return (uint32_t)FIX2LONG(v);
+    rb_raise(rb_eRangeError, "%s %" PRIsVALUE " outside 0..4294967295", name, v);
+}

@@ -1,0 +1,19 @@
+#include "bf_bits.h"
+#include "bf_endian.h"
+
+size_t bf_bits_nbytes(uint64_t nbits)
+{
+    if (nbits == 0 || nbits > BF_BITS_MAX) return 0;
+    uint64_t words = (nbits + 63) / 64;
+    if (words > SIZE_MAX / 8) return 0;
+    return (size_t)(words * 8);
+}
+
+uint64_t bf_bits_count(const bf_bits *b)
+{
+    /* Bits past nbits are never set, so whole words can be counted. */
+    size_t nbytes = bf_bits_nbytes(b->nbits);
+    uint64_t total = 0;
+    for (size_t i = 0; i < nbytes; i += 8) total += bf_popcount64(bf_load_le64(b->data + i));
+    return total;
+}

@@ -1,0 +1,53 @@
+/* Fixed little-endian loads and stores.
+ *
+ * Every byte layout in bloomc (bit fields, bucket fields, hash input blocks) is
+ * defined little-endian so that a filter and a hash are the same on every
+ * machine.  memcpy avoids unaligned-access faults; assembling the value from
+ * bytes keeps the result independent of the host's byte order.  Compilers turn
+ * both into a single load or store on little-endian hosts. */
+#ifndef BF_ENDIAN_H
+#define BF_ENDIAN_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline uint32_t bf_load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+           ((uint32_t)p[3] << 24);
+}
+
+static inline uint64_t bf_load_le64(const uint8_t *p)
+{
+    return (uint64_t)bf_load_le32(p) | ((uint64_t)bf_load_le32(p + 4) << 32);
+}
+
+static inline void bf_store_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The first n (< 8) bytes at p as a little-endian integer. */
+static inline uint64_t bf_load_le_partial(const uint8_t *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static inline uint64_t bf_rotl64(uint64_t x, unsigned r)
+{
+    return (x << r) | (x >> (64 - r));
+}
+
+static inline uint32_t bf_rotl32(uint32_t x, unsigned r)
+{
+    return (x << r) | (x >> (32 - r));
+}
+
+static inline unsigned bf_popcount64(uint64_t x)
+{
+    return (unsigned)__builtin_popcountll(x);
+}
+
+#endif

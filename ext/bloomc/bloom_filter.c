@@ -1,0 +1,189 @@
+/* Bloomc::BloomFilter: the plain Bloom filter (bloombroom's BloomFilter API).
+ * Construction from capacity and error rate lives in lib/bloomc/bloom_filter.rb. */
+#include "bloomc.h"
+
+static VALUE cBloomFilter;
+
+static void bloom_filter_free(void *ptr)
+{
+    bf_bloom *f = ptr;
+    ruby_xfree(f->bits.data);
+    ruby_xfree(f);
+}
+
+static size_t bloom_filter_memsize(const void *ptr)
+{
+    const bf_bloom *f = ptr;
+    return sizeof(*f) + (f->bits.data ? bf_bits_nbytes(f->bits.nbits) : 0);
+}
+
+static const rb_data_type_t bloom_filter_type = {
+    .wrap_struct_name = "bloomc/bloom_filter",
+    .function = {
+        .dfree = bloom_filter_free,
+        .dsize = bloom_filter_memsize,
+    },
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
+};
+
+static VALUE bloom_filter_alloc(VALUE klass)
+{
+    bf_bloom *f;
+    return TypedData_Make_Struct(klass, bf_bloom, &bloom_filter_type, f);
+}
+
+static bf_bloom *get_filter(VALUE self)
+{
+    bf_bloom *f = rb_check_typeddata(self, &bloom_filter_type);
+    if (!f->bits.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    return f;
+}
+
+/* Replace the filter's state: m zeroed bits, or a copy of src. */
+static void bloom_filter_reset(bf_bloom *f, uint64_t m, uint32_t k, uint32_t seed, const bf_bloom *src)
+{
+    size_t nbytes = bf_bits_nbytes(m);
+    uint8_t *data = ruby_xcalloc(nbytes, 1);
+    if (src) memcpy(data, src->bits.data, nbytes);
+    ruby_xfree(f->bits.data);
+    f->bits.data = data;
+    f->bits.nbits = m;
+    f->k = k;
+    f->seed = seed;
+    f->count = src ? src->count : 0;
+}
+
+/* :nodoc: called by initialize once the Ruby layer has settled m and k. */
+static VALUE bloom_filter_setup(VALUE self, VALUE m, VALUE k, VALUE seed)
+{
+    rb_check_frozen(self);
+    bf_bloom *f = rb_check_typeddata(self, &bloom_filter_type);
+    uint64_t nbits = bloomc_count_arg(m, "m", BF_BITS_MAX);
+    uint32_t nprobes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
+    uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
+    bloom_filter_reset(f, nbits, nprobes, hash_seed, NULL);
+    return self;
+}
+
+/* :nodoc: deep copy for dup and clone. */
+static VALUE bloom_filter_initialize_copy(VALUE self, VALUE orig)
+{
+    rb_check_frozen(self);
+    if (self == orig) return self;
+    const bf_bloom *src = get_filter(orig);
+    bloom_filter_reset(rb_check_typeddata(self, &bloom_filter_type), src->bits.nbits, src->k, src->seed, src);
+    return self;
+}
+
+/*
+ * call-seq:
+ *   add(key) -> Integer
+ *   self << key -> Integer
+ *
+ * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer)
+ * and returns the number of keys added so far, as bloombroom does.
+ */
+static VALUE bloom_filter_add(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_bloom *f = get_filter(self);
+    bf_bloom_add(f, bloomc_key_hash(key, f->seed));
+    return ULL2NUM(f->count);
+}
+
+/*
+ * call-seq:
+ *   include?(key) -> true or false
+ *   self[key] -> true or false
+ *
+ * False when +key+ was never added; true when it was, and (rarely, at the
+ * filter's false-positive rate) for a key that was not.
+ */
+static VALUE bloom_filter_include_p(VALUE self, VALUE key)
+{
+    const bf_bloom *f = get_filter(self);
+    return RBOOL(bf_bloom_contains(f, bloomc_key_hash(key, f->seed)));
+}
+
+/*
+ * call-seq: m -> Integer
+ *
+ * The number of bits.
+ */
+static VALUE bloom_filter_m(VALUE self)
+{
+    return ULL2NUM(get_filter(self)->bits.nbits);
+}
+
+/*
+ * call-seq: k -> Integer
+ *
+ * The number of bits set per key.
+ */
+static VALUE bloom_filter_k(VALUE self)
+{
+    return UINT2NUM(get_filter(self)->k);
+}
+
+/*
+ * call-seq: seed -> Integer
+ *
+ * The MurmurHash3 seed of the key hash.
+ */
+static VALUE bloom_filter_seed(VALUE self)
+{
+    return UINT2NUM(get_filter(self)->seed);
+}
+
+/*
+ * call-seq: size -> Integer
+ *
+ * The number of add calls so far (a key added twice counts twice).
+ */
+static VALUE bloom_filter_size(VALUE self)
+{
+    return ULL2NUM(get_filter(self)->count);
+}
+
+/*
+ * call-seq: bits -> BitField
+ *
+ * The filter's bits as a BitField that shares the filter's memory.
+ */
+static VALUE bloom_filter_bits(VALUE self)
+{
+    return bloomc_bit_field_view(self, &get_filter(self)->bits);
+}
+
+/*
+ * call-seq: self == other -> true or false
+ *
+ * Equal when +other+ is a BloomFilter of the same m, k and seed with the same
+ * bits and key count.
+ */
+static VALUE bloom_filter_equal(VALUE self, VALUE other)
+{
+    if (self == other) return Qtrue;
+    if (!rb_typeddata_is_kind_of(other, &bloom_filter_type)) return Qfalse;
+    const bf_bloom *a = get_filter(self), *b = get_filter(other);
+    return RBOOL(a->bits.nbits == b->bits.nbits && a->k == b->k && a->seed == b->seed && a->count == b->count &&
+                 memcmp(a->bits.data, b->bits.data, bf_bits_nbytes(a->bits.nbits)) == 0);
+}
+
+void bloomc_init_bloom_filter(VALUE mBloomc)
+{
+    cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
+    rb_define_alloc_func(cBloomFilter, bloom_filter_alloc);
+    rb_define_private_method(cBloomFilter, "setup", bloom_filter_setup, 3);
+    rb_define_method(cBloomFilter, "initialize_copy", bloom_filter_initialize_copy, 1);
+    rb_define_method(cBloomFilter, "add", bloom_filter_add, 1);
+    rb_define_method(cBloomFilter, "<<", bloom_filter_add, 1);
+    rb_define_method(cBloomFilter, "include?", bloom_filter_include_p, 1);
+    rb_define_method(cBloomFilter, "[]", bloom_filter_include_p, 1);
+    rb_define_method(cBloomFilter, "m", bloom_filter_m, 0);
+    rb_define_method(cBloomFilter, "k", bloom_filter_k, 0);
+    rb_define_method(cBloomFilter, "seed", bloom_filter_seed, 0);
+    rb_define_method(cBloomFilter, "size", bloom_filter_size, 0);
+    rb_define_method(cBloomFilter, "bits", bloom_filter_bits, 0);
+    rb_define_method(cBloomFilter, "==", bloom_filter_equal, 1);
+}

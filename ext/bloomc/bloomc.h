@@ -1,0 +1,36 @@
+/* Shared declarations of the Ruby bindings (the bf_* core knows nothing of Ruby). */
+#ifndef BLOOMC_H
+#define BLOOMC_H
+
+#include <ruby.h>
+#include "bf_bits.h"
+#include "bf_buckets.h"
+#include "bf_bloom.h"
+
+#ifndef RBOOL /* public from Ruby 3.2 on */
+#define RBOOL(v) ((v) ? Qtrue : Qfalse)
+#endif
+
+extern VALUE bloomc_mBloomc;
+
+/* keys.c: the hash of a filter key (String by its bytes, Symbol by its name,
+ * Integer by its value); TypeError for anything else. */
+bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed);
+
+/* args.c: argument checks that raise clear Ruby exceptions. */
+uint64_t bloomc_index_arg(VALUE pos, uint64_t size);                  /* IndexError */
+uint64_t bloomc_count_arg(VALUE v, const char *name, uint64_t max);   /* ArgumentError */
+uint32_t bloomc_uint32_arg(VALUE v, const char *name);                /* RangeError */
+
+/* Views that share a filter's storage (filter.bits, filter.buckets). */
+VALUE bloomc_bit_field_view(VALUE owner, bf_bits *bits);
+VALUE bloomc_bit_bucket_field_view(VALUE owner, bf_buckets *buckets);
+
+void bloomc_init_bit_field(VALUE mBloomc);
+void bloomc_init_bit_bucket_field(VALUE mBloomc);
+void bloomc_init_bloom_filter(VALUE mBloomc);
+void bloomc_init_bloom_helper(VALUE mBloomc);
+void bloomc_init_fnv(VALUE mBloomc);
+void bloomc_init_murmur3(VALUE mBloomc);
+
+#endif

@@ -1,0 +1,19 @@
+# frozen_string_literal: true
+
+require "mkmf"
+
+# C99 and the full warning set; hidden visibility keeps the core's bf_ symbols
+# out of the process-wide namespace (only Init_bloomc is exported).
+append_cflags(%w[-std=c99 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wconversion
+                 -Wno-sign-conversion -fvisibility=hidden])
+
+if ENV["BLOOMC_DEBUG"] == "1"
+  # CI and development: warnings are errors, asserts and Ruby's own checks on.
+  append_cflags(%w[-Werror -O1 -g -DRUBY_DEBUG=1])
+else
+  append_cflags(%w[-O3 -DNDEBUG])
+end
+
+have_func("rb_ext_ractor_safe", "ruby.h")
+
+create_makefile("bloomc/bloomc")

@@ -1,0 +1,18 @@
+# frozen_string_literal: true
+
+require_relative "bloomc/version"
+
+# Bloom filters for Ruby, with the work done in C.
+#
+# The classes keep the API of the pure-Ruby gem bloombroom (BitField,
+# BitBucketField, BloomFilter, BloomHelper, FNV) so code written for it moves
+# over unchanged.
+module Bloomc
+  # The base of every error the gem raises itself.
+  class Error < StandardError; end
+end
+
+require_relative "bloomc/bloomc"
+require_relative "bloomc/bloom_helper"
+require_relative "bloomc/fields"
+require_relative "bloomc/bloom_filter"

@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # Sizing helpers. +multi_hash+ is defined in C.
+  module BloomHelper
+    LN2 = Math.log(2)
+
+    # The number of bits +m+ and of hash functions +k+ that make a plain Bloom
+    # filter holding +capacity+ keys answer falsely at rate +error+:
+    # m = ceil(-capacity * ln(error) / ln(2)^2), k = round(ln(2) * m / capacity),
+    # computed exactly as bloombroom does, so both gems size alike.
+    #
+    # @param capacity [Integer, Float] expected number of keys, > 0
+    # @param error [Float] target false-positive rate, 0 < error < 1
+    # @return [Array(Integer, Integer)] [m, k]
+    # @raise [ArgumentError] when capacity or error is out of range
+    # @example
+    #   Bloomc::BloomHelper.find_m_k(10_000, 0.01) # => [95851, 7]
+    def self.find_m_k(capacity, error)
+      check_capacity(capacity)
+      check_error_rate(error)
+      m = (capacity * Math.log(error) / Math.log(1.0 / 2**LN2)).ceil
+      k = (LN2 * m / capacity).round
+      [m, k.clamp(1, MAX_K)]
+    end
+
+    # @api private
+    def self.check_capacity(capacity)
+      raise TypeError, "capacity must be a number, not #{capacity.class}" unless capacity.is_a?(Numeric) && capacity.real?
+      return if capacity.positive? && capacity.finite?
+
+      raise ArgumentError, "capacity must be positive and finite, got #{capacity.inspect}"
+    end
+
+    # @api private
+    def self.check_error_rate(error)
+      raise TypeError, "error rate must be a number, not #{error.class}" unless error.is_a?(Numeric) && error.real?
+      return if error.positive? && error < 1
+
+      raise ArgumentError, "error rate must be in (0, 1), got #{error.inspect}"
+    end
+  end
+end
