@@ -27,12 +27,22 @@ static inline void bf_store_le64(uint8_t *p, uint64_t v)
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* The first n (< 8) bytes at p as a little-endian integer. */
+/* The first n (<= 8) bytes at p as a little-endian integer.  Unrolled: this
+ * reads every short key's tail, and a loop here costs more than the hash. */
 static inline uint64_t bf_load_le_partial(const uint8_t *p, size_t n)
 {
     uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
-    return v;
+    switch (n) {
+    case 8: return bf_load_le64(p);
+    case 7: v |= (uint64_t)p[6] << 48; /* fall through */
+    case 6: v |= (uint64_t)p[5] << 40; /* fall through */
+    case 5: v |= (uint64_t)p[4] << 32; /* fall through */
+    case 4: return v | bf_load_le32(p);
+    case 3: v |= (uint64_t)p[2] << 16; /* fall through */
+    case 2: v |= (uint64_t)p[1] << 8;  /* fall through */
+    case 1: v |= p[0];                 /* fall through */
+    default: return v;
+    }
 }
 
 static inline uint64_t bf_rotl64(uint64_t x, unsigned r)

@@ -56,14 +56,14 @@ static VALUE bucket_field_alloc(VALUE klass)
 
 static bf_buckets *get_buckets(VALUE self)
 {
-    bucket_field_t *bf = rb_check_typeddata(self, &bucket_field_type);
+    bucket_field_t *bf = bloomc_typed_data(self, &bucket_field_type);
     if (!bf->buckets) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
     return bf->buckets;
 }
 
 static bf_buckets *get_buckets_for_write(VALUE self)
 {
-    bucket_field_t *bf = rb_check_typeddata(self, &bucket_field_type);
+    bucket_field_t *bf = bloomc_typed_data(self, &bucket_field_type);
     rb_check_frozen(self);
     if (bf->owner) rb_check_frozen(bf->owner);
     return get_buckets(self);
@@ -71,7 +71,7 @@ static bf_buckets *get_buckets_for_write(VALUE self)
 
 static void bucket_field_reset(VALUE self, uint64_t count, unsigned width, const bf_buckets *src)
 {
-    bucket_field_t *bf = rb_check_typeddata(self, &bucket_field_type);
+    bucket_field_t *bf = bloomc_typed_data(self, &bucket_field_type);
     size_t nbytes = bf_buckets_nbytes(count, width);
     uint8_t *data = ruby_xcalloc(nbytes, 1);
     if (src) memcpy(data, src->data, nbytes);

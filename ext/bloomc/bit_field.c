@@ -55,7 +55,7 @@ static VALUE bit_field_alloc(VALUE klass)
 
 static bf_bits *get_bits(VALUE self)
 {
-    bit_field_t *bf = rb_check_typeddata(self, &bit_field_type);
+    bit_field_t *bf = bloomc_typed_data(self, &bit_field_type);
     if (!bf->bits) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
     return bf->bits;
 }
@@ -63,7 +63,7 @@ static bf_bits *get_bits(VALUE self)
 /* A write must respect the frozen state of the field and of its filter. */
 static bf_bits *get_bits_for_write(VALUE self)
 {
-    bit_field_t *bf = rb_check_typeddata(self, &bit_field_type);
+    bit_field_t *bf = bloomc_typed_data(self, &bit_field_type);
     rb_check_frozen(self);
     if (bf->owner) rb_check_frozen(bf->owner);
     return get_bits(self);
@@ -72,7 +72,7 @@ static bf_bits *get_bits_for_write(VALUE self)
 /* Replace the storage with nbits zeroed bits (or a copy of src). */
 static void bit_field_reset(VALUE self, uint64_t nbits, const bf_bits *src)
 {
-    bit_field_t *bf = rb_check_typeddata(self, &bit_field_type);
+    bit_field_t *bf = bloomc_typed_data(self, &bit_field_type);
     size_t nbytes = bf_bits_nbytes(nbits);
     uint8_t *data = ruby_xcalloc(nbytes, 1);
     if (src) memcpy(data, src->data, nbytes);

@@ -34,7 +34,7 @@ static VALUE bloom_filter_alloc(VALUE klass)
 
 static bf_bloom *get_filter(VALUE self)
 {
-    bf_bloom *f = rb_check_typeddata(self, &bloom_filter_type);
+    bf_bloom *f = bloomc_typed_data(self, &bloom_filter_type);
     if (!f->bits.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
     return f;
 }
@@ -57,7 +57,7 @@ static void bloom_filter_reset(bf_bloom *f, uint64_t m, uint32_t k, uint32_t see
 static VALUE bloom_filter_setup(VALUE self, VALUE m, VALUE k, VALUE seed)
 {
     rb_check_frozen(self);
-    bf_bloom *f = rb_check_typeddata(self, &bloom_filter_type);
+    bf_bloom *f = bloomc_typed_data(self, &bloom_filter_type);
     uint64_t nbits = bloomc_count_arg(m, "m", BF_BITS_MAX);
     uint32_t nprobes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
@@ -71,7 +71,7 @@ static VALUE bloom_filter_initialize_copy(VALUE self, VALUE orig)
     rb_check_frozen(self);
     if (self == orig) return self;
     const bf_bloom *src = get_filter(orig);
-    bloom_filter_reset(rb_check_typeddata(self, &bloom_filter_type), src->bits.nbits, src->k, src->seed, src);
+    bloom_filter_reset(bloomc_typed_data(self, &bloom_filter_type), src->bits.nbits, src->k, src->seed, src);
     return self;
 }
 

@@ -13,6 +13,15 @@
 
 extern VALUE bloomc_mBloomc;
 
+/* rb_check_typeddata with the common case inline: a method's receiver is
+ * nearly always exactly our type, and the full check is a call that walks the
+ * type's parents on every add and include?. */
+static inline void *bloomc_typed_data(VALUE obj, const rb_data_type_t *type)
+{
+    if (RB_TYPE_P(obj, T_DATA) && RTYPEDDATA_P(obj) && RTYPEDDATA_TYPE(obj) == type) return RTYPEDDATA_DATA(obj);
+    return rb_check_typeddata(obj, type);
+}
+
 /* keys.c: the hash of a filter key (String by its bytes, Symbol by its name,
  * Integer by its value); TypeError for anything else. */
 bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed);

@@ -1,0 +1,54 @@
+# frozen_string_literal: true
+
+require "bloomc"
+require "objspace"
+
+# GC_STRESS=1 runs every example under GC.stress (slow; see `rake spec:gc`).
+if ENV["GC_STRESS"] == "1"
+  RSpec.configure do |config|
+    config.around do |example|
+      GC.stress = true
+      example.run
+    ensure
+      GC.stress = false
+    end
+  end
+end
+
+module SpecHelpers
+  FIXTURES = File.expand_path("fixtures", __dir__)
+
+  def fixture_path(name)
+    File.join(FIXTURES, name)
+  end
+
+  # Compaction moves objects; verify_compaction_references also checks that no
+  # reference was left pointing at a moved object. Where the platform cannot
+  # compact, fall back to a full GC.
+  def compact_gc
+    if GC.respond_to?(:verify_compaction_references)
+      GC.verify_compaction_references(double_heap: true, toward: :empty)
+    else
+      GC.start
+    end
+  rescue NotImplementedError
+    GC.start
+  end
+
+  # count distinct 40-character lowercase hex keys (as in the benchmarks),
+  # the same ones for the same seed on every run and machine.
+  def hex_keys(count, seed:)
+    rng = Random.new(seed)
+    keys = {}
+    keys[rng.bytes(20).unpack1("H*")] = true while keys.size < count
+    keys.keys
+  end
+end
+
+RSpec.configure do |config|
+  config.include SpecHelpers
+  config.disable_monkey_patching!
+  config.expect_with(:rspec) { |c| c.syntax = :expect }
+  config.order = :random
+  Kernel.srand config.seed
+end
