@@ -23,28 +23,33 @@ RSpec.describe Bloomc::BitField do
   end
 
   # Every method taking a position, as a lambda (field, position).
-  POSITION_METHODS = {
-    "[]" => ->(f, i) { f[i] },
-    "get" => ->(f, i) { f.get(i) },
-    "[]= 1" => ->(f, i) { f[i] = 1 },
-    "[]= 0" => ->(f, i) { f[i] = 0 },
-    "set" => ->(f, i) { f.set(i) },
-    "unset" => ->(f, i) { f.unset(i) },
-    "include?" => ->(f, i) { f.include?(i) },
-    "zero?" => ->(f, i) { f.zero?(i) }
-  }.freeze
+  def position_methods
+    {
+      "[]" => ->(f, i) { f[i] },
+      "get" => ->(f, i) { f.get(i) },
+      "[]= 1" => ->(f, i) { f[i] = 1 },
+      "[]= 0" => ->(f, i) { f[i] = 0 },
+      "set" => ->(f, i) { f.set(i) },
+      "unset" => ->(f, i) { f.unset(i) },
+      "include?" => ->(f, i) { f.include?(i) },
+      "zero?" => ->(f, i) { f.zero?(i) }
+    }
+  end
 
-  WRITERS = {
-    "[]= 1" => ->(f) { f[3] = 1 },
-    "[]= 0" => ->(f) { f[1] = 0 },
-    "[]= true" => ->(f) { f[3] = true },
-    "[]= false" => ->(f) { f[1] = false },
-    "set" => ->(f) { f.set(3) },
-    "unset" => ->(f) { f.unset(1) },
-    "set on a set bit" => ->(f) { f.set(1) },
-    "initialize" => ->(f) { f.send(:initialize, 20) },
-    "initialize_copy" => ->(f) { f.send(:initialize_copy, described_class.new(20)) }
-  }.freeze
+  # Every writer, as a lambda (field).
+  def writers
+    {
+      "[]= 1" => ->(f) { f[3] = 1 },
+      "[]= 0" => ->(f) { f[1] = 0 },
+      "[]= true" => ->(f) { f[3] = true },
+      "[]= false" => ->(f) { f[1] = false },
+      "set" => ->(f) { f.set(3) },
+      "unset" => ->(f) { f.unset(1) },
+      "set on a set bit" => ->(f) { f.set(1) },
+      "initialize" => ->(f) { f.send(:initialize, 20) },
+      "initialize_copy" => ->(f) { f.send(:initialize_copy, described_class.new(20)) }
+    }
+  end
 
   def ruby_to_s(bits)
     bits.map { |b| b ? "1" : "0" }.join
@@ -261,8 +266,8 @@ RSpec.describe Bloomc::BitField do
 
   describe "#dup and #clone" do
     it "make deep copies" do
-      original = described_class.new(100).set(1).set(99)
       %i[dup clone].each do |copy_method|
+        original = described_class.new(100).set(1).set(99)
         copy = original.public_send(copy_method)
         expect(copy).to eq(original)
         expect(copy).not_to equal(original)
@@ -302,7 +307,7 @@ RSpec.describe Bloomc::BitField do
         field.set(0)
         field.set(size - 1)
         before = field.to_s
-        POSITION_METHODS.each do |name, call|
+        position_methods.each do |name, call|
           bad_positions(size).each do |pos, error|
             expect { call.call(field, pos) }.to raise_error(error), "#{name}(#{pos.inspect})"
             expect(field.to_s).to eq(before)
@@ -321,7 +326,7 @@ RSpec.describe Bloomc::BitField do
     subject(:field) { described_class.new(10).set(1).set(4).freeze }
 
     it "raises FrozenError from every writer and stays unchanged" do
-      WRITERS.each do |name, call|
+      writers.each do |name, call|
         expect { call.call(field) }.to raise_error(FrozenError), name
         expect(field.to_s).to eq("0100100000")
         expect(field.size).to eq(10)
