@@ -14,5 +14,5 @@ end
 
 require_relative "bloomc/bloomc"
 require_relative "bloomc/bloom_helper"
-require_relative "bloomc/fields"
+require_relative "bloomc/inspect"
 require_relative "bloomc/bloom_filter"

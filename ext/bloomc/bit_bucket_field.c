@@ -282,6 +282,17 @@ static VALUE bucket_field_equal(VALUE self, VALUE other)
                  memcmp(a->data, b->data, bf_buckets_nbytes(a->count, a->width)) == 0);
 }
 
+/*
+ * call-seq: hash -> Integer
+ *
+ * A hash of the width, size and values, consistent with ==.
+ */
+static VALUE bucket_field_hash(VALUE self)
+{
+    bf_buckets *b = get_buckets(self);
+    return ST2FIX(rb_memhash(b->data, (long)bf_buckets_nbytes(b->count, b->width)) ^ (st_index_t)(b->count * 33 + b->width));
+}
+
 void bloomc_init_bit_bucket_field(VALUE mBloomc)
 {
     cBitBucketField = rb_define_class_under(mBloomc, "BitBucketField", rb_cObject);
@@ -302,4 +313,6 @@ void bloomc_init_bit_bucket_field(VALUE mBloomc)
     rb_define_method(cBitBucketField, "each", bucket_field_each, 0);
     rb_define_method(cBitBucketField, "to_s", bucket_field_to_s, -1);
     rb_define_method(cBitBucketField, "==", bucket_field_equal, 1);
+    rb_define_method(cBitBucketField, "eql?", bucket_field_equal, 1);
+    rb_define_method(cBitBucketField, "hash", bucket_field_hash, 0);
 }

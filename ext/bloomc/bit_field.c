@@ -255,6 +255,17 @@ static VALUE bit_field_equal(VALUE self, VALUE other)
     return RBOOL(a->nbits == b->nbits && memcmp(a->data, b->data, bf_bits_nbytes(a->nbits)) == 0);
 }
 
+/*
+ * call-seq: hash -> Integer
+ *
+ * A hash of the size and bits, consistent with ==, so equal fields are one Hash key.
+ */
+static VALUE bit_field_hash(VALUE self)
+{
+    bf_bits *b = get_bits(self);
+    return ST2FIX(rb_memhash(b->data, (long)bf_bits_nbytes(b->nbits)) ^ (st_index_t)b->nbits);
+}
+
 void bloomc_init_bit_field(VALUE mBloomc)
 {
     cBitField = rb_define_class_under(mBloomc, "BitField", rb_cObject);
@@ -274,4 +285,6 @@ void bloomc_init_bit_field(VALUE mBloomc)
     rb_define_method(cBitField, "each", bit_field_each, 0);
     rb_define_method(cBitField, "to_s", bit_field_to_s, 0);
     rb_define_method(cBitField, "==", bit_field_equal, 1);
+    rb_define_method(cBitField, "eql?", bit_field_equal, 1);
+    rb_define_method(cBitField, "hash", bit_field_hash, 0);
 }

@@ -170,6 +170,18 @@ static VALUE bloom_filter_equal(VALUE self, VALUE other)
                  memcmp(a->bits.data, b->bits.data, bf_bits_nbytes(a->bits.nbits)) == 0);
 }
 
+/*
+ * call-seq: hash -> Integer
+ *
+ * A hash of the shape, seed, key count and bits, consistent with ==.
+ */
+static VALUE bloom_filter_hash(VALUE self)
+{
+    const bf_bloom *f = get_filter(self);
+    st_index_t h = rb_memhash(f->bits.data, (long)bf_bits_nbytes(f->bits.nbits));
+    return ST2FIX(h ^ (st_index_t)(f->bits.nbits * 31 + f->k * 7 + f->seed + f->count * 131));
+}
+
 void bloomc_init_bloom_filter(VALUE mBloomc)
 {
     cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
@@ -186,4 +198,6 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "size", bloom_filter_size, 0);
     rb_define_method(cBloomFilter, "bits", bloom_filter_bits, 0);
     rb_define_method(cBloomFilter, "==", bloom_filter_equal, 1);
+    rb_define_method(cBloomFilter, "eql?", bloom_filter_equal, 1);
+    rb_define_method(cBloomFilter, "hash", bloom_filter_hash, 0);
 }

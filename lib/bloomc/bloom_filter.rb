@@ -24,10 +24,9 @@ module Bloomc
       setup(m, k, seed)
     end
 
-    # @return [String] a summary, without the bits
-    def inspect
-      "#<#{self.class} m=#{m} k=#{k} size=#{size}>"
-    end
+    include Inspect
+
+    private def inspect_fields = "m=#{m} k=#{k} size=#{size}"
   end
 
   # @api private

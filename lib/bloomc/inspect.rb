@@ -1,0 +1,25 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A short summary for inspect that also works on an object allocated but
+  # never initialized (irb and error messages call inspect on anything).
+  module Inspect
+    def inspect
+      "#<#{self.class} #{inspect_fields}>"
+    rescue TypeError
+      "#<#{self.class} (uninitialized)>"
+    end
+  end
+
+  class BitField
+    include Inspect
+
+    private def inspect_fields = "size=#{size} set=#{total_set}"
+  end
+
+  class BitBucketField
+    include Inspect
+
+    private def inspect_fields = "bits=#{bits} size=#{size} set=#{total_set}"
+  end
+end

@@ -1,0 +1,39 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+
+# ==, eql? and hash agree, so equal objects are one Hash key and uniq merges
+# them; inspect works even on an object that was never initialized.
+RSpec.describe "equality, hashing and inspect" do
+  builders = {
+    Bloomc::BitField => -> { Bloomc::BitField.new(100).set(3).set(99) },
+    Bloomc::BitBucketField => -> { Bloomc::BitBucketField.new(5, 40).tap { |f| f[7] = 31 } },
+    Bloomc::BloomFilter => -> { Bloomc::BloomFilter.new(1000, 3).tap { |f| f << "k" } }
+  }
+
+  builders.each do |klass, build|
+    describe klass do
+      it "gives equal objects equal hashes, eql? and one Hash slot" do
+        a = build.call
+        b = build.call
+        expect(a).to eq(b)
+        expect(a.eql?(b)).to be(true)
+        expect(a.hash).to eq(b.hash)
+        expect({ a => 1 }[b]).to eq(1)
+        expect([a, b].uniq.size).to eq(1)
+      end
+
+      it "tells a changed object apart" do
+        a = build.call
+        b = build.call
+        b.is_a?(Bloomc::BloomFilter) ? b << "other" : b[0] = 1
+        expect(a.eql?(b)).to be(false)
+        expect(a.hash).not_to eq(b.hash)
+      end
+
+      it "inspects an uninitialized object without raising" do
+        expect(klass.allocate.inspect).to eq("#<#{klass} (uninitialized)>")
+      end
+    end
+  end
+end
