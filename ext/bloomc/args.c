@@ -32,3 +32,10 @@ uint32_t bloomc_uint32_arg(VALUE v, const char *name)
     if (FIXNUM_P(v) && FIX2LONG(v) >= 0 && FIX2LONG(v) <= 0xffffffffL) return (uint32_t)FIX2LONG(v);
     rb_raise(rb_eRangeError, "%s %" PRIsVALUE " outside 0..4294967295", name, v);
 }
+
+bf_hash_kind bloomc_hash_kind_arg(VALUE v)
+{
+    if (v == INT2FIX(BF_HASH_MURMUR3)) return BF_HASH_MURMUR3;
+    if (v == INT2FIX(BF_HASH_FNV1A)) return BF_HASH_FNV1A;
+    rb_raise(rb_eArgError, "unknown hash function %" PRIsVALUE, rb_inspect(v));
+}

@@ -40,7 +40,7 @@ static bf_bloom *get_filter(VALUE self)
 }
 
 /* Replace the filter's state: m zeroed bits, or a copy of src. */
-static void bloom_filter_reset(bf_bloom *f, uint64_t m, uint32_t k, uint32_t seed, const bf_bloom *src)
+static void bloom_filter_reset(bf_bloom *f, uint64_t m, uint32_t k, uint32_t seed, bf_hash_kind hash, const bf_bloom *src)
 {
     size_t nbytes = bf_bits_nbytes(m);
     uint8_t *data = ruby_xcalloc(nbytes, 1);
@@ -50,18 +50,19 @@ static void bloom_filter_reset(bf_bloom *f, uint64_t m, uint32_t k, uint32_t see
     f->bits.nbits = m;
     f->k = k;
     f->seed = seed;
+    f->hash = hash;
     f->count = src ? src->count : 0;
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
-static VALUE bloom_filter_setup(VALUE self, VALUE m, VALUE k, VALUE seed)
+static VALUE bloom_filter_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
     rb_check_frozen(self);
     bf_bloom *f = bloomc_typed_data(self, &bloom_filter_type);
     uint64_t nbits = bloomc_count_arg(m, "m", BF_BITS_MAX);
     uint32_t nprobes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
-    bloom_filter_reset(f, nbits, nprobes, hash_seed, NULL);
+    bloom_filter_reset(f, nbits, nprobes, hash_seed, bloomc_hash_kind_arg(hash), NULL);
     return self;
 }
 
@@ -71,7 +72,7 @@ static VALUE bloom_filter_initialize_copy(VALUE self, VALUE orig)
     rb_check_frozen(self);
     if (self == orig) return self;
     const bf_bloom *src = get_filter(orig);
-    bloom_filter_reset(bloomc_typed_data(self, &bloom_filter_type), src->bits.nbits, src->k, src->seed, src);
+    bloom_filter_reset(bloomc_typed_data(self, &bloom_filter_type), src->bits.nbits, src->k, src->seed, src->hash, src);
     return self;
 }
 
@@ -87,7 +88,7 @@ static VALUE bloom_filter_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_bloom *f = get_filter(self);
-    bf_bloom_add(f, bloomc_key_hash(key, f->seed));
+    bf_bloom_add(f, bloomc_key_hash(key, f->seed, f->hash));
     return ULL2NUM(f->count);
 }
 
@@ -102,7 +103,7 @@ static VALUE bloom_filter_add(VALUE self, VALUE key)
 static VALUE bloom_filter_include_p(VALUE self, VALUE key)
 {
     const bf_bloom *f = get_filter(self);
-    return RBOOL(bf_bloom_contains(f, bloomc_key_hash(key, f->seed)));
+    return RBOOL(bf_bloom_contains(f, bloomc_key_hash(key, f->seed, f->hash)));
 }
 
 /*
@@ -133,6 +134,12 @@ static VALUE bloom_filter_k(VALUE self)
 static VALUE bloom_filter_seed(VALUE self)
 {
     return UINT2NUM(get_filter(self)->seed);
+}
+
+/* :nodoc: the hash function's number in Bloomc::HASH_FUNCTIONS. */
+static VALUE bloom_filter_hash_kind(VALUE self)
+{
+    return INT2FIX(get_filter(self)->hash);
 }
 
 /*
@@ -166,7 +173,7 @@ static VALUE bloom_filter_equal(VALUE self, VALUE other)
     if (self == other) return Qtrue;
     if (!rb_typeddata_is_kind_of(other, &bloom_filter_type)) return Qfalse;
     const bf_bloom *a = get_filter(self), *b = get_filter(other);
-    return RBOOL(a->bits.nbits == b->bits.nbits && a->k == b->k && a->seed == b->seed && a->count == b->count &&
+    return RBOOL(a->bits.nbits == b->bits.nbits && a->k == b->k && a->seed == b->seed && a->hash == b->hash && a->count == b->count &&
                  memcmp(a->bits.data, b->bits.data, bf_bits_nbytes(a->bits.nbits)) == 0);
 }
 
@@ -179,14 +186,14 @@ static VALUE bloom_filter_hash(VALUE self)
 {
     const bf_bloom *f = get_filter(self);
     st_index_t h = rb_memhash(f->bits.data, (long)bf_bits_nbytes(f->bits.nbits));
-    return ST2FIX(h ^ (st_index_t)(f->bits.nbits * 31 + f->k * 7 + f->seed + f->count * 131));
+    return ST2FIX(h ^ (st_index_t)(f->bits.nbits * 31 + f->k * 7 + f->seed + f->hash + f->count * 131));
 }
 
 void bloomc_init_bloom_filter(VALUE mBloomc)
 {
     cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
     rb_define_alloc_func(cBloomFilter, bloom_filter_alloc);
-    rb_define_private_method(cBloomFilter, "setup", bloom_filter_setup, 3);
+    rb_define_private_method(cBloomFilter, "setup", bloom_filter_setup, 4);
     rb_define_method(cBloomFilter, "initialize_copy", bloom_filter_initialize_copy, 1);
     rb_define_method(cBloomFilter, "add", bloom_filter_add, 1);
     rb_define_method(cBloomFilter, "<<", bloom_filter_add, 1);
@@ -196,6 +203,7 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "k", bloom_filter_k, 0);
     rb_define_method(cBloomFilter, "seed", bloom_filter_seed, 0);
     rb_define_method(cBloomFilter, "size", bloom_filter_size, 0);
+    rb_define_private_method(cBloomFilter, "hash_kind", bloom_filter_hash_kind, 0);
     rb_define_method(cBloomFilter, "bits", bloom_filter_bits, 0);
     rb_define_method(cBloomFilter, "==", bloom_filter_equal, 1);
     rb_define_method(cBloomFilter, "eql?", bloom_filter_equal, 1);

@@ -6,6 +6,7 @@
 #include "bf_bits.h"
 #include "bf_buckets.h"
 #include "bf_bloom.h"
+#include "bf_continuous.h"
 
 #ifndef RBOOL /* public from Ruby 3.2 on */
 #define RBOOL(v) ((v) ? Qtrue : Qfalse)
@@ -24,12 +25,13 @@ static inline void *bloomc_typed_data(VALUE obj, const rb_data_type_t *type)
 
 /* keys.c: the hash of a filter key (String by its bytes, Symbol by its name,
  * Integer by its value); TypeError for anything else. */
-bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed);
+bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed, bf_hash_kind kind);
 
 /* args.c: argument checks that raise clear Ruby exceptions. */
 uint64_t bloomc_index_arg(VALUE pos, uint64_t size);                  /* IndexError */
 uint64_t bloomc_count_arg(VALUE v, const char *name, uint64_t max);   /* ArgumentError */
 uint32_t bloomc_uint32_arg(VALUE v, const char *name);                /* RangeError */
+bf_hash_kind bloomc_hash_kind_arg(VALUE v);                           /* ArgumentError */
 
 /* Views that share a filter's storage (filter.bits, filter.buckets). */
 VALUE bloomc_bit_field_view(VALUE owner, bf_bits *bits);
@@ -38,6 +40,7 @@ VALUE bloomc_bit_bucket_field_view(VALUE owner, bf_buckets *buckets);
 void bloomc_init_bit_field(VALUE mBloomc);
 void bloomc_init_bit_bucket_field(VALUE mBloomc);
 void bloomc_init_bloom_filter(VALUE mBloomc);
+void bloomc_init_continuous_bloom_filter(VALUE mBloomc);
 void bloomc_init_bloom_helper(VALUE mBloomc);
 void bloomc_init_fnv(VALUE mBloomc);
 void bloomc_init_murmur3(VALUE mBloomc);

@@ -7,6 +7,11 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_mBloomc = rb_define_module("Bloomc");
     /* Largest k a filter accepts. */
     rb_define_const(bloomc_mBloomc, "MAX_K", INT2FIX(BF_K_MAX));
+    /* The hash functions a filter can map keys with (see bf_probe.h). */
+    VALUE kinds = rb_hash_new();
+    rb_hash_aset(kinds, ID2SYM(rb_intern("murmur3")), INT2FIX(BF_HASH_MURMUR3));
+    rb_hash_aset(kinds, ID2SYM(rb_intern("fnv1a")), INT2FIX(BF_HASH_FNV1A));
+    rb_define_const(bloomc_mBloomc, "HASH_FUNCTIONS", rb_obj_freeze(kinds));
 
     bloomc_init_fnv(bloomc_mBloomc);
     bloomc_init_murmur3(bloomc_mBloomc);
@@ -14,4 +19,5 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_init_bit_bucket_field(bloomc_mBloomc);
     bloomc_init_bloom_helper(bloomc_mBloomc);
     bloomc_init_bloom_filter(bloomc_mBloomc);
+    bloomc_init_continuous_bloom_filter(bloomc_mBloomc);
 }

@@ -18,15 +18,30 @@ module Bloomc
     #   @param capacity [Integer] expected number of keys, > 0
     #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
     # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @param hash [Symbol] :murmur3, or :fnv1a for bloombroom's exact bit layout
     # @raise [ArgumentError, TypeError] for sizes or rates out of range
-    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0)
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3)
       m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
-      setup(m, k, seed)
+      setup(m, k, seed, Bloomc.hash_kind(hash, seed))
     end
+
+    # @return [Symbol] :murmur3 or :fnv1a
+    def hash_function = HASH_FUNCTIONS.key(hash_kind)
 
     include Inspect
 
-    private def inspect_fields = "m=#{m} k=#{k} size=#{size}"
+    private def inspect_fields = "m=#{m} k=#{k} size=#{size}#{" hash=#{hash_function}" unless hash_kind.zero?}"
+  end
+
+  # @api private
+  # The C number of a hash function name; fnv1a has no seed.
+  def self.hash_kind(name, seed = 0)
+    kind = HASH_FUNCTIONS.fetch(name) do
+      raise ArgumentError, "unknown hash #{name.inspect} (#{HASH_FUNCTIONS.keys.map(&:inspect).join(' or ')})"
+    end
+    raise ArgumentError, "hash: :fnv1a takes no seed" if name == :fnv1a && seed != 0
+
+    kind
   end
 
   # @api private

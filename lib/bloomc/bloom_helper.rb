@@ -1,9 +1,24 @@
 # frozen_string_literal: true
 
 module Bloomc
-  # Sizing helpers. +multi_hash+ is defined in C.
+  # Sizing and hashing helpers.
   module BloomHelper
     LN2 = Math.log(2)
+
+    # The probe values of +key+ that a filter with seed 0 uses: k 64-bit
+    # Integers or, when +m+ is given, the k positions in 0...m.
+    #
+    # @param key [String, Symbol, Integer]
+    # @param k [Integer] number of probes, 1..MAX_K
+    # @param m [Integer, nil] the filter's size, to get positions
+    # @param hash [Symbol] :murmur3 (enhanced double hashing over MurmurHash3
+    #   x64_128) or :fnv1a (bloombroom's a + b * (i + 1) over FNV-1a 64)
+    # @return [Array<Integer>]
+    # @raise [ArgumentError] for k or m out of range or an unknown hash
+    # @raise [TypeError] for an unsupported key
+    def self.multi_hash(key, k, m = nil, hash: :murmur3)
+      probe_values(key, k, m, Bloomc.hash_kind(hash))
+    end
 
     # The number of bits +m+ and of hash functions +k+ that make a plain Bloom
     # filter holding +capacity+ keys answer falsely at rate +error+:

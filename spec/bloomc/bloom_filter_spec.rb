@@ -233,7 +233,7 @@ RSpec.describe Bloomc::BloomFilter do
       filter.freeze
       expect { filter << "b" }.to raise_error(FrozenError)
       expect { filter.add("b") }.to raise_error(FrozenError)
-      expect { filter.send(:setup, 10, 1, 0) }.to raise_error(FrozenError)
+      expect { filter.send(:setup, 10, 1, 0, 0) }.to raise_error(FrozenError)
       expect(filter.include?("a")).to be(true)
       expect(filter.size).to eq(1)
     end

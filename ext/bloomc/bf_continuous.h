@@ -1,0 +1,46 @@
+/* The continuous (time-based) Bloom filter: 4-bit buckets holding the clock
+ * slot of the key's last add.
+ *
+ * The clock is a ring of 15 slots (1..15; 0 marks an empty bucket) that ticks
+ * every ttl / 2. A bucket written at slot s is live while fewer than 3 ticks
+ * have passed (elapsed 0, 1 or 2) and expired after: a key is present for more
+ * than ttl and at most 1.5 ttl after its last add.
+ *
+ * Unlike the ring alone, every tick also clears the buckets it expires, so no
+ * bucket ever holds a slot more than 2 ticks old and a stale slot can never
+ * look live again when the ring wraps (bloombroom's zombie keys). */
+#ifndef BF_CONTINUOUS_H
+#define BF_CONTINUOUS_H
+
+#include <stdint.h>
+#include "bf_buckets.h"
+#include "bf_probe.h"
+
+#define BF_CONT_BITS 4
+#define BF_CONT_SLOTS 15     /* 2^BF_CONT_BITS - 1 */
+#define BF_CONT_DIVISOR 2    /* a bucket lives while elapsed <= BF_CONT_DIVISOR */
+
+typedef struct {
+    bf_buckets buckets;  /* width BF_CONT_BITS */
+    uint32_t k;
+    uint32_t seed;
+    bf_hash_kind hash;
+    uint32_t slot;       /* current slot, 1..BF_CONT_SLOTS */
+    uint64_t ticks;      /* ticks since creation */
+} bf_continuous;
+
+/* Ticks from slot start to slot current on the ring (bloombroom's elapsed). */
+static inline uint32_t bf_ring_elapsed(uint32_t start, uint32_t current)
+{
+    return current >= start ? current - start : current + BF_CONT_SLOTS - start;
+}
+
+void bf_continuous_add(bf_continuous *f, bf_key_hash h);
+/* Whether every bucket of the key is live. Expired buckets it reads are
+ * cleared when clear_expired is set (ticks clear them too, so this matters only
+ * for bloombroom's lazy expiry semantics between ticks). */
+int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired);
+/* Advance the clock by n ticks and clear what they expire. */
+void bf_continuous_tick(bf_continuous *f, uint64_t n);
+
+#endif

@@ -1,0 +1,252 @@
+/* Bloomc::ContinuousBloomFilter: a Bloom filter whose keys expire after a TTL
+ * (bloombroom's ContinuousBloomFilter API). The clock and the timer thread are
+ * in lib/bloomc/continuous_bloom_filter.rb; the buckets and every per-key step
+ * are here. */
+#include "bloomc.h"
+
+static VALUE cContinuousBloomFilter;
+
+static void continuous_free(void *ptr)
+{
+    bf_continuous *f = ptr;
+    ruby_xfree(f->buckets.data);
+    ruby_xfree(f);
+}
+
+static size_t continuous_memsize(const void *ptr)
+{
+    const bf_continuous *f = ptr;
+    return sizeof(*f) + (f->buckets.data ? bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS) : 0);
+}
+
+static const rb_data_type_t continuous_type = {
+    .wrap_struct_name = "bloomc/continuous_bloom_filter",
+    .function = {
+        .dfree = continuous_free,
+        .dsize = continuous_memsize,
+    },
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
+};
+
+static VALUE continuous_alloc(VALUE klass)
+{
+    bf_continuous *f;
+    return TypedData_Make_Struct(klass, bf_continuous, &continuous_type, f);
+}
+
+static bf_continuous *get_filter(VALUE self)
+{
+    bf_continuous *f = bloomc_typed_data(self, &continuous_type);
+    if (!f->buckets.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    return f;
+}
+
+static void continuous_reset(bf_continuous *f, uint64_t m, uint32_t k, uint32_t seed, bf_hash_kind hash,
+                             const bf_continuous *src)
+{
+    size_t nbytes = bf_buckets_nbytes(m, BF_CONT_BITS);
+    uint8_t *data = ruby_xcalloc(nbytes, 1);
+    if (src) memcpy(data, src->buckets.data, nbytes);
+    ruby_xfree(f->buckets.data);
+    f->buckets.data = data;
+    bf_buckets_init(&f->buckets, m, BF_CONT_BITS);
+    f->k = k;
+    f->seed = seed;
+    f->hash = hash;
+    f->slot = src ? src->slot : 1;
+    f->ticks = src ? src->ticks : 0;
+}
+
+/* :nodoc: called by initialize once the Ruby layer has settled m and k. */
+static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
+{
+    rb_check_frozen(self);
+    bf_continuous *f = bloomc_typed_data(self, &continuous_type);
+    uint64_t nbuckets = bloomc_count_arg(m, "m", BF_BUCKETS_MAX);
+    uint32_t nprobes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
+    uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
+    continuous_reset(f, nbuckets, nprobes, hash_seed, bloomc_hash_kind_arg(hash), NULL);
+    return self;
+}
+
+/* :nodoc: deep copy for dup and clone (the copy has no timer running). */
+static VALUE continuous_initialize_copy(VALUE self, VALUE orig)
+{
+    rb_check_frozen(self);
+    if (self == orig) return self;
+    const bf_continuous *src = get_filter(orig);
+    continuous_reset(bloomc_typed_data(self, &continuous_type), src->buckets.count, src->k, src->seed, src->hash, src);
+    return self;
+}
+
+/*
+ * call-seq:
+ *   add(key) -> self
+ *   self << key -> self
+ *
+ * Adds +key+, or renews it: it stays present for at least ttl from now.
+ */
+static VALUE continuous_add(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_continuous *f = get_filter(self);
+    bf_continuous_add(f, bloomc_key_hash(key, f->seed, f->hash));
+    return self;
+}
+
+/*
+ * call-seq:
+ *   include?(key) -> true or false
+ *   self[key] -> true or false
+ *
+ * Whether +key+ was added within its TTL (or, at the false-positive rate, a
+ * key that was not). Expired buckets it reads are reset, as in bloombroom.
+ */
+static VALUE continuous_include_p(VALUE self, VALUE key)
+{
+    bf_continuous *f = get_filter(self);
+    return RBOOL(bf_continuous_lookup(f, bloomc_key_hash(key, f->seed, f->hash), !OBJ_FROZEN(self)));
+}
+
+/*
+ * call-seq: inc_time_slot -> Integer
+ *
+ * Advances the clock by one tick (ttl / 2), expiring what the tick expires, and
+ * returns the new slot (1..15). The timer thread calls this; call it yourself
+ * to keep time by other means.
+ */
+static VALUE continuous_inc_time_slot(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_continuous *f = get_filter(self);
+    bf_continuous_tick(f, 1);
+    return UINT2NUM(f->slot);
+}
+
+/* :nodoc: advance the clock by n >= 0 ticks at once (the timer's catch-up). */
+static VALUE continuous_advance_clock(VALUE self, VALUE n)
+{
+    rb_check_frozen(self);
+    bf_continuous *f = get_filter(self);
+    if (n == INT2FIX(0)) return self;
+    bf_continuous_tick(f, bloomc_count_arg(n, "ticks", UINT64_MAX >> 1));
+    return self;
+}
+
+/* :nodoc: the current slot, 1..15. */
+static VALUE continuous_current_slot(VALUE self)
+{
+    return UINT2NUM(get_filter(self)->slot);
+}
+
+/*
+ * call-seq: ticks -> Integer
+ *
+ * The number of clock ticks since the filter was made.
+ */
+static VALUE continuous_ticks(VALUE self)
+{
+    return ULL2NUM(get_filter(self)->ticks);
+}
+
+/*
+ * call-seq: m -> Integer
+ *
+ * The number of buckets.
+ */
+static VALUE continuous_m(VALUE self)
+{
+    return ULL2NUM(get_filter(self)->buckets.count);
+}
+
+/*
+ * call-seq: k -> Integer
+ *
+ * The number of buckets written per key.
+ */
+static VALUE continuous_k(VALUE self)
+{
+    return UINT2NUM(get_filter(self)->k);
+}
+
+/*
+ * call-seq: seed -> Integer
+ *
+ * The MurmurHash3 seed of the key hash.
+ */
+static VALUE continuous_seed(VALUE self)
+{
+    return UINT2NUM(get_filter(self)->seed);
+}
+
+/* :nodoc: the hash function's number in Bloomc::HASH_FUNCTIONS. */
+static VALUE continuous_hash_kind(VALUE self)
+{
+    return INT2FIX(get_filter(self)->hash);
+}
+
+/*
+ * call-seq: buckets -> BitBucketField
+ *
+ * The 4-bit buckets as a BitBucketField that shares the filter's memory.
+ */
+static VALUE continuous_buckets(VALUE self)
+{
+    return bloomc_bit_bucket_field_view(self, &get_filter(self)->buckets);
+}
+
+/*
+ * call-seq: self == other -> true or false
+ *
+ * Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
+ * clock with the same buckets.
+ */
+static VALUE continuous_equal(VALUE self, VALUE other)
+{
+    if (self == other) return Qtrue;
+    if (!rb_typeddata_is_kind_of(other, &continuous_type)) return Qfalse;
+    const bf_continuous *a = get_filter(self), *b = get_filter(other);
+    return RBOOL(a->buckets.count == b->buckets.count && a->k == b->k && a->seed == b->seed &&
+                 a->hash == b->hash && a->slot == b->slot &&
+                 memcmp(a->buckets.data, b->buckets.data, bf_buckets_nbytes(a->buckets.count, BF_CONT_BITS)) == 0);
+}
+
+/*
+ * call-seq: hash -> Integer
+ *
+ * A hash consistent with ==.
+ */
+static VALUE continuous_hash(VALUE self)
+{
+    const bf_continuous *f = get_filter(self);
+    st_index_t h = rb_memhash(f->buckets.data, (long)bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS));
+    return ST2FIX(h ^ (st_index_t)(f->buckets.count * 31 + f->k * 7 + f->seed + f->hash + f->slot * 131));
+}
+
+void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
+{
+    cContinuousBloomFilter = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
+    rb_define_alloc_func(cContinuousBloomFilter, continuous_alloc);
+    /* Bits per bucket. */
+    rb_define_const(cContinuousBloomFilter, "BITS_PER_BUCKET", INT2FIX(BF_CONT_BITS));
+    /* Ticks per TTL: the clock ticks every ttl / RESOLUTION_DIVISOR. */
+    rb_define_const(cContinuousBloomFilter, "RESOLUTION_DIVISOR", INT2FIX(BF_CONT_DIVISOR));
+    rb_define_private_method(cContinuousBloomFilter, "setup", continuous_setup, 4);
+    rb_define_method(cContinuousBloomFilter, "initialize_copy", continuous_initialize_copy, 1);
+    rb_define_method(cContinuousBloomFilter, "add", continuous_add, 1);
+    rb_define_method(cContinuousBloomFilter, "<<", continuous_add, 1);
+    rb_define_method(cContinuousBloomFilter, "include?", continuous_include_p, 1);
+    rb_define_method(cContinuousBloomFilter, "[]", continuous_include_p, 1);
+    rb_define_method(cContinuousBloomFilter, "inc_time_slot", continuous_inc_time_slot, 0);
+    rb_define_private_method(cContinuousBloomFilter, "advance_clock", continuous_advance_clock, 1);
+    rb_define_private_method(cContinuousBloomFilter, "current_slot", continuous_current_slot, 0);
+    rb_define_private_method(cContinuousBloomFilter, "hash_kind", continuous_hash_kind, 0);
+    rb_define_method(cContinuousBloomFilter, "ticks", continuous_ticks, 0);
+    rb_define_method(cContinuousBloomFilter, "m", continuous_m, 0);
+    rb_define_method(cContinuousBloomFilter, "k", continuous_k, 0);
+    rb_define_method(cContinuousBloomFilter, "seed", continuous_seed, 0);
+    rb_define_method(cContinuousBloomFilter, "buckets", continuous_buckets, 0);
+    rb_define_method(cContinuousBloomFilter, "==", continuous_equal, 1);
+    rb_define_method(cContinuousBloomFilter, "eql?", continuous_equal, 1);
+    rb_define_method(cContinuousBloomFilter, "hash", continuous_hash, 0);
+}

@@ -1,0 +1,214 @@
+# frozen_string_literal: true
+
+require "weakref"
+
+module Bloomc
+  # A Bloom filter for an unbounded stream whose keys expire: a key is present
+  # for at least +ttl+ seconds after its last add and gone by 1.5 x +ttl+.
+  #
+  # Each bucket holds 4 bits: the slot (1..15) of a ring clock that ticks every
+  # ttl / 2 (RESOLUTION_DIVISOR). A bucket written more than 2 ticks ago is
+  # expired, and every tick clears the buckets it expires, so a key never comes
+  # back when the ring wraps. The buckets and every per-key step are in C; this
+  # file holds the clock's timer thread.
+  #
+  # @example deduplicating a stream over the last minute
+  #   seen = Bloomc::ContinuousBloomFilter.new(capacity: 100_000, error_rate: 0.001, ttl: 60)
+  #   seen.start_timer
+  #   stream.each { |event| emit(event) unless seen.include?(event.id); seen << event.id }
+  class ContinuousBloomFilter
+    include Inspect
+
+    # The shortest ttl the timer thread keeps (it ticks every ttl / 2): below
+    # it the thread would do little but wake up. Call inc_time_slot yourself
+    # for a faster clock.
+    MIN_TIMER_TTL = 0.02
+
+    # @return [Numeric] the key lifetime in seconds
+    attr_reader :ttl
+
+    # @overload initialize(m, k, ttl, seed: 0, hash: :murmur3)
+    #   @param m [Integer] number of 4-bit buckets
+    #   @param k [Integer] buckets per key, 1..MAX_K
+    #   @param ttl [Numeric] seconds a key lives; 0 for a clock that only
+    #     inc_time_slot advances
+    # @overload initialize(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)
+    #   Sized by {BloomHelper.find_m_k} for +capacity+ keys alive at once.
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @param hash [Symbol] :murmur3, or :fnv1a for bloombroom's exact layout
+    # @raise [ArgumentError, TypeError] for sizes, rates or ttls out of range
+    def initialize(*args, capacity: nil, error_rate: nil, ttl: nil, seed: 0, hash: :murmur3)
+      case args.size
+      when 3 then m, k, ttl_arg = args
+      when 0 then m = k = ttl_arg = nil
+      else raise ArgumentError, "wrong number of arguments (given #{args.size}, expected 0 or 3)"
+      end
+      raise ArgumentError, "give ttl once, as an argument or as ttl:" if ttl_arg && ttl
+
+      ttl = ttl_arg || ttl
+      raise ArgumentError, "ttl is required" if ttl.nil?
+
+      m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
+      @ttl = check_ttl(ttl)
+      @timer_lock = Mutex.new
+      @timer = nil
+      setup(m, k, seed, Bloomc.hash_kind(hash, seed))
+    end
+
+    # Starts the thread that ticks the clock every ttl / 2, on the monotonic
+    # clock: a late wake-up catches up by the ticks really elapsed, and ticks do
+    # not drift. The thread holds the filter weakly (an unreferenced filter is
+    # collected and its thread ends) and is restarted in a forked child.
+    # Starting a running timer does nothing.
+    #
+    # @return [self]
+    # @raise [ArgumentError] when ttl is below MIN_TIMER_TTL
+    def start_timer
+      if ttl < MIN_TIMER_TTL
+        raise ArgumentError, "ttl #{ttl} is too short for the timer (at least #{MIN_TIMER_TTL}); " \
+                             "advance the clock with inc_time_slot"
+      end
+      @timer_lock.synchronize do
+        unless @timer&.running?
+          @timer = Timer.new(self, ttl.fdiv(RESOLUTION_DIVISOR)).start
+          TIMED[self] = true
+        end
+      end
+      self
+    end
+
+    # Stops the timer thread; the clock then stands still.
+    # @return [self]
+    def stop_timer
+      @timer_lock.synchronize do
+        @timer&.stop
+        @timer = nil
+      end
+      self
+    end
+
+    # @return [Boolean] whether the timer thread is running
+    def timer_running?
+      @timer&.running? || false
+    end
+
+    # @return [Symbol] :murmur3 or :fnv1a
+    def hash_function = HASH_FUNCTIONS.key(hash_kind)
+
+    # :nodoc: a copy has its own lock and no timer.
+    def initialize_copy(orig)
+      super
+      @timer_lock = Mutex.new
+      @timer = nil
+    end
+
+    # Filters whose timer runs, held weakly, so a forked child can restart them.
+    TIMED = ObjectSpace::WeakMap.new
+    private_constant :TIMED
+
+    # @api private
+    # In a forked child: the parent's timer threads do not exist there.
+    def self.restart_timers_after_fork
+      TIMED.each_key { |filter| filter.send(:restart_timer_after_fork) }
+    end
+
+    private
+
+    def restart_timer_after_fork
+      @timer_lock = Mutex.new
+      @timer = @timer&.restarted(self)
+    end
+
+    def check_ttl(ttl)
+      raise TypeError, "ttl must be a number of seconds, not #{ttl.class}" unless ttl.is_a?(Numeric) && ttl.real?
+      raise ArgumentError, "ttl must be finite and >= 0, got #{ttl.inspect}" unless ttl.finite? && ttl >= 0
+
+      ttl
+    end
+
+    def inspect_fields
+      "m=#{m} k=#{k} ttl=#{ttl} slot=#{current_slot} timer=#{timer_running? ? 'running' : 'stopped'}"
+    end
+
+    # bloombroom's ring arithmetic: ticks from start_slot to current_slot.
+    def elapsed(start_slot, current_slot)
+      current_slot >= start_slot ? current_slot - start_slot : (current_slot + 15) - start_slot
+    end
+
+    # The clock's timer: tick n is due at epoch + n * period on the monotonic
+    # clock. Each wake-up applies every tick due and not yet applied, so a
+    # late wake-up catches up and rounding never accumulates.
+    class Timer
+      MONOTONIC = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) }
+
+      attr_reader :applied
+
+      def initialize(filter, period, clock: MONOTONIC, epoch: clock.call, applied: 0)
+        @filter = WeakRef.new(filter)
+        @period = period
+        @clock = clock
+        @epoch = epoch
+        @applied = applied
+        @thread = nil
+      end
+
+      def start
+        @thread = Thread.new { run }
+        @thread.name = "bloomc timer"
+        self
+      end
+
+      def stop
+        @thread&.kill
+        @thread = nil
+      end
+
+      def running?
+        @thread&.alive? || false
+      end
+
+      # The same schedule in a new thread (after fork).
+      def restarted(filter)
+        Timer.new(filter, @period, clock: @clock, epoch: @epoch, applied: @applied).start
+      end
+
+      # Applies the ticks due by now; returns how many, or nil when the filter
+      # is gone or frozen.
+      def catch_up
+        due = ((@clock.call - @epoch) / @period).floor
+        late = due - @applied
+        return 0 if late <= 0
+
+        filter = @filter.__getobj__
+        filter.send(:advance_clock, late)
+        @applied = due
+        late
+      rescue WeakRef::RefError, FrozenError
+        nil
+      end
+
+      private
+
+      # Holds no strong reference to the filter between ticks.
+      def run
+        loop do
+          wait = @epoch + (@applied + 1) * @period - @clock.call
+          sleep(wait) if wait.positive?
+          break if catch_up.nil?
+        end
+      end
+    end
+    private_constant :Timer
+  end
+
+  # Restarts timers in a forked child (Process._fork is the hook every fork
+  # path goes through since Ruby 3.1).
+  module ForkHook
+    def _fork
+      pid = super
+      ContinuousBloomFilter.restart_timers_after_fork if pid.zero?
+      pid
+    end
+  end
+  Process.singleton_class.prepend(ForkHook)
+end
