@@ -2,6 +2,7 @@
 
 require "bloomc"
 require "objspace"
+require "weakref"
 
 # GC_STRESS=1 runs every example under GC.stress (slow; see `rake spec:gc`).
 if ENV["GC_STRESS"] == "1"

@@ -69,7 +69,8 @@ static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE ha
     return self;
 }
 
-/* :nodoc: deep copy for dup and clone (the copy has no timer running). */
+/* :nodoc: deep copy of the C state for initialize_copy (in Ruby, which also
+ * gives the copy its own timer state). */
 static VALUE continuous_initialize_copy(VALUE self, VALUE orig)
 {
     rb_check_frozen(self);
@@ -232,7 +233,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     /* Ticks per TTL: the clock ticks every ttl / RESOLUTION_DIVISOR. */
     rb_define_const(cContinuousBloomFilter, "RESOLUTION_DIVISOR", INT2FIX(BF_CONT_DIVISOR));
     rb_define_private_method(cContinuousBloomFilter, "setup", continuous_setup, 4);
-    rb_define_method(cContinuousBloomFilter, "initialize_copy", continuous_initialize_copy, 1);
+    rb_define_private_method(cContinuousBloomFilter, "copy_state", continuous_initialize_copy, 1);
     rb_define_method(cContinuousBloomFilter, "add", continuous_add, 1);
     rb_define_method(cContinuousBloomFilter, "<<", continuous_add, 1);
     rb_define_method(cContinuousBloomFilter, "include?", continuous_include_p, 1);

@@ -95,9 +95,9 @@ module Bloomc
     # @return [Symbol] :murmur3 or :fnv1a
     def hash_function = HASH_FUNCTIONS.key(hash_kind)
 
-    # :nodoc: a copy has its own lock and no timer.
+    # :nodoc: a deep copy, with its own lock and no timer.
     def initialize_copy(orig)
-      super
+      copy_state(orig)
       @timer_lock = Mutex.new
       @timer = nil
     end
