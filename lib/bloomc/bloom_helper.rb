@@ -39,7 +39,6 @@ module Bloomc
       [m, k.clamp(1, MAX_K)]
     end
 
-    # @api private
     def self.check_capacity(capacity)
       raise TypeError, "capacity must be a number, not #{capacity.class}" unless capacity.is_a?(Numeric) && capacity.real?
       return if capacity.positive? && capacity.finite?
@@ -47,12 +46,12 @@ module Bloomc
       raise ArgumentError, "capacity must be positive and finite, got #{capacity.inspect}"
     end
 
-    # @api private
     def self.check_error_rate(error)
       raise TypeError, "error rate must be a number, not #{error.class}" unless error.is_a?(Numeric) && error.real?
       return if error.positive? && error < 1
 
       raise ArgumentError, "error rate must be in (0, 1), got #{error.inspect}"
     end
+    private_class_method :check_capacity, :check_error_rate
   end
 end

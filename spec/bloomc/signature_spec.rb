@@ -1,0 +1,42 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+require "rbs"
+require "bloomc/bloombroom"
+
+# sig/bloomc.rbs must declare every public method the classes really have,
+# and nothing they lack.
+RSpec.describe "sig/bloomc.rbs" do
+  declarations = RBS::Parser.parse_signature(File.read(File.expand_path("../../sig/bloomc.rbs", __dir__)))
+  classes = {}
+  walk = lambda do |decls, namespace|
+    decls.each do |decl|
+      next unless decl.is_a?(RBS::AST::Declarations::Class) || decl.is_a?(RBS::AST::Declarations::Module)
+
+      name = [namespace, decl.name.to_s].compact.join("::")
+      classes[name] = decl
+      walk.call(decl.members, name)
+    end
+  end
+  walk.call(declarations, nil)
+
+  def declared(decl, kind)
+    decl.members.grep(RBS::AST::Members::MethodDefinition).select { |m| m.kind == kind }.map(&:name)
+  end
+
+  %w[Bloomc::BitField Bloomc::BitBucketField Bloomc::BloomFilter Bloomc::ContinuousBloomFilter].each do |name|
+    it "declares exactly the public instance methods of #{name}" do
+      klass = Object.const_get(name)
+      ours = [klass, Bloomc::Inspect]
+      actual = klass.public_instance_methods.select { |m| ours.include?(klass.instance_method(m).owner) }
+      expect(declared(classes.fetch(name), :instance).sort).to eq((actual + [:initialize]).uniq.sort)
+    end
+  end
+
+  { "Bloomc::FNV" => Bloomc::FNV, "Bloomc::Murmur3" => Bloomc::Murmur3, "Bloomc::BloomHelper" => Bloomc::BloomHelper,
+    "Bloombroom::BloomHelper" => Bloombroom::BloomHelper, "Bloombroom::FNVFFI" => Bloombroom::FNVFFI }.each do |name, mod|
+    it "declares exactly the public singleton methods of #{name}" do
+      expect(declared(classes.fetch(name), :singleton).sort).to eq(mod.singleton_methods(false).sort)
+    end
+  end
+end
