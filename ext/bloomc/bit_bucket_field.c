@@ -84,7 +84,11 @@ static void bucket_field_reset(VALUE self, uint64_t count, unsigned width, const
 
 VALUE bloomc_bit_bucket_field_view(VALUE owner, bf_buckets *buckets)
 {
-    VALUE self = bucket_field_alloc(cBitBucketField);
+    /* The owner's class names the view's class (FIELD_CLASS), so that
+     * Bloombroom::BloomFilter#bits is a Bloombroom::BitField. */
+    VALUE klass = rb_const_get(rb_obj_class(owner), rb_intern("FIELD_CLASS"));
+    if (!RB_TYPE_P(klass, T_CLASS) || !RTEST(rb_class_inherited_p(klass, cBitBucketField))) klass = cBitBucketField;
+    VALUE self = bucket_field_alloc(klass);
     bucket_field_t *bf = DATA_PTR(self);
     bf->buckets = buckets;
     RB_OBJ_WRITE(self, &bf->owner, owner);

@@ -85,7 +85,11 @@ static void bit_field_reset(VALUE self, uint64_t nbits, const bf_bits *src)
 
 VALUE bloomc_bit_field_view(VALUE owner, bf_bits *bits)
 {
-    VALUE self = bit_field_alloc(cBitField);
+    /* The owner's class names the view's class (FIELD_CLASS), so that
+     * Bloombroom::BloomFilter#bits is a Bloombroom::BitField. */
+    VALUE klass = rb_const_get(rb_obj_class(owner), rb_intern("FIELD_CLASS"));
+    if (!RB_TYPE_P(klass, T_CLASS) || !RTEST(rb_class_inherited_p(klass, cBitField))) klass = cBitField;
+    VALUE self = bit_field_alloc(klass);
     bit_field_t *bf = DATA_PTR(self);
     bf->bits = bits;
     RB_OBJ_WRITE(self, &bf->owner, owner);

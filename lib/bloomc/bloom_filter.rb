@@ -10,6 +10,10 @@ module Bloomc
   #   filter.include?("key1") # => true
   #   filter["key2"]          # => false
   class BloomFilter
+    # The class of #bits.
+    FIELD_CLASS = BitField
+    private_constant :FIELD_CLASS
+
     # @overload initialize(m, k, seed: 0)
     #   @param m [Integer] number of bits, > 0
     #   @param k [Integer] bits set per key, 1..MAX_K

@@ -29,6 +29,9 @@ module Bloombroom
 
   # bloombroom's plain filter: add returns the number of keys added.
   class BloomFilter < Bloomc::BloomFilter
+    FIELD_CLASS = BitField
+    private_constant :FIELD_CLASS
+
     def initialize(m = nil, k = nil, hash: :fnv1a, **options)
       super
     end
@@ -36,6 +39,9 @@ module Bloombroom
 
   # bloombroom's continuous filter, with bloomc's timer and expiry.
   class ContinuousBloomFilter < Bloomc::ContinuousBloomFilter
+    FIELD_CLASS = BitBucketField
+    private_constant :FIELD_CLASS
+
     def initialize(*args, hash: :fnv1a, **options)
       super
     end

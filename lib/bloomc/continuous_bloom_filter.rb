@@ -19,6 +19,10 @@ module Bloomc
   class ContinuousBloomFilter
     include Inspect
 
+    # The class of #buckets.
+    FIELD_CLASS = BitBucketField
+    private_constant :FIELD_CLASS
+
     # The shortest ttl the timer thread keeps (it ticks every ttl / 2): below
     # it the thread would do little but wake up. Call inc_time_slot yourself
     # for a faster clock.
