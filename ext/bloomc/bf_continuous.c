@@ -9,19 +9,26 @@ void bf_continuous_add(bf_continuous *f, bf_key_hash h)
 
 int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired)
 {
+    /* Branch-free over the k buckets, as the plain filter's lookup: whether a
+     * bucket is empty or live is a coin toss on a miss. Ticks clear expired
+     * buckets, so the reset pass below runs only if one was somehow left. */
     bf_probe p = bf_probe_start(h, f->hash, f->buckets.count);
-    int live = 1;
+    unsigned live = 1, expired = 0;
     for (uint32_t i = 0; i < f->k; i++) {
-        uint64_t pos = bf_probe_next(&p);
-        uint32_t start = bf_buckets_get(&f->buckets, pos);
-        if (start == 0) {
-            live = 0;
-        } else if (bf_ring_elapsed(start, f->slot) > BF_CONT_DIVISOR) {
-            live = 0;
-            if (clear_expired) bf_buckets_set(&f->buckets, pos, 0);
+        uint32_t start = bf_buckets_get(&f->buckets, bf_probe_next(&p));
+        unsigned fresh = bf_ring_elapsed(start, f->slot) <= BF_CONT_DIVISOR;
+        live &= (start != 0) & fresh;
+        expired |= (start != 0) & !fresh;
+    }
+    if (expired && clear_expired) {
+        p = bf_probe_start(h, f->hash, f->buckets.count);
+        for (uint32_t i = 0; i < f->k; i++) {
+            uint64_t pos = bf_probe_next(&p);
+            uint32_t start = bf_buckets_get(&f->buckets, pos);
+            if (start && bf_ring_elapsed(start, f->slot) > BF_CONT_DIVISOR) bf_buckets_set(&f->buckets, pos, 0);
         }
     }
-    return live;
+    return (int)live;
 }
 
 #define NIBBLES(v) ((uint64_t)(v) * 0x1111111111111111ULL)
