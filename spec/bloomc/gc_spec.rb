@@ -23,7 +23,11 @@ RSpec.describe "Bloomc under GC pressure" do
     fields.each { |f| count.times { |i| f[i] = i % 8 } }
     bits = Bloomc::BitField.new(999)
     (0...999).step(3) { |i| bits.set(i) }
-    { keys: keys, filter: filter, copies: copies, views: views, fields: fields, bits: bits }
+    continuous = Bloomc::ContinuousBloomFilter.new(capacity: count, error_rate: 0.01, ttl: 0)
+    keys.each_with_index { |key, i| continuous << key; continuous.inc_time_slot if (i % 7).zero? }
+    buckets = continuous.buckets
+    { keys: keys, filter: filter, copies: copies, views: views, fields: fields, bits: bits,
+      continuous: continuous, continuous_copy: continuous.dup, buckets: buckets }
   end
 
   def check(state)
@@ -38,6 +42,10 @@ RSpec.describe "Bloomc under GC pressure" do
     state[:views].each { |view| expect(view).to eq(state[:filter].bits) }
     state[:fields].each { |f| expect(f.to_a).to eq(Array.new(count) { |i| i % 8 }) }
     expect(state[:bits].total_set).to eq(333)
+    recent = state[:keys].last(7)
+    expect(recent.all? { |key| state[:continuous].include?(key) }).to be(true)
+    expect(state[:continuous_copy]).to eq(state[:continuous])
+    expect(state[:buckets]).to eq(state[:continuous].buckets)
   end
 
   it "answers correctly under GC.stress" do
