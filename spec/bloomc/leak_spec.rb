@@ -1,0 +1,79 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+
+# Long-running loops must not grow the process beyond the filters themselves:
+# a leak of even a few bytes per call shows up as megabytes here.
+RSpec.describe "memory over long runs" do
+  def rss_kib
+    File.read("/proc/self/status")[/^VmRSS:\s+(\d+)/, 1].to_i
+  end
+
+  # RSS after a full GC and after glibc returns its free pages to the kernel,
+  # so that it counts memory in use rather than the heap's high-water mark.
+  def settled_rss_kib
+    GC.start(full_mark: true, immediate_sweep: true)
+    @malloc_trim ||= begin
+      require "fiddle"
+      Fiddle::Function.new(Fiddle::Handle::DEFAULT["malloc_trim"], [Fiddle::TYPE_SIZE_T], Fiddle::TYPE_INT)
+    rescue Fiddle::DLError
+      ->(_) {}
+    end
+    @malloc_trim.call(0)
+    rss_kib
+  end
+
+  def growth_kib
+    before = settled_rss_kib
+    yield
+    settled_rss_kib - before
+  end
+
+  it "adds and lookups on live filters allocate nothing that stays" do
+    filter = Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01)
+    continuous = Bloomc::ContinuousBloomFilter.new(capacity: 100_000, error_rate: 0.01, ttl: 0)
+    keys = Array.new(1000) { |i| "key-#{i}-#{'x' * 30}" }
+    work = lambda do |rounds|
+      rounds.times do |r|
+        keys.each do |key|
+          filter << key
+          filter.include?(key)
+          continuous << key
+          continuous.include?(key)
+          filter.include?(r)
+        end
+        continuous.inc_time_slot
+      end
+    end
+    work.call(50) # warm up: the keys, method caches, the heap
+    grown = growth_kib { work.call(1000) } # 5 million calls
+    expect(grown).to be < 4096
+  end
+
+  it "filters, copies, views and failed calls are freed" do
+    work = lambda do |rounds|
+      rounds.times do
+        filter = Bloomc::BloomFilter.new(100_000, 5)
+        filter << "a"
+        filter.dup.bits.total_set
+        continuous = Bloomc::ContinuousBloomFilter.new(50_000, 3, 0)
+        continuous.dup.buckets.total_set
+        Bloomc::BitBucketField.new(7, 10_000).dup
+        begin
+          filter << nil
+        rescue TypeError
+          nil
+        end
+        begin
+          Bloomc::BloomFilter.new(-1, 3)
+        rescue ArgumentError
+          nil
+        end
+      end
+    end
+    work.call(200)
+    # Each round allocates about 100 KB: 5,000 leaking rounds would be 500 MB.
+    grown = growth_kib { work.call(5000) }
+    expect(grown).to be < 16_384
+  end
+end
