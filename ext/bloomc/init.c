@@ -4,6 +4,12 @@ VALUE bloomc_mBloomc;
 
 RUBY_FUNC_EXPORTED void Init_bloomc(void)
 {
+#ifdef HAVE_RB_EXT_RACTOR_SAFE
+    /* No mutable C globals (class handles are set once here), and every
+     * object's state lives in the object: safe to call from any Ractor.
+     * Objects are not shareable: each Ractor builds its own filters. */
+    rb_ext_ractor_safe(true);
+#endif
     bloomc_mBloomc = rb_define_module("Bloomc");
     /* Largest k a filter accepts. */
     rb_define_const(bloomc_mBloomc, "MAX_K", INT2FIX(BF_K_MAX));

@@ -67,7 +67,9 @@ module Bloomc
     #
     # @return [self]
     # @raise [ArgumentError] when ttl is below MIN_TIMER_TTL
+    # @raise [Bloomc::Error] outside the main Ractor
     def start_timer
+      raise Bloomc::Error, "the timer thread runs only in the main Ractor" unless Ractor.current == Ractor.main
       if ttl < MIN_TIMER_TTL
         raise ArgumentError, "ttl #{ttl} is too short for the timer (at least #{MIN_TIMER_TTL}); " \
                              "advance the clock with inc_time_slot"

@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+require "open3"
+
+# The extension declares itself Ractor-safe (rb_ext_ractor_safe): its methods
+# run in any Ractor. Objects are not shareable; sending one to a Ractor copies
+# it, and the copy is independent. The timer thread stays in the main Ractor.
+# Ractors run in a subprocess: they are experimental in Ruby 3.1 and their
+# threads would outlive the example.
+RSpec.describe "Ractor support" do
+  def run_ruby(code)
+    lib = File.expand_path("../../lib", __dir__)
+    out, err, status = Open3.capture3(RbConfig.ruby, "-W0", "-I", lib, "-e", code)
+    raise "subprocess failed (#{status.exitstatus}): #{err}" unless status.success?
+
+    out
+  end
+
+  it "calls every class from a non-main Ractor" do
+    out = run_ruby(<<~RUBY)
+      require "bloomc"
+      r = Ractor.new do
+        f = Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01)
+        f << "a"
+        f << 7
+        c = Bloomc::ContinuousBloomFilter.new(1000, 3, 0)
+        c << "x"
+        c.inc_time_slot
+        b = Bloomc::BitBucketField.new(4, 3)
+        b.inc(1)
+        [f.include?("a"), f.include?(7), f.include?("z"), c.include?("x"), f.bits.total_set > 0,
+         Bloomc::FNV.fnv1a_32("foobar"), Bloomc::Murmur3.hash32("abc", 1),
+         Bloomc::BloomHelper.find_m_k(100, 0.1), b.to_s, Bloomc::BitField.new(9).set(3).to_s]
+      end
+      p r.take
+    RUBY
+    expect(out.strip).to eq(
+      [true, true, false, true, true, Bloomc::FNV.fnv1a_32("foobar"), Bloomc::Murmur3.hash32("abc", 1),
+       [480, 3], "0000 0001 0000", "000100000"].inspect
+    )
+  end
+
+  it "copies a filter sent to a Ractor; the copy is independent" do
+    out = run_ruby(<<~RUBY)
+      require "bloomc"
+      f = Bloomc::BloomFilter.new(1000, 3)
+      f << "before"
+      inside = Ractor.new(f) { |g| g << "inside"; [g.include?("before"), g.include?("inside")] }.take
+      c = Bloomc::ContinuousBloomFilter.new(1000, 3, 0)
+      c << "k"
+      copied = Ractor.new(c) { |g| g.include?("k") }.take
+      4.times { GC.start }
+      p [inside, f.include?("inside"), copied]
+    RUBY
+    expect(out.strip).to eq("[[true, true], false, true]")
+  end
+
+  it "refuses to make a filter shareable, and runs the timer only in the main Ractor" do
+    out = run_ruby(<<~RUBY)
+      require "bloomc"
+      shareable = begin
+        Ractor.make_shareable(Bloomc::BloomFilter.new(10, 1).freeze)
+        :shared
+      rescue Ractor::Error => error
+        error.class
+      end
+      timer = Ractor.new do
+        Bloomc::ContinuousBloomFilter.new(100, 2, 1).start_timer
+        :started
+      rescue Bloomc::Error => e
+        e.message
+      end.take
+      p [shareable, timer]
+    RUBY
+    expect(out.strip).to eq('[Ractor::Error, "the timer thread runs only in the main Ractor"]')
+  end
+end
