@@ -1,0 +1,1018 @@
+/* libFuzzer harness for bloomc's C core (ext/bloomc/bf_*.c).
+ *
+ * The input is a little program.  A header sizes one of each structure (bit
+ * field, bucket field, plain Bloom filter, continuous filter); then every
+ * opcode byte picks one operation and reads its operands from the bytes that
+ * follow.  Each structure is shadowed by a plain model kept here (a byte per
+ * bit, a uint32 per bucket, an "age in ticks" per continuous bucket, ...) and
+ * every result is checked against it; any mismatch traps.  Reads past the end
+ * of the input yield zeros, so every input is a valid program.
+ *
+ * Build and run: `rake fuzz` (see the Rakefile), or by hand:
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+ *     -I ext/bloomc fuzz/fuzz_core.c ext/bloomc/bf_bits.c ext/bloomc/bf_buckets.c \
+ *     ext/bloomc/bf_hash.c ext/bloomc/bf_probe.c ext/bloomc/bf_bloom.c \
+ *     ext/bloomc/bf_continuous.c -o tmp/fuzz_core
+ *
+ * Portable bf_reduce: this file undefines __SIZEOF_INT128__ before including
+ * the core's headers, so the inline helpers used HERE (bf_positions,
+ * bf_probe_next, bf_reduce) take the 32x32-bit fallback path that 32-bit hosts
+ * use, while bf_bloom.c and bf_continuous.c (compiled separately) take the
+ * unsigned __int128 path.  The models are built from the fallback positions
+ * and the filters from the int128 ones, so every add/lookup cross-checks the
+ * two; ref_positions() below checks both against a direct __int128 formula. */
+#ifdef __SIZEOF_INT128__
+#define FUZZ_HAVE_INT128 1
+#undef __SIZEOF_INT128__
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_bits.h"
+#include "bf_bloom.h"
+#include "bf_buckets.h"
+#include "bf_continuous.h"
+#include "bf_hash.h"
+#include "bf_probe.h"
+
+#ifndef FUZZ_HAVE_INT128
+#error "the harness's reference probe positions need unsigned __int128"
+#endif
+__extension__ typedef unsigned __int128 fuzz_u128;
+
+/* Any mismatch with the model: stop right here so libFuzzer records the input
+ * and the stack shows which check failed. */
+#define CHECK(cond)              \
+    do {                         \
+        if (!(cond)) abort();    \
+    } while (0)
+
+/* Model bookkeeping and whole-structure scans are kept out of libFuzzer's
+ * coverage and comparison tracing: they would cost most of the run time and
+ * only add noise to the feedback, which should come from the core. */
+#if defined(__clang__) && __clang_major__ >= 13
+#define MODEL __attribute__((no_sanitize("coverage")))
+#else
+#define MODEL
+#endif
+
+/* Limits of what the input may ask for. */
+#define BITS_MAX_N 5000
+#define BUCKETS_MAX_N 2000
+#define BLOOM_MAX_M 4096
+#define CONT_MAX_M 2048
+#define RECENT_KEYS 16
+/* Whole-structure scans in the middle of a program cost up to this many
+ * bucket-bits per input; past it only the cheap checks run until the end,
+ * where everything is always compared.  Keeps every input fast. */
+#define SCAN_BUDGET (1u << 18)
+#define MAX_REINITS 8
+
+/* ------------------------------------------------------------------ input */
+
+typedef struct {
+    const uint8_t *data;
+    size_t size, pos;
+    uint64_t scan_budget; /* see SCAN_BUDGET */
+    unsigned reinits;
+} reader;
+
+/* Whether a mid-program scan costing `cost` may run (and pay for it). */
+static int may_scan(reader *r, uint64_t cost)
+{
+    if (cost > r->scan_budget) return 0;
+    r->scan_budget -= cost;
+    return 1;
+}
+
+static uint8_t rd_u8(reader *r)
+{
+    return r->pos < r->size ? r->data[r->pos++] : 0;
+}
+
+static uint16_t rd_u16(reader *r)
+{
+    uint16_t lo = rd_u8(r);
+    return (uint16_t)(lo | (uint16_t)rd_u8(r) << 8);
+}
+
+static uint32_t rd_u32(reader *r)
+{
+    uint32_t lo = rd_u16(r);
+    return lo | (uint32_t)rd_u16(r) << 16;
+}
+
+static uint64_t rd_u64(reader *r)
+{
+    uint64_t lo = rd_u32(r);
+    return lo | (uint64_t)rd_u32(r) << 32;
+}
+
+/* A key is a slice of the input itself: a length byte (255: a u16 length
+ * follows, for keys of 256 bytes and more), then that many bytes (fewer at the
+ * end of the input).  Slices at the very end of the input end at the end of
+ * libFuzzer's allocation, so an over-read by a hash is caught. */
+typedef struct {
+    size_t off, len;
+} key_ref;
+
+static key_ref rd_key(reader *r)
+{
+    key_ref k;
+    size_t len = rd_u8(r);
+    if (len == 255) len = rd_u16(r);
+    size_t left = r->size - r->pos; /* pos <= size always */
+    if (len > left) len = left;
+    k.off = r->pos;
+    k.len = len;
+    r->pos += len;
+    return k;
+}
+
+static const uint8_t *key_ptr(const reader *r, key_ref k)
+{
+    return r->data + k.off;
+}
+
+/* A growable list of keys (with an age, used by the continuous filter). */
+typedef struct {
+    key_ref key;
+    uint64_t age; /* ticks since this add */
+} key_entry;
+
+typedef struct {
+    key_entry *items;
+    size_t len, cap;
+} key_list;
+
+static void keys_push(key_list *l, key_ref k)
+{
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        key_entry *p = realloc(l->items, cap * sizeof *p);
+        CHECK(p != NULL);
+        l->items = p;
+        l->cap = cap;
+    }
+    l->items[l->len].key = k;
+    l->items[l->len].age = 0;
+    l->len++;
+}
+
+static void keys_free(key_list *l)
+{
+    free(l->items);
+    l->items = NULL;
+    l->len = l->cap = 0;
+}
+
+/* ------------------------------------------------------------ references */
+
+static uint32_t ref_rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+static uint64_t ref_rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static uint32_t ref_fmix32(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85ebca6bU;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35U;
+    h ^= h >> 16;
+    return h;
+}
+
+static uint64_t ref_fmix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+/* MurmurHash3_x86_32 as written in SMHasher (byte-wise little-endian block
+ * reads, switch fall-through tail): an independent model of bf_murmur3_32. */
+static uint32_t ref_murmur3_32(const uint8_t *data, size_t len, uint32_t seed)
+{
+    const uint32_t c1 = 0xcc9e2d51U, c2 = 0x1b873593U;
+    size_t nblocks = len / 4;
+    uint32_t h1 = seed;
+    for (size_t i = 0; i < nblocks; i++) {
+        const uint8_t *b = data + 4 * i;
+        uint32_t k1 = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+        k1 *= c1;
+        k1 = ref_rotl32(k1, 15);
+        k1 *= c2;
+        h1 ^= k1;
+        h1 = ref_rotl32(h1, 13);
+        h1 = h1 * 5 + 0xe6546b64U;
+    }
+    const uint8_t *tail = data + 4 * nblocks;
+    uint32_t k1 = 0;
+    switch (len & 3) {
+    case 3: k1 ^= (uint32_t)tail[2] << 16; /* fall through */
+    case 2: k1 ^= (uint32_t)tail[1] << 8;  /* fall through */
+    case 1:
+        k1 ^= tail[0];
+        k1 *= c1;
+        k1 = ref_rotl32(k1, 15);
+        k1 *= c2;
+        h1 ^= k1;
+    }
+    h1 ^= (uint32_t)len;
+    return ref_fmix32(h1);
+}
+
+static uint64_t ref_block64(const uint8_t *b)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = v << 8 | b[i];
+    return v;
+}
+
+/* MurmurHash3_x64_128 as written in SMHasher. */
+static void ref_murmur3_128(const uint8_t *data, size_t len, uint32_t seed, uint64_t out[2])
+{
+    const uint64_t c1 = 0x87c37b91114253d5ULL, c2 = 0x4cf5ad432745937fULL;
+    size_t nblocks = len / 16;
+    uint64_t h1 = seed, h2 = seed;
+    for (size_t i = 0; i < nblocks; i++) {
+        uint64_t k1 = ref_block64(data + 16 * i), k2 = ref_block64(data + 16 * i + 8);
+        k1 *= c1; k1 = ref_rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+        h1 = ref_rotl64(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
+        k2 *= c2; k2 = ref_rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+        h2 = ref_rotl64(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+    }
+    const uint8_t *tail = data + 16 * nblocks;
+    uint64_t k1 = 0, k2 = 0;
+    switch (len & 15) {
+    case 15: k2 ^= (uint64_t)tail[14] << 48; /* fall through */
+    case 14: k2 ^= (uint64_t)tail[13] << 40; /* fall through */
+    case 13: k2 ^= (uint64_t)tail[12] << 32; /* fall through */
+    case 12: k2 ^= (uint64_t)tail[11] << 24; /* fall through */
+    case 11: k2 ^= (uint64_t)tail[10] << 16; /* fall through */
+    case 10: k2 ^= (uint64_t)tail[9] << 8;   /* fall through */
+    case 9:
+        k2 ^= (uint64_t)tail[8];
+        k2 *= c2; k2 = ref_rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+        /* fall through */
+    case 8: k1 ^= (uint64_t)tail[7] << 56; /* fall through */
+    case 7: k1 ^= (uint64_t)tail[6] << 48; /* fall through */
+    case 6: k1 ^= (uint64_t)tail[5] << 40; /* fall through */
+    case 5: k1 ^= (uint64_t)tail[4] << 32; /* fall through */
+    case 4: k1 ^= (uint64_t)tail[3] << 24; /* fall through */
+    case 3: k1 ^= (uint64_t)tail[2] << 16; /* fall through */
+    case 2: k1 ^= (uint64_t)tail[1] << 8;  /* fall through */
+    case 1:
+        k1 ^= (uint64_t)tail[0];
+        k1 *= c1; k1 = ref_rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+    }
+    h1 ^= (uint64_t)len;
+    h2 ^= (uint64_t)len;
+    h1 += h2;
+    h2 += h1;
+    h1 = ref_fmix64(h1);
+    h2 = ref_fmix64(h2);
+    h1 += h2;
+    h2 += h1;
+    out[0] = h1;
+    out[1] = h2;
+}
+
+/* Published test vectors, so the references above are themselves checked. */
+static void check_vectors(void)
+{
+    static const struct {
+        const char *s;
+        uint32_t seed, want;
+    } mm32[] = {
+        {"", 0, 0},
+        {"", 1, 0x514E28B7U},
+        {"", 0xffffffffU, 0x81F16F39U},
+        {"aaaa", 0x9747b28cU, 0x5A97808AU},
+        {"Hello, world!", 0x9747b28cU, 0x24884CBAU},
+        {"The quick brown fox jumps over the lazy dog", 0x9747b28cU, 0x2FA826CDU},
+    };
+    for (size_t i = 0; i < sizeof mm32 / sizeof mm32[0]; i++) {
+        const uint8_t *p = (const uint8_t *)mm32[i].s;
+        size_t n = strlen(mm32[i].s);
+        CHECK(ref_murmur3_32(p, n, mm32[i].seed) == mm32[i].want);
+        CHECK(bf_murmur3_32(p, n, mm32[i].seed) == mm32[i].want);
+    }
+    const uint8_t *a = (const uint8_t *)"a";
+    CHECK(bf_fnv1_32(a, 0) == 0x811c9dc5U && bf_fnv1a_32(a, 0) == 0x811c9dc5U);
+    CHECK(bf_fnv1_64(a, 0) == 0xcbf29ce484222325ULL && bf_fnv1a_64(a, 0) == 0xcbf29ce484222325ULL);
+    CHECK(bf_fnv1_32(a, 1) == 0x050c5d7eU);
+    CHECK(bf_fnv1a_32(a, 1) == 0xe40c292cU);
+    CHECK(bf_fnv1_64(a, 1) == 0xaf63bd4c8601b7beULL);
+    CHECK(bf_fnv1a_64(a, 1) == 0xaf63dc4c8601ec8cULL);
+}
+
+/* Probe positions straight from the formulas in bf_probe.h, with a real
+ * 128-bit product: murmur3  x_i = h1 + i*h2 + (i^3 - i)/6,  floor(x_i*m/2^64);
+ * fnv1a  x_i = h1 + h2*(i + 1),  x_i mod m. */
+static void ref_positions(bf_key_hash h, bf_hash_kind kind, uint32_t k, uint64_t m, uint64_t *out)
+{
+    for (uint64_t i = 0; i < k; i++) {
+        if (kind == BF_HASH_FNV1A) {
+            out[i] = (h.h1 + h.h2 * (i + 1)) % m;
+        } else {
+            uint64_t x = h.h1 + i * h.h2 + (i * i * i - i) / 6;
+            out[i] = (uint64_t)(((fuzz_u128)x * m) >> 64);
+        }
+    }
+}
+
+/* bf_positions (fallback bf_reduce here, see the top of the file), checked
+ * against ref_positions, bf_probe_values and streaming bf_probe_next. */
+static void positions(bf_key_hash h, bf_hash_kind kind, uint32_t k, uint64_t m, uint64_t *out)
+{
+    uint64_t ref[BF_K_MAX], vals[BF_K_MAX];
+    CHECK(k >= 1 && k <= BF_K_MAX && m >= 1);
+    bf_positions(h, kind, k, m, out);
+    ref_positions(h, kind, k, m, ref);
+    bf_probe_values(h, kind, k, vals);
+    bf_probe p = bf_probe_start(h, kind, m);
+    for (uint32_t i = 0; i < k; i++) {
+        CHECK(out[i] < m);
+        CHECK(out[i] == ref[i]);
+        CHECK(bf_probe_next(&p) == out[i]);
+        uint64_t v = kind == BF_HASH_FNV1A ? vals[i] % m : (uint64_t)(((fuzz_u128)vals[i] * m) >> 64);
+        CHECK(v == out[i]);
+        CHECK(bf_reduce(vals[i], m) == (uint64_t)(((fuzz_u128)vals[i] * m) >> 64));
+    }
+}
+
+static bf_key_hash key_hash(const uint8_t *p, size_t n, uint32_t seed, bf_hash_kind kind)
+{
+    bf_key_hash h = bf_key_hash_bytes(p, n, seed, kind);
+    if (kind == BF_HASH_FNV1A) {
+        uint64_t v = bf_fnv1a_64(p, n);
+        CHECK(h.h1 == v >> 32 && h.h2 == (v & 0xffffffffU));
+    } else {
+        uint64_t out[2];
+        bf_murmur3_128(p, n, seed, out);
+        CHECK(h.h1 == out[0] && h.h2 == out[1]);
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------ bit field */
+
+typedef struct {
+    bf_bits f;
+    uint8_t *model; /* one byte (0/1) per bit */
+    uint64_t ones;
+} bits_state;
+
+static void bits_free(bits_state *s)
+{
+    free(s->f.data);
+    free(s->model);
+    memset(s, 0, sizeof *s);
+}
+
+static void bits_init(bits_state *s, reader *r)
+{
+    bits_free(s);
+    uint64_t n = 1 + rd_u16(r) % BITS_MAX_N;
+    size_t nbytes = bf_bits_nbytes(n);
+    if (nbytes == 0) return; /* invalid size: no field */
+    CHECK(nbytes % 8 == 0 && nbytes * 8 >= n && nbytes * 8 < n + 64);
+    s->f.data = calloc(nbytes, 1);
+    s->model = calloc((size_t)n, 1);
+    CHECK(s->f.data && s->model);
+    s->f.nbits = n;
+}
+
+/* The whole byte image, including the padding past nbits (always zero). */
+MODEL static void bits_check(const bits_state *s, reader *r)
+{
+    if (!s->f.data) return;
+    CHECK(bf_bits_count(&s->f) == s->ones);
+    if (r && !may_scan(r, s->f.nbits)) return;
+    size_t nbytes = bf_bits_nbytes(s->f.nbits);
+    for (size_t j = 0; j < nbytes; j++) {
+        uint8_t want = 0;
+        for (unsigned b = 0; b < 8; b++) {
+            uint64_t i = (uint64_t)j * 8 + b;
+            if (i < s->f.nbits && s->model[i]) want |= (uint8_t)(1u << b);
+        }
+        CHECK(s->f.data[j] == want);
+    }
+}
+
+static void bits_op(bits_state *s, unsigned op, reader *r)
+{
+    uint64_t i = rd_u16(r);
+    if (!s->f.data) return;
+    i %= s->f.nbits;
+    switch (op) {
+    case 0:
+        bf_bits_set(&s->f, i);
+        s->ones += !s->model[i];
+        s->model[i] = 1;
+        break;
+    case 1:
+        bf_bits_clear(&s->f, i);
+        s->ones -= s->model[i];
+        s->model[i] = 0;
+        break;
+    default:
+        break;
+    }
+    CHECK(bf_bits_get(&s->f, i) == s->model[i]);
+    /* The neighbours in the same byte and the bytes either side. */
+    for (uint64_t j = i >= 9 ? i - 9 : 0; j < s->f.nbits && j <= i + 9; j++)
+        CHECK(bf_bits_get(&s->f, j) == s->model[j]);
+}
+
+/* ------------------------------------------------------------ bucket field */
+
+typedef struct {
+    bf_buckets f;
+    uint32_t *model;
+    uint64_t nonzero;
+} buckets_state;
+
+static void buckets_free(buckets_state *s)
+{
+    free(s->f.data);
+    free(s->model);
+    memset(s, 0, sizeof *s);
+}
+
+static void buckets_init(buckets_state *s, reader *r)
+{
+    buckets_free(s);
+    unsigned width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
+    uint64_t count = 1 + rd_u16(r) % BUCKETS_MAX_N;
+    size_t nbytes = bf_buckets_nbytes(count, width);
+    if (nbytes == 0) return;
+    CHECK(nbytes >= (count * width + 7) / 8 + 7);
+    s->f.data = calloc(nbytes, 1);
+    s->model = calloc((size_t)count, sizeof *s->model);
+    CHECK(s->f.data && s->model);
+    bf_buckets_init(&s->f, count, width);
+    CHECK(s->f.count == count && s->f.width == width);
+    CHECK(s->f.max == (width == 32 ? 0xffffffffU : (1U << width) - 1));
+}
+
+/* The exact byte image of the model (bucket i = bits [i*w, i*w + w) of the
+ * little-endian bit stream, zero padding after): no bucket write may leak. */
+MODEL static void buckets_check_image(const uint8_t *data, const bf_buckets *f, const uint32_t *model)
+{
+    size_t nbytes = bf_buckets_nbytes(f->count, f->width);
+    uint8_t *want = calloc(nbytes, 1);
+    CHECK(want != NULL);
+    for (uint64_t i = 0; i < f->count; i++)
+        for (unsigned b = 0; b < f->width; b++)
+            if (model[i] >> b & 1) {
+                uint64_t bit = i * f->width + b;
+                want[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+            }
+    CHECK(memcmp(want, data, nbytes) == 0);
+    free(want);
+}
+
+MODEL static void buckets_check(const buckets_state *s, reader *r)
+{
+    if (!s->f.data) return;
+    CHECK(bf_buckets_count_nonzero(&s->f) == s->nonzero);
+    if (r && !may_scan(r, s->f.count * s->f.width)) return;
+    for (uint64_t i = 0; i < s->f.count; i++) CHECK(bf_buckets_get(&s->f, i) == s->model[i]);
+    buckets_check_image(s->f.data, &s->f, s->model);
+}
+
+static void buckets_store(buckets_state *s, uint64_t i, uint32_t v)
+{
+    s->nonzero += (v != 0) - (s->model[i] != 0);
+    s->model[i] = v;
+}
+
+static void buckets_op(buckets_state *s, unsigned op, reader *r)
+{
+    uint64_t i = rd_u16(r);
+    uint32_t v = op == 0 ? rd_u32(r) : 0;
+    if (!s->f.data) return;
+    i %= s->f.count;
+    uint32_t max = s->f.max, old = s->model[i];
+    switch (op) {
+    case 0: /* set; the value masked to the width */
+        v &= max;
+        bf_buckets_set(&s->f, i, v);
+        buckets_store(s, i, v);
+        break;
+    case 1: /* get */
+        break;
+    case 2: /* saturating inc */
+        v = old < max ? old + 1 : max;
+        CHECK(bf_buckets_inc(&s->f, i) == v);
+        buckets_store(s, i, v);
+        break;
+    case 3: /* saturating dec */
+        v = old > 0 ? old - 1 : 0;
+        CHECK(bf_buckets_dec(&s->f, i) == v);
+        buckets_store(s, i, v);
+        break;
+    }
+    CHECK(bf_buckets_get(&s->f, i) == s->model[i]);
+    /* The buckets around it share its 8-byte word. */
+    for (uint64_t j = i >= 3 ? i - 3 : 0; j < s->f.count && j <= i + 3; j++)
+        CHECK(bf_buckets_get(&s->f, j) == s->model[j]);
+}
+
+/* ------------------------------------------------------------ Bloom filter */
+
+typedef struct {
+    bf_bloom f;
+    uint8_t *model; /* one byte per bit */
+    uint64_t ones, adds;
+    key_list keys;
+} bloom_state;
+
+static void bloom_free(bloom_state *s)
+{
+    free(s->f.bits.data);
+    free(s->model);
+    keys_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+static void bloom_init(bloom_state *s, reader *r)
+{
+    bloom_free(s);
+    uint64_t m = 1 + rd_u16(r) % BLOOM_MAX_M;
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    bf_hash_kind kind = (rd_u8(r) & 1) ? BF_HASH_FNV1A : BF_HASH_MURMUR3;
+    uint32_t seed = rd_u32(r);
+    size_t nbytes = bf_bits_nbytes(m);
+    if (nbytes == 0) return;
+    s->f.bits.data = calloc(nbytes, 1);
+    s->model = calloc((size_t)m, 1);
+    CHECK(s->f.bits.data && s->model);
+    s->f.bits.nbits = m;
+    s->f.k = k;
+    s->f.seed = seed;
+    s->f.hash = kind;
+    s->f.count = 0;
+}
+
+static int bloom_model_contains(const bloom_state *s, const uint64_t *pos)
+{
+    for (uint32_t i = 0; i < s->f.k; i++)
+        if (!s->model[pos[i]]) return 0;
+    return 1;
+}
+
+static void bloom_lookup(const bloom_state *s, const uint8_t *p, size_t n, int must)
+{
+    uint64_t pos[BF_K_MAX];
+    bf_key_hash h = key_hash(p, n, s->f.seed, s->f.hash);
+    positions(h, s->f.hash, s->f.k, s->f.bits.nbits, pos);
+    int want = bloom_model_contains(s, pos);
+    CHECK(!must || want);
+    CHECK(bf_bloom_contains(&s->f, h) == want);
+}
+
+static void bloom_check(const bloom_state *s)
+{
+    if (!s->f.bits.data) return;
+    CHECK(s->f.count == s->adds);
+    CHECK(bf_bits_count(&s->f.bits) == s->ones);
+}
+
+static void bloom_op(bloom_state *s, unsigned op, reader *r)
+{
+    uint64_t pos[BF_K_MAX];
+    switch (op) {
+    case 0: { /* add */
+        key_ref k = rd_key(r);
+        if (!s->f.bits.data) return;
+        const uint8_t *p = key_ptr(r, k);
+        bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
+        positions(h, s->f.hash, s->f.k, s->f.bits.nbits, pos);
+        bf_bloom_add(&s->f, h);
+        for (uint32_t i = 0; i < s->f.k; i++) {
+            s->ones += !s->model[pos[i]];
+            s->model[pos[i]] = 1;
+        }
+        s->adds++;
+        keys_push(&s->keys, k);
+        CHECK(bf_bloom_contains(&s->f, h));
+        break;
+    }
+    case 1: { /* contains, any key: exactly the model's answer */
+        key_ref k = rd_key(r);
+        if (!s->f.bits.data) return;
+        bloom_lookup(s, key_ptr(r, k), k.len, 0);
+        break;
+    }
+    default: { /* the most recent keys are all still there */
+        if (!s->f.bits.data) return;
+        size_t from = s->keys.len > RECENT_KEYS ? s->keys.len - RECENT_KEYS : 0;
+        for (size_t i = from; i < s->keys.len; i++)
+            bloom_lookup(s, key_ptr(r, s->keys.items[i].key), s->keys.items[i].key.len, 1);
+        bloom_check(s);
+        break;
+    }
+    }
+}
+
+MODEL static void bloom_final(const bloom_state *s, const reader *r)
+{
+    if (!s->f.bits.data) return;
+    for (size_t i = 0; i < s->keys.len; i++)
+        bloom_lookup(s, key_ptr(r, s->keys.items[i].key), s->keys.items[i].key.len, 1);
+    bloom_check(s);
+    size_t nbytes = bf_bits_nbytes(s->f.bits.nbits);
+    for (size_t j = 0; j < nbytes; j++) {
+        uint8_t want = 0;
+        for (unsigned b = 0; b < 8; b++) {
+            uint64_t i = (uint64_t)j * 8 + b;
+            if (i < s->f.bits.nbits && s->model[i]) want |= (uint8_t)(1u << b);
+        }
+        CHECK(s->f.bits.data[j] == want);
+    }
+}
+
+/* ------------------------------------------------------ continuous filter */
+
+#define AGE_EMPTY 0xff
+
+typedef struct {
+    bf_continuous f;
+    uint8_t *age;       /* per bucket: ticks since written (0..2), or AGE_EMPTY */
+    uint32_t *expect;   /* scratch: expected bucket values */
+    uint64_t nonzero;   /* buckets not empty */
+    uint32_t slot0;     /* slot at creation */
+    uint32_t tmod;      /* ticks since creation, mod BF_CONT_SLOTS */
+    uint64_t ticks;     /* ticks since creation, mod 2^64 */
+    key_list keys;      /* adds of the last 0..2 ticks, with their age */
+} cont_state;
+
+static void cont_free(cont_state *s)
+{
+    free(s->f.buckets.data);
+    free(s->age);
+    free(s->expect);
+    keys_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+static void cont_init(cont_state *s, reader *r)
+{
+    cont_free(s);
+    uint64_t m = 1 + rd_u16(r) % CONT_MAX_M;
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    uint8_t flags = rd_u8(r);
+    uint32_t seed = rd_u32(r);
+    size_t nbytes = bf_buckets_nbytes(m, BF_CONT_BITS);
+    if (nbytes == 0) return;
+    s->f.buckets.data = calloc(nbytes, 1);
+    s->age = malloc((size_t)m);
+    s->expect = calloc((size_t)m, sizeof *s->expect);
+    CHECK(s->f.buckets.data && s->age && s->expect);
+    memset(s->age, AGE_EMPTY, (size_t)m);
+    bf_buckets_init(&s->f.buckets, m, BF_CONT_BITS);
+    s->f.k = k;
+    s->f.seed = seed;
+    s->f.hash = (flags & 1) ? BF_HASH_FNV1A : BF_HASH_MURMUR3;
+    /* The binding starts at slot 1 (or a copy's slot); any slot must work. */
+    s->f.slot = 1 + (uint32_t)(flags >> 1) % BF_CONT_SLOTS;
+    s->f.ticks = 0;
+    s->slot0 = s->f.slot;
+}
+
+static uint32_t cont_slot(const cont_state *s)
+{
+    return (s->slot0 - 1 + s->tmod) % BF_CONT_SLOTS + 1;
+}
+
+/* The slot written `age` ticks ago. */
+static uint32_t cont_slot_at_age(const cont_state *s, uint32_t age)
+{
+    return (cont_slot(s) - 1 + BF_CONT_SLOTS - age) % BF_CONT_SLOTS + 1;
+}
+
+/* Every bucket equals the model; in particular every non-zero bucket holds
+ * one of the 3 live slots. */
+MODEL static void cont_check_all(cont_state *s, reader *r)
+{
+    uint32_t cur = cont_slot(s);
+    CHECK(s->f.slot == cur && s->f.ticks == s->ticks);
+    CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
+    if (r && !may_scan(r, s->f.buckets.count * BF_CONT_BITS)) return;
+    for (uint64_t i = 0; i < s->f.buckets.count; i++) {
+        uint32_t v = bf_buckets_get(&s->f.buckets, i);
+        if (v != 0) CHECK(bf_ring_elapsed(v, cur) <= BF_CONT_DIVISOR);
+        s->expect[i] = s->age[i] == AGE_EMPTY ? 0 : cont_slot_at_age(s, s->age[i]);
+        CHECK(v == s->expect[i]);
+    }
+    buckets_check_image(s->f.buckets.data, &s->f.buckets, s->expect);
+}
+
+/* Look a key up; the answer must be exactly the model's (all k buckets live),
+ * and a lookup never changes a bucket (ticks already cleared the expired). */
+static int cont_lookup(cont_state *s, const uint8_t *p, size_t n, int clear)
+{
+    uint64_t pos[BF_K_MAX];
+    bf_key_hash h = key_hash(p, n, s->f.seed, s->f.hash);
+    positions(h, s->f.hash, s->f.k, s->f.buckets.count, pos);
+    int want = 1;
+    for (uint32_t i = 0; i < s->f.k; i++) want &= s->age[pos[i]] != AGE_EMPTY;
+    CHECK(bf_continuous_lookup(&s->f, h, clear) == want);
+    for (uint32_t i = 0; i < s->f.k; i++) {
+        uint32_t a = s->age[pos[i]];
+        CHECK(bf_buckets_get(&s->f.buckets, pos[i]) == (a == AGE_EMPTY ? 0 : cont_slot_at_age(s, a)));
+    }
+    return want;
+}
+
+MODEL static void cont_tick(cont_state *s, uint64_t n, reader *r)
+{
+    bf_continuous_tick(&s->f, n);
+    s->ticks += n;
+    s->tmod = (uint32_t)((s->tmod + n % BF_CONT_SLOTS) % BF_CONT_SLOTS);
+    for (uint64_t i = 0; i < s->f.buckets.count; i++) {
+        if (s->age[i] == AGE_EMPTY) continue;
+        if (n > (uint64_t)(BF_CONT_DIVISOR - s->age[i])) {
+            s->age[i] = AGE_EMPTY;
+            s->nonzero--;
+        } else {
+            s->age[i] = (uint8_t)(s->age[i] + n);
+        }
+    }
+    /* 3 or more ticks with no add in between: nothing survives. */
+    if (n > BF_CONT_DIVISOR) CHECK(bf_buckets_count_nonzero(&s->f.buckets) == 0);
+    cont_check_all(s, r);
+    /* No false negative: a key added fewer than 3 ticks ago is present.
+     * Older adds are dropped from the list (their absence is not guaranteed:
+     * other keys may cover their buckets; the bucket model checks that). */
+    size_t keep = 0;
+    for (size_t i = 0; i < s->keys.len; i++) {
+        key_entry e = s->keys.items[i];
+        e.age = n > BF_CONT_DIVISOR - e.age ? BF_CONT_DIVISOR + 1 : e.age + n;
+        if (e.age > BF_CONT_DIVISOR) continue;
+        s->keys.items[keep++] = e;
+    }
+    s->keys.len = keep;
+}
+
+static void cont_check_keys(cont_state *s, const reader *r)
+{
+    for (size_t i = 0; i < s->keys.len; i++)
+        CHECK(cont_lookup(s, key_ptr(r, s->keys.items[i].key), s->keys.items[i].key.len, 1));
+}
+
+static void cont_op(cont_state *s, unsigned op, reader *r)
+{
+    switch (op) {
+    case 0: { /* add */
+        uint64_t pos[BF_K_MAX];
+        key_ref k = rd_key(r);
+        if (!s->f.buckets.data) return;
+        const uint8_t *p = key_ptr(r, k);
+        bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
+        positions(h, s->f.hash, s->f.k, s->f.buckets.count, pos);
+        bf_continuous_add(&s->f, h);
+        for (uint32_t i = 0; i < s->f.k; i++) {
+            s->nonzero += s->age[pos[i]] == AGE_EMPTY;
+            s->age[pos[i]] = 0;
+        }
+        keys_push(&s->keys, k);
+        CHECK(cont_lookup(s, p, k.len, 0));
+        CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
+        break;
+    }
+    case 1: { /* tick by 0..20 */
+        uint64_t n = rd_u8(r) % 21;
+        if (!s->f.buckets.data) return;
+        cont_tick(s, n, r);
+        cont_check_keys(s, r);
+        break;
+    }
+    case 2: { /* lookup any key */
+        key_ref k = rd_key(r);
+        uint8_t clear = rd_u8(r) & 1;
+        if (!s->f.buckets.data) return;
+        cont_lookup(s, key_ptr(r, k), k.len, clear);
+        CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
+        break;
+    }
+    default: { /* tick by any count (a long pause: n mod 15 on the ring) */
+        uint64_t n = rd_u64(r);
+        if (!s->f.buckets.data) return;
+        cont_tick(s, n, r);
+        cont_check_keys(s, r);
+        break;
+    }
+    }
+}
+
+/* ----------------------------------------------------------------- hashes */
+
+typedef struct {
+    uint32_t m32, f1_32, f1a_32;
+    uint64_t m128[2], f1_64, f1a_64;
+} hash_set;
+
+static void hash_all(const uint8_t *p, size_t n, uint32_t seed, hash_set *o)
+{
+    o->m32 = bf_murmur3_32(p, n, seed);
+    bf_murmur3_128(p, n, seed, o->m128);
+    o->f1_32 = bf_fnv1_32(p, n);
+    o->f1a_32 = bf_fnv1a_32(p, n);
+    o->f1_64 = bf_fnv1_64(p, n);
+    o->f1a_64 = bf_fnv1a_64(p, n);
+}
+
+static int hash_eq(const hash_set *a, const hash_set *b)
+{
+    return a->m32 == b->m32 && a->m128[0] == b->m128[0] && a->m128[1] == b->m128[1] &&
+           a->f1_32 == b->f1_32 && a->f1a_32 == b->f1a_32 && a->f1_64 == b->f1_64 &&
+           a->f1a_64 == b->f1a_64;
+}
+
+/* The same bytes in the input, at offset `off` (1..7) of a buffer that ends
+ * with the key (over-reads are caught by ASan), and at another offset inside
+ * a larger buffer whose surroundings are different garbage: every hash must
+ * agree (alignment independence, no dependence on bytes outside the key). */
+static void hash_op(reader *r)
+{
+    key_ref k = rd_key(r);
+    unsigned off = 1 + rd_u8(r) % 7;
+    uint32_t seed = rd_u32(r);
+    const uint8_t *p = key_ptr(r, k);
+    size_t n = k.len;
+
+    hash_set h0, h1, h2;
+    hash_all(p, n, seed, &h0);
+
+    uint8_t *a = malloc(n + off);
+    CHECK(a != NULL);
+    memset(a, 0xA5, off);
+    if (n) memcpy(a + off, p, n);
+    hash_all(a + off, n, seed, &h1);
+    CHECK(hash_eq(&h0, &h1));
+    free(a);
+
+    unsigned off2 = 8 - off + 8; /* 9..15: a different alignment mod 8 unless off == 4 */
+    uint8_t *b = malloc(n + 32);
+    CHECK(b != NULL);
+    memset(b, 0x5A ^ (uint8_t)seed, n + 32);
+    if (n) memcpy(b + off2, p, n);
+    hash_all(b + off2, n, seed, &h2);
+    CHECK(hash_eq(&h0, &h2));
+    free(b);
+
+    CHECK(h0.m32 == ref_murmur3_32(p, n, seed));
+    uint64_t ref128[2];
+    ref_murmur3_128(p, n, seed, ref128);
+    CHECK(h0.m128[0] == ref128[0] && h0.m128[1] == ref128[1]);
+
+    /* The probe hashes are the hashes above, split as bf_probe.h says. */
+    key_hash(p, n, seed, BF_HASH_MURMUR3);
+    key_hash(p, n, seed, BF_HASH_FNV1A);
+}
+
+/* Probe positions for any m (up to 2^64 - 1) and k, without a filter. */
+static void positions_op(reader *r)
+{
+    uint64_t pos[BF_K_MAX];
+    uint8_t flags = rd_u8(r);
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    uint64_t m = rd_u64(r);
+    key_ref key = rd_key(r);
+    if (flags & 2) m >>= (flags >> 2) & 63; /* small m as often as large */
+    if (m == 0) m = 1;
+    bf_hash_kind kind = (flags & 1) ? BF_HASH_FNV1A : BF_HASH_MURMUR3;
+    bf_key_hash h = key_hash(key_ptr(r, key), key.len, rd_u32(r), kind);
+    positions(h, kind, k, m, pos);
+}
+
+/* The size functions: 0 exactly for invalid arguments, else large enough. */
+static void nbytes_op(reader *r)
+{
+    uint64_t n = rd_u64(r);
+    uint8_t w = rd_u8(r);
+    uint8_t shift = rd_u8(r);
+    n >>= shift & 63;
+
+    size_t nb = bf_bits_nbytes(n);
+    if (n == 0 || n > BF_BITS_MAX) {
+        CHECK(nb == 0);
+    } else {
+        CHECK(nb != 0 && nb % 8 == 0 && (uint64_t)nb / 8 == (n + 63) / 64);
+    }
+
+    unsigned width = w % 40; /* 0 and 33..39 are invalid */
+    size_t bb = bf_buckets_nbytes(n, width);
+    if (n == 0 || n > BF_BUCKETS_MAX || width < 1 || width > BF_BUCKET_WIDTH_MAX) {
+        CHECK(bb == 0);
+    } else {
+        CHECK(bb != 0 && (uint64_t)bb == (n * width + 7) / 8 + 7);
+    }
+}
+
+/* ------------------------------------------------------------------ main */
+
+enum {
+    OP_BITS_SET, OP_BITS_CLEAR, OP_BITS_GET, OP_BITS_CHECK,
+    OP_BK_SET, OP_BK_GET, OP_BK_INC, OP_BK_DEC, OP_BK_CHECK,
+    OP_BLOOM_ADD, OP_BLOOM_CONTAINS, OP_BLOOM_RECENT,
+    OP_CONT_ADD, OP_CONT_TICK, OP_CONT_LOOKUP, OP_CONT_TICK_BIG,
+    OP_HASH, OP_POSITIONS, OP_REINIT, OP_NBYTES,
+    OP_COUNT
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reader r = {data, size, 0, SCAN_BUDGET, 0};
+    bits_state bits;
+    buckets_state buckets;
+    bloom_state bloom;
+    cont_state cont;
+    memset(&bits, 0, sizeof bits);
+    memset(&buckets, 0, sizeof buckets);
+    memset(&bloom, 0, sizeof bloom);
+    memset(&cont, 0, sizeof cont);
+
+    check_vectors();
+
+    /* Header: 2 + 3 + 8 + 8 bytes. */
+    bits_init(&bits, &r);
+    buckets_init(&buckets, &r);
+    bloom_init(&bloom, &r);
+    cont_init(&cont, &r);
+
+    while (r.pos < r.size) {
+        unsigned op = rd_u8(&r) % OP_COUNT;
+        switch (op) {
+        case OP_BITS_SET: case OP_BITS_CLEAR: case OP_BITS_GET:
+            bits_op(&bits, op - OP_BITS_SET, &r);
+            break;
+        case OP_BITS_CHECK:
+            bits_check(&bits, &r);
+            break;
+        case OP_BK_SET: case OP_BK_GET: case OP_BK_INC: case OP_BK_DEC:
+            buckets_op(&buckets, op - OP_BK_SET, &r);
+            break;
+        case OP_BK_CHECK:
+            buckets_check(&buckets, &r);
+            break;
+        case OP_BLOOM_ADD: case OP_BLOOM_CONTAINS: case OP_BLOOM_RECENT:
+            bloom_op(&bloom, op - OP_BLOOM_ADD, &r);
+            break;
+        case OP_CONT_ADD: case OP_CONT_TICK: case OP_CONT_LOOKUP: case OP_CONT_TICK_BIG:
+            cont_op(&cont, op - OP_CONT_ADD, &r);
+            break;
+        case OP_HASH:
+            hash_op(&r);
+            break;
+        case OP_POSITIONS:
+            positions_op(&r);
+            break;
+        case OP_REINIT: { /* check one structure in full, then start it over */
+            unsigned which = rd_u8(&r) % 4;
+            if (r.reinits++ >= MAX_REINITS) break; /* the header bytes then read as ops */
+            switch (which) {
+            case 0: bits_check(&bits, NULL); bits_init(&bits, &r); break;
+            case 1: buckets_check(&buckets, NULL); buckets_init(&buckets, &r); break;
+            case 2: bloom_final(&bloom, &r); bloom_init(&bloom, &r); break;
+            default:
+                if (cont.f.buckets.data) {
+                    cont_check_all(&cont, NULL);
+                    cont_check_keys(&cont, &r);
+                }
+                cont_init(&cont, &r);
+                break;
+            }
+            break;
+        }
+        case OP_NBYTES:
+            nbytes_op(&r);
+            break;
+        }
+    }
+
+    bits_check(&bits, NULL);
+    buckets_check(&buckets, NULL);
+    bloom_final(&bloom, &r);
+    if (cont.f.buckets.data) {
+        cont_check_all(&cont, NULL);
+        cont_check_keys(&cont, &r);
+    }
+
+    bits_free(&bits);
+    buckets_free(&buckets);
+    bloom_free(&bloom);
+    cont_free(&cont);
+    return 0;
+}
