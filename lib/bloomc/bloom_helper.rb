@@ -34,7 +34,10 @@ module Bloomc
     def self.find_m_k(capacity, error)
       check_capacity(capacity)
       check_error_rate(error)
-      m = (capacity * Math.log(error) / Math.log(1.0 / 2**LN2)).ceil
+      bits = capacity * Math.log(error) / Math.log(1.0 / 2**LN2)
+      raise ArgumentError, "capacity #{capacity} at error #{error} needs more bits than a filter can hold" unless bits.finite?
+
+      m = bits.ceil
       k = (LN2 * m / capacity).round
       [m, k.clamp(1, MAX_K)]
     end

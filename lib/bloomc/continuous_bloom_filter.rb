@@ -28,6 +28,9 @@ module Bloomc
     # for a faster clock.
     MIN_TIMER_TTL = 0.02
 
+    # The longest ttl (about 136 years): the timer must be able to sleep ttl / 2.
+    MAX_TTL = 2**32
+
     # @return [Numeric] the key lifetime in seconds
     attr_reader :ttl
 
@@ -52,11 +55,14 @@ module Bloomc
       ttl = ttl_arg || ttl
       raise ArgumentError, "ttl is required" if ttl.nil?
 
+      # Check everything before changing anything (initialize may run again).
       m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
-      @ttl = check_ttl(ttl)
+      ttl = check_ttl(ttl)
+      setup(m, k, seed, Bloomc.hash_kind(hash, seed))
+      stop_timer if @timer # re-initialized: the old clock's thread goes
+      @ttl = ttl
       @timer_lock = Mutex.new
       @timer = nil
-      setup(m, k, seed, Bloomc.hash_kind(hash, seed))
     end
 
     # Starts the thread that ticks the clock every ttl / 2, on the monotonic
@@ -68,7 +74,9 @@ module Bloomc
     # @return [self]
     # @raise [ArgumentError] when ttl is below MIN_TIMER_TTL
     # @raise [Bloomc::Error] outside the main Ractor
+    # @raise [FrozenError] on a frozen filter (its clock cannot move)
     def start_timer
+      raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) if frozen?
       raise Bloomc::Error, "the timer thread runs only in the main Ractor" unless Ractor.current == Ractor.main
       if ttl < MIN_TIMER_TTL
         raise ArgumentError, "ttl #{ttl} is too short for the timer (at least #{MIN_TIMER_TTL}); " \
@@ -128,6 +136,7 @@ module Bloomc
     def check_ttl(ttl)
       raise TypeError, "ttl must be a number of seconds, not #{ttl.class}" unless ttl.is_a?(Numeric) && ttl.real?
       raise ArgumentError, "ttl must be finite and >= 0, got #{ttl.inspect}" unless ttl.finite? && ttl >= 0
+      raise ArgumentError, "ttl #{ttl} is longer than MAX_TTL (#{MAX_TTL} s)" if ttl > MAX_TTL
 
       ttl
     end

@@ -178,6 +178,26 @@ RSpec.describe Bloomc::ContinuousBloomFilter do
       expect(filter.timer_running?).to be(false)
     end
 
+    it "refuses to start on a frozen filter, leaving no thread behind" do
+      before = timer_threads
+      filter = described_class.new(64, 3, 60).freeze
+      expect { filter.start_timer }.to raise_error(FrozenError)
+      expect(timer_threads - before).to be_empty
+    end
+
+    it "keeps its state and its timer when initialize is called again with bad arguments" do
+      filter = described_class.new(64, 3, 60).start_timer
+      expect { filter.send(:initialize, 64, 0, 5) }.to raise_error(ArgumentError)
+      expect([filter.ttl, filter.k, filter.timer_running?]).to eq([60, 3, true])
+      filter.stop_timer
+      expect(filter.timer_running?).to be(false)
+    end
+
+    it "refuses a ttl too long for the timer to sleep" do
+      expect { described_class.new(64, 3, 2**64) }.to raise_error(ArgumentError, /MAX_TTL/)
+      expect(described_class.new(64, 3, described_class::MAX_TTL).ttl).to eq(2**32)
+    end
+
     it "refuses a ttl too short for a timer" do
       expect { described_class.new(1000, 3, 0).start_timer }.to raise_error(ArgumentError, /inc_time_slot/)
       expect { described_class.new(1000, 3, 0.001).start_timer }.to raise_error(ArgumentError)

@@ -1,0 +1,706 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+
+# Random operations against simple Ruby reference models, from fixed seeds.
+# A failure names the fuzzer, the seed and the index of the failing operation
+# and lists the operations before it; rerun one with
+#   FUZZ_SEEDS=3 bundle exec rspec spec/bloomc/model_fuzz_spec.rb -e "seed 3"
+module ModelFuzz
+  SEEDS = (ENV["FUZZ_SEEDS"] || "1,2,3,4,5").split(",").map { |s| Integer(s) }.freeze
+  OPS = Integer(ENV.fetch("FUZZ_OPS", "3000"))
+  # The fuzzers whose operations are cheap run this many times OPS.
+  FAST = 2
+  BAD_KEYS = [nil, true, false, 1.5, Float::NAN, [], {}, Object.new, 1r, Complex(1, 1)].freeze
+  NON_INTEGERS = [nil, true, 1.5, Float::NAN, "1", :a, [], 1r].freeze
+
+  # A filter key as a filter sees it: a Symbol is its name, a String its bytes.
+  def self.key_id(key)
+    case key
+    when Symbol then [:bytes, key.to_s.b]
+    when String then [:bytes, key.b]
+    else [:int, key]
+    end
+  end
+
+  class Fuzzer
+    attr_reader :rng
+
+    def initialize(name, seed, ops = OPS)
+      @name = name
+      @seed = seed
+      @ops = ops
+      @rng = Random.new(seed)
+      @recent = []
+    end
+
+    def run
+      setup
+      @ops.times do |i|
+        @index = i
+        step
+      end
+      @index = :final
+      final_check
+    rescue RSpec::Expectations::ExpectationNotMetError
+      raise
+    rescue Exception => e # rubocop:disable Lint/RescueException -- report anything with its seed and op
+      raise if e.is_a?(SignalException) || e.is_a?(SystemExit)
+
+      fail!("unexpected #{e.class}: #{e.message}\n    #{e.backtrace.first(6).join("\n    ")}")
+    end
+
+    # Records an operation for the failure message (kept cheap: formatted only on failure).
+    def log(*op)
+      @recent << [@index, op]
+      @recent.shift if @recent.size > 12
+    end
+
+    def fail!(message)
+      ops = @recent.map { |i, op| "    ##{i}: #{op.map { |x| show(x) }.join(' ')}" }.join("\n")
+      RSpec::Expectations.fail_with("#{@name}, seed #{@seed}, op #{@index}: #{message}\n  last operations:\n#{ops}")
+    end
+
+    def show(value)
+      text = value.is_a?(Symbol) && value.to_s.match?(/\A[a-z_]+[?!=]?\z|\A(\[\]=?|<<)\z/) ? value.to_s : value.inspect
+      text.size > 60 ? "#{text[0, 57]}..." : text
+    end
+
+    def check(condition)
+      fail!(yield) unless condition
+    end
+
+    # The block must raise one of +classes+; returns the error.
+    def expect_raise(classes, what)
+      yield
+    rescue RSpec::Expectations::ExpectationNotMetError
+      raise
+    rescue Exception => e # rubocop:disable Lint/RescueException
+      raise if e.is_a?(SignalException) || e.is_a?(SystemExit)
+
+      check(classes.include?(e.class)) { "#{what} raised #{e.class} (#{e.message}), expected #{classes.join(' or ')}" }
+      e
+    else
+      fail!("#{what} did not raise (expected #{classes.join(' or ')})")
+    end
+
+    def pick(list) = list.empty? ? nil : list[rng.rand(list.size)]
+
+    # Keys of every kind: binary with NULs, multibyte, Symbols and their
+    # Strings, Integers small, 64-bit and beyond, "42" beside 42.
+    def random_key
+      case rng.rand(8)
+      when 0 then rng.bytes(rng.rand(0..12)).freeze
+      when 1 then Array.new(rng.rand(0..6)) { pick(["a", "b", "e", "\u65e5", "\u672c", "\0"]) }.join.freeze
+      when 2 then :"s#{rng.rand(60)}"
+      when 3 then "s#{rng.rand(60)}".freeze
+      when 4 then rng.rand(-1000..1000)
+      when 5 then rng.rand(2**64) * pick([1, -1])
+      when 6 then rng.rand(2**200) - 2**199
+      else rng.rand(100).to_s.freeze
+      end
+    end
+
+    def key_pool(size) = Array.new(size) { random_key }
+  end
+
+  # Instances of one kind sharing a history through dup/clone: index 0 is
+  # never frozen, the others are copies that may be.
+  module Copies
+    MAX_INSTANCES = 6
+
+    def writable = @insts.reject { |inst| inst.obj.frozen? }
+    def frozen_insts = @insts.select { |inst| inst.obj.frozen? }
+
+    def add_instance(inst)
+      @insts.delete_at(rng.rand(1...@insts.size)) if @insts.size >= MAX_INSTANCES
+      @insts << inst
+    end
+
+    def op_freeze
+      candidates = @insts.drop(1).reject { |inst| inst.obj.frozen? }
+      return if candidates.empty?
+
+      inst = pick(candidates)
+      log :freeze, @insts.index(inst)
+      check(inst.obj.freeze.equal?(inst.obj) && inst.obj.frozen?) { "freeze did not freeze" }
+      full_check(inst)
+    end
+  end
+
+  # BloomFilter against the keys added (a Hash by key identity) and the add
+  # count; for seed 0 also against its exact bits (BloomHelper.multi_hash
+  # gives a seed-0 filter's positions).
+  class BloomFuzz < Fuzzer
+    include Copies
+    Inst = Struct.new(:obj, :keys, :count, :exact)
+
+    def initialize(name, seed, hash, ops: OPS)
+      super(name, seed, ops)
+      @hash = hash
+    end
+
+    def setup
+      m = rng.rand(3).zero? ? rng.rand(1..8) : rng.rand(9..400)
+      k = rng.rand(1..10)
+      seed = @hash == :murmur3 && rng.rand(2) == 1 ? rng.rand(2**32) : 0
+      log :new, m, k, seed, @hash
+      filter = Bloomc::BloomFilter.new(m, k, seed: seed, hash: @hash)
+      @insts = [Inst.new(filter, {}, 0, seed.zero? ? "0" * m : nil)]
+      @pool = key_pool(300)
+    end
+
+    def step
+      case rng.rand(100)
+      when 0...35 then op_add
+      when 35...65 then op_include
+      when 65...71 then op_dup
+      when 71...74 then op_freeze
+      when 74...79 then op_frozen_write
+      when 79...86 then op_bad_key
+      when 86...91 then op_bits
+      else full_check(pick(@insts))
+      end
+    end
+
+    def positions(filter, key) = Bloomc::BloomHelper.multi_hash(key, filter.k, filter.m, hash: filter.hash_function)
+
+    def op_add
+      inst = pick(writable)
+      key = pick(@pool)
+      sibling = (@insts - [inst]).sample(random: rng)
+      before = sibling&.obj&.dup
+      via = pick(%i[add <<])
+      log via, @insts.index(inst), key
+      result = inst.obj.public_send(via, key)
+      inst.count += 1
+      inst.keys[ModelFuzz.key_id(key)] = key
+      positions(inst.obj, key).each { |p| inst.exact[p] = "1" } if inst.exact
+      check(result == inst.count) { "#{via} returned #{result.inspect}, expected #{inst.count} (keys added so far)" }
+      check(inst.obj.size == inst.count) { "size #{inst.obj.size} after #{inst.count} adds" }
+      check(inst.obj.include?(key)) { "false negative right after adding #{show(key)}" }
+      check(sibling.nil? || sibling.obj == before) { "adding to one copy changed another" }
+    end
+
+    def op_include
+      inst = pick(@insts)
+      key = !inst.keys.empty? && rng.rand(2).zero? ? pick(inst.keys.values) : pick(@pool)
+      via = pick(%i[include? []])
+      log via, @insts.index(inst), key
+      result = inst.obj.public_send(via, key)
+      check([true, false].include?(result)) { "#{via} returned #{result.inspect}" }
+      check(result || !inst.keys.key?(ModelFuzz.key_id(key))) { "false negative for #{show(key)}" }
+      if inst.exact
+        expected = positions(inst.obj, key).all? { |p| inst.exact[p] == "1" }
+        check(result == expected) { "#{via}(#{show(key)}) is #{result}, the exact model says #{expected}" }
+      end
+    end
+
+    def op_dup
+      inst = pick(@insts)
+      via = pick(%i[dup clone])
+      log via, @insts.index(inst)
+      copy = inst.obj.public_send(via)
+      f = inst.obj
+      check(!copy.equal?(f) && copy == f && f == copy && copy.eql?(f) && copy.hash == f.hash) { "#{via} is not equal to its original" }
+      same = %i[m k seed hash_function size].all? { |a| copy.public_send(a) == f.public_send(a) }
+      check(same && copy.bits.to_s == f.bits.to_s) { "#{via} differs from its original in shape or bits" }
+      check(copy.frozen? == (via == :clone && f.frozen?)) { "#{via} of a #{f.frozen? ? 'frozen' : 'live'} filter has frozen? #{copy.frozen?}" }
+      add_instance(Inst.new(copy, inst.keys.dup, inst.count, inst.exact&.dup))
+    end
+
+    def op_frozen_write
+      inst = pick(frozen_insts) or return
+      before = inst.obj.dup
+      key = pick(@pool)
+      pos = rng.rand(inst.obj.m)
+      log :frozen_write, @insts.index(inst), key, pos
+      expect_raise([FrozenError], "add on a frozen filter") { inst.obj.add(key) }
+      expect_raise([FrozenError], "<< on a frozen filter") { inst.obj << key }
+      expect_raise([FrozenError], "bits.set on a frozen filter") { inst.obj.bits.set(pos) }
+      expect_raise([FrozenError], "bits[]= on a frozen filter") { inst.obj.bits[pos] = 0 }
+      check(inst.obj == before) { "a refused write changed a frozen filter" }
+      inst.keys.values.first(5).each { |k| check(inst.obj.include?(k)) { "frozen filter lost #{show(k)}" } }
+    end
+
+    def op_bad_key
+      inst = pick(@insts)
+      bad = pick(BAD_KEYS)
+      via = pick(%i[add << include? []])
+      log via, @insts.index(inst), bad
+      before = inst.obj.dup
+      write = %i[add <<].include?(via)
+      allowed = write && inst.obj.frozen? ? [FrozenError, TypeError] : [TypeError]
+      expect_raise(allowed, "#{via}(#{show(bad)})") { inst.obj.public_send(via, bad) }
+      check(inst.obj == before && inst.obj.size == inst.count) { "#{via}(#{show(bad)}) raised but changed the filter" }
+    end
+
+    def op_bits
+      inst = pick(@insts)
+      log :bits, @insts.index(inst)
+      bits = inst.obj.bits
+      check(bits.size == inst.obj.m) { "bits.size #{bits.size} != m #{inst.obj.m}" }
+      check(bits.total_set <= [inst.count * inst.obj.k, inst.obj.m].min) { "more bits set than k per add" }
+      check(inst.exact.nil? || bits.to_s == inst.exact) { "bits #{bits.to_s} != model #{inst.exact}" }
+      copy = bits.dup
+      pos = rng.rand(inst.obj.m)
+      before = inst.obj.dup
+      copy[pos] = 1 - copy[pos]
+      check(inst.obj == before) { "writing to a dup of #bits changed the filter" }
+    end
+
+    def full_check(inst)
+      f = inst.obj
+      check(f.size == inst.count) { "size #{f.size} != #{inst.count} adds" }
+      missing = inst.keys.values.reject { |key| f.include?(key) }
+      check(missing.empty?) { "false negatives: #{missing.first(5).map { |k| show(k) }.join(", ")}" }
+      check(inst.exact.nil? || f.bits.to_s == inst.exact) { "bits differ from the exact model" }
+    end
+
+    def final_check = @insts.each { |inst| full_check(inst) }
+  end
+
+  # BitField and BitBucketField against an Array of their values.
+  class FieldFuzz < Fuzzer
+    include Copies
+    Inst = Struct.new(:obj, :model)
+
+    def initialize(name, seed, buckets:, ops: OPS)
+      super(name, seed, ops)
+      @buckets = buckets
+    end
+
+    def setup
+      size = rng.rand(2).zero? ? pick([1, 2, 7, 8, 9, 63, 64, 65]) : rng.rand(1..300)
+      if @buckets
+        @width = pick([1, 2, 3, 4, 7, 8, 31, 32, rng.rand(1..32)])
+        @max = 2**@width - 1
+        log :new, @width, size
+        field = Bloomc::BitBucketField.new(@width, size)
+      else
+        @max = 1
+        log :new, size
+        field = Bloomc::BitField.new(size)
+      end
+      @insts = [Inst.new(field, Array.new(size, 0))]
+      @hot = Array.new(3) { rng.rand(size) } # positions hammered to reach saturation
+    end
+
+    def size = @insts[0].model.size
+
+    def position = rng.rand(4).zero? ? pick(@hot) : rng.rand(size)
+
+    def value
+      @buckets ? pick([0, 1, @max, @max - 1, rng.rand(0..@max)].map { |v| v.clamp(0, @max) }) : pick([0, 1, true, false])
+    end
+
+    def step
+      case rng.rand(100)
+      when 0...35 then op_write
+      when 35...60 then op_read
+      when 60...67 then op_whole
+      when 67...75 then op_bad_position
+      when 75...80 then op_bad_value
+      when 80...85 then op_dup
+      when 85...88 then op_freeze
+      when 88...92 then op_frozen_write
+      when 92...96 then op_compare
+      else full_check(pick(@insts))
+      end
+    end
+
+    def write_ops = @buckets ? %i[[]= set inc dec inc dec] : %i[[]= set unset]
+
+    def op_write
+      inst = pick(writable)
+      via = pick(write_ops)
+      pos = position
+      f = inst.obj
+      m = inst.model
+      case via
+      when :[]=, :set
+        if via == :set && !@buckets
+          log :set, @insts.index(inst), pos
+          check(f.set(pos).equal?(f)) { "set did not return self" }
+          m[pos] = 1
+        else
+          v = value
+          log via, @insts.index(inst), pos, v
+          check(f.public_send(via, pos, v).equal?(v)) { "#{via} did not return its value" }
+          m[pos] = v == true || v == 1 ? 1 : (v == false ? 0 : v)
+        end
+      when :unset
+        log :unset, @insts.index(inst), pos
+        check(f.unset(pos).equal?(f)) { "unset did not return self" }
+        m[pos] = 0
+      when :inc, :dec
+        log via, @insts.index(inst), pos
+        m[pos] = via == :inc ? [m[pos] + 1, @max].min : [m[pos] - 1, 0].max
+        result = f.public_send(via, pos)
+        check(result == m[pos]) { "#{via}(#{pos}) returned #{result}, the saturating model says #{m[pos]}" }
+      end
+      check(f[pos] == m[pos]) { "after #{via}(#{pos}) the value is #{f[pos]}, the model says #{m[pos]}" }
+    end
+
+    def op_read
+      inst = pick(@insts)
+      pos = position
+      via = pick(@buckets ? %i[[] get zero?] : %i[[] get include? zero?])
+      log via, @insts.index(inst), pos
+      result = inst.obj.public_send(via, pos)
+      v = inst.model[pos]
+      expected = { "[]": v, get: v, include?: v == 1, zero?: v.zero? }.fetch(via)
+      check(result == expected) { "#{via}(#{pos}) is #{result.inspect}, the model says #{expected.inspect}" }
+    end
+
+    def rendered(model, base)
+      return model.join if !@buckets
+
+      model.map { |v| base == 10 ? v.to_s : v.to_s(2).rjust(@width, "0") }.join(" ")
+    end
+
+    def op_whole
+      inst = pick(@insts)
+      f = inst.obj
+      m = inst.model
+      via = pick(%i[total_set to_s each enum])
+      log via, @insts.index(inst)
+      case via
+      when :total_set
+        check(f.total_set == m.count(&:positive?)) { "total_set #{f.total_set} != #{m.count(&:positive?)}" }
+      when :to_s
+        if @buckets
+          base = pick([nil, 2, 10])
+          s = base ? f.to_s(base) : f.to_s
+          check(s == rendered(m, base || 2)) { "to_s(#{base.inspect}) is #{s.inspect}, the model says #{rendered(m, base || 2).inspect}" }
+        else
+          check(f.to_s == rendered(m, 2)) { "to_s #{f.to_s} != #{rendered(m, 2)}" }
+        end
+      when :each
+        seen = []
+        check(f.each { |v| seen << v }.equal?(f)) { "each did not return self" }
+        check(seen == m) { "each yielded #{seen.inspect}, the model says #{m.inspect}" }
+      when :enum
+        e = f.each
+        check(e.size == m.size && e.to_a == m && f.to_a == m) { "each's Enumerator disagrees with the model" }
+      end
+    end
+
+    def bad_position
+      case rng.rand(3)
+      when 0 then pick([-1, -size, size, size + 1, size + rng.rand(1000), 2**64, -(2**64), 2**200])
+      else pick(NON_INTEGERS)
+      end
+    end
+
+    def op_bad_position
+      inst = pick(@insts)
+      pos = bad_position
+      via = pick(@buckets ? %i[[] get zero? []= set inc dec] : %i[[] get include? zero? []= set unset])
+      args = %i[[]= set].include?(via) && (@buckets || via == :[]=) ? [pos, @buckets ? 0 : 1] : [pos]
+      log via, @insts.index(inst), *args
+      reason = pos.is_a?(Integer) ? IndexError : TypeError
+      write = %i[[]= set unset inc dec].include?(via)
+      allowed = write && inst.obj.frozen? ? [FrozenError, reason] : [reason]
+      before = inst.obj.dup
+      expect_raise(allowed, "#{via}(#{args.map { |a| show(a) }.join(', ')})") { inst.obj.public_send(via, *args) }
+      check(inst.obj == before && inst.obj.to_a == inst.model) { "a refused #{via} changed the field" }
+    end
+
+    def op_bad_value
+      inst = pick(@insts)
+      pos = rng.rand(size)
+      v = if @buckets
+            pick([@max + 1, -1, 2**64, -(2**64), 2**32, *NON_INTEGERS])
+          else
+            pick([2, -1, 2**64, *(NON_INTEGERS - [true])])
+          end
+      via = @buckets ? pick(%i[[]= set]) : :[]=
+      log via, @insts.index(inst), pos, v
+      # README: ArgumentError for out-of-range bucket values, TypeError for
+      # non-Integers; the BitField call-seq: ArgumentError for any other value.
+      allowed = if v.is_a?(Integer) || !@buckets then [ArgumentError] + (v.is_a?(Integer) ? [] : [TypeError])
+                else [TypeError]
+                end
+      allowed += [FrozenError] if inst.obj.frozen?
+      before = inst.obj.dup
+      expect_raise(allowed, "#{via}(#{pos}, #{show(v)})") { inst.obj.public_send(via, pos, v) }
+      check(inst.obj == before && inst.obj.to_a == inst.model) { "a refused #{via}(#{pos}, #{show(v)}) changed the field" }
+    end
+
+    def op_dup
+      inst = pick(@insts)
+      via = pick(%i[dup clone])
+      log via, @insts.index(inst)
+      copy = inst.obj.public_send(via)
+      check(!copy.equal?(inst.obj) && copy == inst.obj && copy.eql?(inst.obj) && copy.hash == inst.obj.hash) { "#{via} is not equal to its original" }
+      check(copy.to_a == inst.model && copy.size == size) { "#{via} has other values than its original" }
+      check(copy.frozen? == (via == :clone && inst.obj.frozen?)) { "#{via} has frozen? #{copy.frozen?}" }
+      add_instance(Inst.new(copy, inst.model.dup))
+    end
+
+    def op_frozen_write
+      inst = pick(frozen_insts) or return
+      pos = rng.rand(size)
+      via = pick(write_ops)
+      args = %i[[]= set].include?(via) && (@buckets || via == :[]=) ? [pos, @buckets ? 0 : 1] : [pos]
+      log :frozen, via, @insts.index(inst), *args
+      expect_raise([FrozenError], "#{via} on a frozen field") { inst.obj.public_send(via, *args) }
+      full_check(inst)
+    end
+
+    def op_compare
+      a = pick(@insts)
+      b = pick(@insts)
+      log :==, @insts.index(a), @insts.index(b)
+      equal = a.model == b.model
+      check((a.obj == b.obj) == equal && a.obj.eql?(b.obj) == equal) { "== is #{a.obj == b.obj}, the models are #{equal ? '' : 'not '}equal" }
+      check(!equal || a.obj.hash == b.obj.hash) { "equal fields with different hashes" }
+    end
+
+    def full_check(inst)
+      f = inst.obj
+      check(f.size == inst.model.size) { "size #{f.size} != #{inst.model.size}" }
+      check(f.to_a == inst.model) { "values #{f.to_a.inspect} != model #{inst.model.inspect}" }
+      check(f.total_set == inst.model.count(&:positive?)) { "total_set #{f.total_set} != model #{inst.model.count(&:positive?)}" }
+      check(f.to_s == rendered(inst.model, 2)) { "to_s #{f.to_s.inspect} != #{rendered(inst.model, 2).inspect}" }
+    end
+
+    def final_check = @insts.each { |inst| full_check(inst) }
+  end
+
+  # ContinuousBloomFilter with ttl 0, ticked by inc_time_slot, against a Hash
+  # of key => tick of its last add; for seed 0 also against its exact buckets
+  # (a Hash position => slot of the non-empty ones).
+  class ContinuousFuzz < Fuzzer
+    include Copies
+    Inst = Struct.new(:obj, :last_add, :ticks, :quiet_since, :exact)
+
+    def initialize(name, seed, large:, ops: OPS)
+      super(name, seed, ops)
+      @large = large
+    end
+
+    def setup
+      m = @large ? rng.rand(1_000..60_000) : rng.rand(1..64)
+      k = rng.rand(1..10)
+      hash = pick(%i[murmur3 fnv1a])
+      seed = hash == :murmur3 && rng.rand(2) == 1 ? rng.rand(2**32) : 0
+      log :new, m, k, 0, seed, hash
+      filter = Bloomc::ContinuousBloomFilter.new(m, k, 0, seed: seed, hash: hash)
+      @insts = [Inst.new(filter, {}, 0, 0, seed.zero? ? {} : nil)]
+      @pool = key_pool(@large ? 400 : 60)
+    end
+
+    def slot(ticks) = ticks % 15 + 1
+    def live_slots(ticks) = ([ticks - 2, 0].max..ticks).map { |t| slot(t) }
+    def positions(f, key) = Bloomc::BloomHelper.multi_hash(key, f.k, f.m, hash: f.hash_function)
+
+    def step
+      case rng.rand(100)
+      when 0...30 then op_add
+      when 30...52 then op_include_live
+      when 52...60 then op_include_any
+      when 60...76 then op_tick
+      when 76...79 then op_quiet
+      when 79...84 then op_dup
+      when 84...86 then op_freeze
+      when 86...90 then op_frozen_write
+      when 90...95 then op_bad_key
+      else full_check(pick(@insts))
+      end
+    end
+
+    def op_add
+      inst = pick(writable)
+      key = pick(@pool)
+      via = pick(%i[add <<])
+      sibling = (@insts - [inst]).sample(random: rng)
+      before = sibling&.obj&.dup
+      log via, @insts.index(inst), key
+      check(inst.obj.public_send(via, key).equal?(inst.obj)) { "#{via} did not return self" }
+      inst.last_add[ModelFuzz.key_id(key)] = [key, inst.ticks]
+      inst.quiet_since = inst.ticks
+      positions(inst.obj, key).each { |p| inst.exact[p] = slot(inst.ticks) } if inst.exact
+      check(inst.obj.include?(key)) { "false negative right after adding #{show(key)}" }
+      check(sibling.nil? || (sibling.obj == before && sibling.obj.ticks == sibling.ticks)) { "adding to one copy changed another" }
+    end
+
+    def op_include_live
+      inst = pick(@insts)
+      live = inst.last_add.values.select { |_, t| inst.ticks - t < 3 }
+      return op_include_any if live.empty?
+
+      key, added = pick(live)
+      via = pick(%i[include? []])
+      log via, @insts.index(inst), key
+      check(inst.obj.public_send(via, key) == true) do
+        "false negative: #{show(key)} added at tick #{added}, now tick #{inst.ticks} (within the TTL)"
+      end
+    end
+
+    def op_include_any
+      inst = pick(@insts)
+      key = pick(@pool)
+      via = pick(%i[include? []])
+      log via, @insts.index(inst), key
+      result = inst.obj.public_send(via, key)
+      check([true, false].include?(result)) { "#{via} returned #{result.inspect}" }
+      entry = inst.last_add[ModelFuzz.key_id(key)]
+      check(result || !entry || inst.ticks - entry[1] >= 3) { "false negative for #{show(key)} within the TTL" }
+      check(!result || inst.ticks - inst.quiet_since < 3) { "#{show(key)} present #{inst.ticks - inst.quiet_since} ticks after the last add" }
+      if inst.exact
+        expected = positions(inst.obj, key).all? { |p| inst.exact.key?(p) }
+        check(result == expected) { "#{via}(#{show(key)}) is #{result}, the exact model says #{expected}" }
+      end
+    end
+
+    def tick(inst)
+      sibling = (@insts - [inst]).sample(random: rng)
+      before = sibling && [sibling.obj.dup, sibling.obj.ticks]
+      result = inst.obj.inc_time_slot
+      inst.ticks += 1
+      check(result == slot(inst.ticks)) { "inc_time_slot returned #{result.inspect}, expected slot #{slot(inst.ticks)}" }
+      check(inst.obj.ticks == inst.ticks) { "ticks #{inst.obj.ticks} != #{inst.ticks}" }
+      if inst.exact
+        live = live_slots(inst.ticks)
+        inst.exact.select! { |_, s| live.include?(s) }
+        check(inst.obj.buckets.total_set == inst.exact.size) { "#{inst.obj.buckets.total_set} buckets set, the exact model has #{inst.exact.size}" }
+      end
+      check(before.nil? || (sibling.obj == before[0] && sibling.obj.ticks == before[1])) { "ticking one copy changed another" }
+      check_buckets(inst)
+    end
+
+    def op_tick
+      inst = pick(writable)
+      log :inc_time_slot, @insts.index(inst)
+      tick(inst)
+      check_quiet(inst)
+    end
+
+    # 3 to 5 ticks with no add: every key is gone.
+    def op_quiet
+      inst = pick(writable)
+      n = rng.rand(3..5)
+      log :quiet, @insts.index(inst), n
+      n.times { tick(inst) }
+      check_quiet(inst)
+      check_buckets(inst, full: true)
+    end
+
+    def check_quiet(inst)
+      return if inst.ticks - inst.quiet_since < 3
+
+      set = inst.obj.buckets.total_set
+      check(set.zero?) { "#{set} buckets still set #{inst.ticks - inst.quiet_since} ticks after the last add" }
+      present = inst.last_add.values.map(&:first).select { |key| inst.obj.include?(key) }
+      check(present.empty?) { "keys still present after 3+ ticks with no add: #{present.first(5).map { |k| show(k) }.join(", ")}" }
+    end
+
+    # Buckets hold 0 or one of the (up to) 3 live slots, checked on every
+    # bucket (searching to_s(2), built in C) for small m, and for large m at
+    # one call in 20 and when asked (full). For seed 0 the buckets are exactly the
+    # model's, checked on the model's non-empty buckets and the count of
+    # non-empty ones, which together pin down every bucket.
+    def check_buckets(inst, full: false)
+      buckets = inst.obj.buckets
+      set = buckets.total_set
+      if inst.exact
+        check(set == inst.exact.size) { "#{set} buckets set, the exact model has #{inst.exact.size}" }
+        wrong = inst.exact.find { |pos, s| buckets[pos] != s }
+        check(wrong.nil?) { "bucket #{wrong[0]} is #{buckets[wrong[0]]}, the exact model says #{wrong[1]}" }
+      else
+        recent = inst.last_add.count { |_, (_, t)| inst.ticks - t < 3 }
+        check(set <= recent * inst.obj.k) { "#{set} buckets set by #{recent} keys added within the TTL" }
+      end
+      @bucket_checks = (@bucket_checks || 0) + 1
+      return unless full || !@large || (@bucket_checks % 20).zero?
+
+      # Each 4-character run of digits in to_s(2) is exactly one bucket.
+      text = buckets.to_s(2)
+      stale = ((1..15).to_a - live_slots(inst.ticks)).select { |v| text.include?(format("%04b", v)) }
+      check(stale.empty?) { "buckets hold slots #{stale} at tick #{inst.ticks} (live #{live_slots(inst.ticks)})" }
+    end
+
+    def op_dup
+      inst = pick(@insts)
+      via = pick(%i[dup clone])
+      log via, @insts.index(inst)
+      f = inst.obj
+      copy = f.public_send(via)
+      check(!copy.equal?(f) && copy == f && copy.eql?(f) && copy.hash == f.hash) { "#{via} is not equal to its original" }
+      same = %i[m k ttl seed hash_function ticks].all? { |a| copy.public_send(a) == f.public_send(a) }
+      check(same && copy.buckets == f.buckets) { "#{via} differs from its original" }
+      check(copy.frozen? == (via == :clone && f.frozen?) && !copy.timer_running?) { "#{via} has frozen? #{copy.frozen?}" }
+      add_instance(Inst.new(copy, inst.last_add.dup, inst.ticks, inst.quiet_since, inst.exact&.dup))
+    end
+
+    def op_frozen_write
+      inst = pick(frozen_insts) or return
+      f = inst.obj
+      before = f.dup
+      key = pick(@pool)
+      pos = rng.rand(f.m)
+      log :frozen_write, @insts.index(inst), key, pos
+      expect_raise([FrozenError], "add on a frozen filter") { f.add(key) }
+      expect_raise([FrozenError], "<< on a frozen filter") { f << key }
+      expect_raise([FrozenError], "inc_time_slot on a frozen filter") { f.inc_time_slot }
+      expect_raise([FrozenError], "buckets[]= on a frozen filter") { f.buckets[pos] = 0 }
+      expect_raise([FrozenError], "buckets.inc on a frozen filter") { f.buckets.inc(pos) }
+      check(f == before && f.ticks == inst.ticks) { "a refused write changed a frozen filter" }
+      full_check(inst)
+    end
+
+    def op_bad_key
+      inst = pick(@insts)
+      bad = pick(BAD_KEYS)
+      via = pick(%i[add << include? []])
+      log via, @insts.index(inst), bad
+      before = inst.obj.dup
+      allowed = %i[add <<].include?(via) && inst.obj.frozen? ? [FrozenError, TypeError] : [TypeError]
+      expect_raise(allowed, "#{via}(#{show(bad)})") { inst.obj.public_send(via, bad) }
+      check(inst.obj == before && inst.obj.ticks == inst.ticks) { "#{via}(#{show(bad)}) raised but changed the filter" }
+    end
+
+    def full_check(inst)
+      f = inst.obj
+      check(f.ticks == inst.ticks) { "ticks #{f.ticks} != #{inst.ticks}" }
+      lost = inst.last_add.values.select { |_, t| inst.ticks - t < 3 }.map(&:first).reject { |key| f.include?(key) }
+      check(lost.empty?) { "false negatives within the TTL: #{lost.first(5).map { |k| show(k) }.join(", ")}" }
+      check_quiet(inst)
+      check_buckets(inst)
+    end
+
+    def final_check
+      @insts.each do |inst|
+        full_check(inst)
+        check_buckets(inst, full: true)
+      end
+    end
+  end
+end
+
+RSpec.describe "Model fuzz" do
+  ModelFuzz::SEEDS.each do |seed|
+    %i[murmur3 fnv1a].each do |hash|
+      it "BloomFilter (hash: :#{hash}) matches a Set of its keys, seed #{seed}" do
+        ModelFuzz::BloomFuzz.new("BloomFilter #{hash}", seed, hash, ops: ModelFuzz::OPS * ModelFuzz::FAST).run
+      end
+    end
+
+    it "BitField matches an Array, seed #{seed}" do
+      ModelFuzz::FieldFuzz.new("BitField", seed, buckets: false, ops: ModelFuzz::OPS * ModelFuzz::FAST).run
+    end
+
+    it "BitBucketField matches an Array, saturation included, seed #{seed}" do
+      ModelFuzz::FieldFuzz.new("BitBucketField", seed, buckets: true, ops: ModelFuzz::OPS * ModelFuzz::FAST).run
+    end
+
+    [false, true].each do |large|
+      it "ContinuousBloomFilter (#{large ? 'large' : 'small'} m) keeps keys for 2 ticks and drops them by the 3rd, seed #{seed}" do
+        ops = large ? ModelFuzz::OPS : ModelFuzz::OPS * ModelFuzz::FAST
+        ModelFuzz::ContinuousFuzz.new("ContinuousBloomFilter #{large ? 'large' : 'small'}", seed, large: large, ops: ops).run
+      end
+    end
+  end
+end
