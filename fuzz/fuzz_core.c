@@ -11,7 +11,7 @@
  * Build and run: `rake fuzz` (see the Rakefile), or by hand:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
  *     -I ext/bloomc fuzz/fuzz_core.c ext/bloomc/bf_bits.c ext/bloomc/bf_buckets.c \
- *     ext/bloomc/bf_hash.c ext/bloomc/bf_probe.c ext/bloomc/bf_bloom.c \
+ *     ext/bloomc/bf_hash.c ext/bloomc/bf_bloom.c \
  *     ext/bloomc/bf_continuous.c -o tmp/fuzz_core
  *
  * Portable bf_reduce: this file undefines __SIZEOF_INT128__ before including

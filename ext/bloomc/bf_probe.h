@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bf_hash.h"
 
 #define BF_K_MAX 128
 
@@ -25,8 +26,23 @@ typedef struct {
     uint64_t h1, h2;
 } bf_key_hash;
 
-/* Hash a key's bytes (the seed applies to MurmurHash3 only). */
-bf_key_hash bf_key_hash_bytes(const uint8_t *key, size_t len, uint32_t seed, bf_hash_kind kind);
+/* Hash a key's bytes (the seed applies to MurmurHash3 only). Inline: it
+ * sits on every add and lookup. */
+static inline bf_key_hash bf_key_hash_bytes(const uint8_t *key, size_t len, uint32_t seed, bf_hash_kind kind)
+{
+    bf_key_hash h;
+    if (kind == BF_HASH_FNV1A) {
+        uint64_t v = bf_fnv1a_64(key, len);
+        h.h1 = v >> 32;
+        h.h2 = v & 0xffffffffU;
+    } else {
+        uint64_t out[2];
+        bf_murmur3_128(key, len, seed, out);
+        h.h1 = out[0];
+        h.h2 = out[1];
+    }
+    return h;
+}
 
 /* floor(x * m / 2^64), in [0, m). */
 static inline uint64_t bf_reduce(uint64_t x, uint64_t m)

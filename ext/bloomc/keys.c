@@ -32,7 +32,8 @@ static bf_key_hash hash_integer(VALUE key, uint32_t seed, bf_hash_kind kind)
 
 bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed, bf_hash_kind kind)
 {
-    if (RB_TYPE_P(key, T_SYMBOL)) key = rb_sym2str(key);
+    /* Strings first: the common key, one flags test away. */
+    if (!RB_TYPE_P(key, T_STRING) && RB_TYPE_P(key, T_SYMBOL)) key = rb_sym2str(key);
     if (RB_TYPE_P(key, T_STRING)) {
         bf_key_hash h = bf_key_hash_bytes((const uint8_t *)RSTRING_PTR(key), (size_t)RSTRING_LEN(key), seed, kind);
         RB_GC_GUARD(key);
