@@ -2,21 +2,37 @@
  * (bloombroom's ContinuousBloomFilter API). The clock and the timer thread are
  * in lib/bloomc/continuous_bloom_filter.rb; the buckets and every per-key step
  * are here. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
+#include <math.h>
+#include <time.h>
 #include "bloomc.h"
 
 static VALUE cContinuousBloomFilter;
 
+/* The filter and its clock's schedule: tick n is due at epoch + n * period
+ * (seconds on the monotonic clock); applied ticks have been applied. The
+ * timer thread applies due ticks when it wakes, and, while the schedule is
+ * live, so does every add and lookup: an add must never write a slot the
+ * clock has already left, or its key would expire early by the timer's
+ * lateness (a timer thread kept from the GVL by busy threads). */
+typedef struct {
+    bf_continuous core;
+    double epoch, period; /* period 0: no schedule */
+    uint64_t applied;
+    int live;             /* read the real clock on add and lookup */
+} continuous_t;
+
 static void continuous_free(void *ptr)
 {
-    bf_continuous *f = ptr;
-    ruby_xfree(f->buckets.data);
-    ruby_xfree(f);
+    continuous_t *c = ptr;
+    ruby_xfree(c->core.buckets.data);
+    ruby_xfree(c);
 }
 
 static size_t continuous_memsize(const void *ptr)
 {
-    const bf_continuous *f = ptr;
-    return sizeof(*f) + (f->buckets.data ? bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS) : 0);
+    const continuous_t *c = ptr;
+    return sizeof(*c) + (c->core.buckets.data ? bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS) : 0);
 }
 
 static const rb_data_type_t continuous_type = {
@@ -30,20 +46,57 @@ static const rb_data_type_t continuous_type = {
 
 static VALUE continuous_alloc(VALUE klass)
 {
-    bf_continuous *f;
-    return TypedData_Make_Struct(klass, bf_continuous, &continuous_type, f);
+    continuous_t *c;
+    return TypedData_Make_Struct(klass, continuous_t, &continuous_type, c);
+}
+
+static continuous_t *get_state(VALUE self)
+{
+    continuous_t *c = bloomc_typed_data(self, &continuous_type);
+    if (!c->core.buckets.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    return c;
 }
 
 static bf_continuous *get_filter(VALUE self)
 {
-    bf_continuous *f = bloomc_typed_data(self, &continuous_type);
-    if (!f->buckets.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
-    return f;
+    return &get_state(self)->core;
 }
 
-static void continuous_reset(bf_continuous *f, uint64_t m, uint32_t k, uint32_t seed, bf_hash_kind hash,
+/* Apply the ticks due at time now; returns how many. */
+static uint64_t catch_up(continuous_t *c, double now)
+{
+    if (c->period <= 0 || now < c->epoch) return 0;
+    double due_f = floor((now - c->epoch) / c->period);
+    uint64_t due = due_f >= 1.8e19 ? UINT64_MAX : (uint64_t)due_f;
+    if (due <= c->applied) return 0;
+    uint64_t n = due - c->applied;
+    bf_continuous_tick(&c->core, n);
+    c->applied = due;
+    return n;
+}
+
+static double monotonic_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The filter for an add or lookup, its clock brought up to now. */
+static bf_continuous *get_current_filter(VALUE self)
+{
+    continuous_t *c = get_state(self);
+    if (c->live && !OBJ_FROZEN(self)) catch_up(c, monotonic_now());
+    return &c->core;
+}
+
+static void continuous_reset(continuous_t *c, uint64_t m, uint32_t k, uint32_t seed, bf_hash_kind hash,
                              const bf_continuous *src)
 {
+    bf_continuous *f = &c->core;
+    c->epoch = c->period = 0;
+    c->applied = 0;
+    c->live = 0;
     size_t nbytes = bf_buckets_nbytes(m, BF_CONT_BITS);
     uint8_t *data = ruby_xcalloc(nbytes, 1);
     if (src) memcpy(data, src->buckets.data, nbytes);
@@ -61,16 +114,16 @@ static void continuous_reset(bf_continuous *f, uint64_t m, uint32_t k, uint32_t 
 static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
     rb_check_frozen(self);
-    bf_continuous *f = bloomc_typed_data(self, &continuous_type);
+    continuous_t *c = bloomc_typed_data(self, &continuous_type);
     uint64_t nbuckets = bloomc_count_arg(m, "m", BF_BUCKETS_MAX);
     uint32_t nprobes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
-    continuous_reset(f, nbuckets, nprobes, hash_seed, bloomc_hash_kind_arg(hash), NULL);
+    continuous_reset(c, nbuckets, nprobes, hash_seed, bloomc_hash_kind_arg(hash), NULL);
     return self;
 }
 
 /* :nodoc: deep copy of the C state for initialize_copy (in Ruby, which also
- * gives the copy its own timer state). */
+ * gives the copy its own timer state); the copy has no clock schedule. */
 static VALUE continuous_initialize_copy(VALUE self, VALUE orig)
 {
     rb_check_frozen(self);
@@ -90,7 +143,7 @@ static VALUE continuous_initialize_copy(VALUE self, VALUE orig)
 static VALUE continuous_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
-    bf_continuous *f = get_filter(self);
+    bf_continuous *f = get_current_filter(self);
     bf_continuous_add(f, bloomc_key_hash(key, f->seed, f->hash));
     return self;
 }
@@ -105,7 +158,7 @@ static VALUE continuous_add(VALUE self, VALUE key)
  */
 static VALUE continuous_include_p(VALUE self, VALUE key)
 {
-    bf_continuous *f = get_filter(self);
+    bf_continuous *f = get_current_filter(self);
     return RBOOL(bf_continuous_lookup(f, bloomc_key_hash(key, f->seed, f->hash), !OBJ_FROZEN(self)));
 }
 
@@ -124,14 +177,47 @@ static VALUE continuous_inc_time_slot(VALUE self)
     return UINT2NUM(f->slot);
 }
 
-/* :nodoc: advance the clock by n >= 0 ticks at once (the timer's catch-up). */
-static VALUE continuous_advance_clock(VALUE self, VALUE n)
+/* :nodoc: schedule_clock(epoch, period, live): tick n is due at epoch + n *
+ * period; live makes add and lookup read the monotonic clock too. */
+static VALUE continuous_schedule_clock(VALUE self, VALUE epoch, VALUE period, VALUE live)
 {
-    rb_check_frozen(self);
-    bf_continuous *f = get_filter(self);
-    if (n == INT2FIX(0)) return self;
-    bf_continuous_tick(f, bloomc_count_arg(n, "ticks", UINT64_MAX >> 1));
+    continuous_t *c = get_state(self);
+    double e = NUM2DBL(epoch), p = NUM2DBL(period);
+    if (!(p > 0) || !isfinite(p) || !isfinite(e)) rb_raise(rb_eArgError, "bad clock schedule");
+    c->epoch = e;
+    c->period = p;
+    c->applied = 0;
+    c->live = RTEST(live);
     return self;
+}
+
+/* :nodoc: no schedule: the clock moves only by inc_time_slot. */
+static VALUE continuous_unschedule_clock(VALUE self)
+{
+    continuous_t *c = get_state(self);
+    c->epoch = c->period = 0;
+    c->applied = 0;
+    c->live = 0;
+    return self;
+}
+
+/* :nodoc: apply the ticks due at time now (the timer's wake-up); returns how
+ * many. FrozenError when a tick is due on a frozen filter. */
+static VALUE continuous_catch_up_clock(VALUE self, VALUE now)
+{
+    continuous_t *c = get_state(self);
+    double t = NUM2DBL(now);
+    if (c->period > 0 && OBJ_FROZEN(self) && floor((t - c->epoch) / c->period) > (double)c->applied)
+        rb_check_frozen(self);
+    return ULL2NUM(catch_up(c, t));
+}
+
+/* :nodoc: when the next tick is due, or nil without a schedule. */
+static VALUE continuous_next_tick_at(VALUE self)
+{
+    continuous_t *c = get_state(self);
+    if (c->period <= 0) return Qnil;
+    return DBL2NUM(c->epoch + (double)(c->applied + 1) * c->period);
 }
 
 /* :nodoc: the current slot, 1..15. */
@@ -239,7 +325,10 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(cContinuousBloomFilter, "include?", continuous_include_p, 1);
     rb_define_method(cContinuousBloomFilter, "[]", continuous_include_p, 1);
     rb_define_method(cContinuousBloomFilter, "inc_time_slot", continuous_inc_time_slot, 0);
-    rb_define_private_method(cContinuousBloomFilter, "advance_clock", continuous_advance_clock, 1);
+    rb_define_private_method(cContinuousBloomFilter, "schedule_clock", continuous_schedule_clock, 3);
+    rb_define_private_method(cContinuousBloomFilter, "unschedule_clock", continuous_unschedule_clock, 0);
+    rb_define_private_method(cContinuousBloomFilter, "catch_up_clock", continuous_catch_up_clock, 1);
+    rb_define_private_method(cContinuousBloomFilter, "next_tick_at", continuous_next_tick_at, 0);
     rb_define_private_method(cContinuousBloomFilter, "current_slot", continuous_current_slot, 0);
     rb_define_private_method(cContinuousBloomFilter, "hash_kind", continuous_hash_kind, 0);
     rb_define_method(cContinuousBloomFilter, "ticks", continuous_ticks, 0);

@@ -150,21 +150,21 @@ module Bloomc
       current_slot >= start_slot ? current_slot - start_slot : (current_slot + 15) - start_slot
     end
 
-    # The clock's timer: tick n is due at epoch + n * period on the monotonic
-    # clock. Each wake-up applies every tick due and not yet applied, so a
-    # late wake-up catches up and rounding never accumulates.
+    # The clock's timer. Tick n is due at epoch + n * period on the monotonic
+    # clock; the schedule lives in the filter (C), which applies every tick due
+    # whenever this thread wakes and, as well, on every add and lookup, so a
+    # late wake-up catches up, rounding never accumulates, and no key gets a
+    # slot the clock has already left.
     class Timer
       MONOTONIC = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) }
 
-      attr_reader :applied
-
-      def initialize(filter, period, clock: MONOTONIC, epoch: clock.call, applied: 0)
+      # Schedules the filter's clock from now; a clock other than the monotonic
+      # one (the specs' fake) drives only this timer's catch_up.
+      def initialize(filter, period, clock: MONOTONIC)
         @filter = WeakRef.new(filter)
-        @period = period
         @clock = clock
-        @epoch = epoch
-        @applied = applied
         @thread = nil
+        filter.send(:schedule_clock, clock.call, period, clock.equal?(MONOTONIC))
       end
 
       def start
@@ -176,28 +176,25 @@ module Bloomc
       def stop
         @thread&.kill
         @thread = nil
+        @filter.__getobj__.send(:unschedule_clock)
+      rescue WeakRef::RefError
+        nil
       end
 
       def running?
         @thread&.alive? || false
       end
 
-      # The same schedule in a new thread (after fork).
-      def restarted(filter)
-        Timer.new(filter, @period, clock: @clock, epoch: @epoch, applied: @applied).start
+      # The same schedule (already in the filter, copied by fork) in a new thread.
+      def restarted(_filter)
+        @thread = nil
+        start
       end
 
       # Applies the ticks due by now; returns how many, or nil when the filter
       # is gone or frozen.
       def catch_up
-        due = ((@clock.call - @epoch) / @period).floor
-        late = due - @applied
-        return 0 if late <= 0
-
-        filter = @filter.__getobj__
-        filter.send(:advance_clock, late)
-        @applied = due
-        late
+        @filter.__getobj__.send(:catch_up_clock, @clock.call)
       rescue WeakRef::RefError, FrozenError
         nil
       end
@@ -207,10 +204,18 @@ module Bloomc
       # Holds no strong reference to the filter between ticks.
       def run
         loop do
-          wait = @epoch + (@applied + 1) * @period - @clock.call
+          wait = next_tick_at&.-(@clock.call)
+          break if wait.nil?
+
           sleep(wait) if wait.positive?
           break if catch_up.nil?
         end
+      end
+
+      def next_tick_at
+        @filter.__getobj__.send(:next_tick_at)
+      rescue WeakRef::RefError
+        nil
       end
     end
     private_constant :Timer
