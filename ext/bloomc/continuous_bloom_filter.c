@@ -62,12 +62,18 @@ static bf_continuous *get_filter(VALUE self)
     return &get_state(self)->core;
 }
 
+/* The number of ticks due at time now under the schedule (0 without one). */
+static uint64_t due_ticks(const continuous_t *c, double now)
+{
+    if (c->period <= 0 || now < c->epoch) return 0;
+    double due = floor((now - c->epoch) / c->period);
+    return due >= 1.8e19 ? UINT64_MAX : (uint64_t)due;
+}
+
 /* Apply the ticks due at time now; returns how many. */
 static uint64_t catch_up(continuous_t *c, double now)
 {
-    if (c->period <= 0 || now < c->epoch) return 0;
-    double due_f = floor((now - c->epoch) / c->period);
-    uint64_t due = due_f >= 1.8e19 ? UINT64_MAX : (uint64_t)due_f;
+    uint64_t due = due_ticks(c, now);
     if (due <= c->applied) return 0;
     uint64_t n = due - c->applied;
     bf_continuous_tick(&c->core, n);
@@ -207,8 +213,7 @@ static VALUE continuous_catch_up_clock(VALUE self, VALUE now)
 {
     continuous_t *c = get_state(self);
     double t = NUM2DBL(now);
-    if (c->period > 0 && OBJ_FROZEN(self) && floor((t - c->epoch) / c->period) > (double)c->applied)
-        rb_check_frozen(self);
+    if (OBJ_FROZEN(self) && due_ticks(c, t) > c->applied) rb_check_frozen(self);
     return ULL2NUM(catch_up(c, t));
 }
 

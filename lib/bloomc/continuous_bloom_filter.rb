@@ -130,7 +130,7 @@ module Bloomc
 
     def restart_timer_after_fork
       @timer_lock = Mutex.new
-      @timer = @timer&.restarted(self)
+      @timer = @timer&.restarted
     end
 
     def check_ttl(ttl)
@@ -186,7 +186,7 @@ module Bloomc
       end
 
       # The same schedule (already in the filter, copied by fork) in a new thread.
-      def restarted(_filter)
+      def restarted
         @thread = nil
         start
       end
