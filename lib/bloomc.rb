@@ -15,5 +15,7 @@ end
 require_relative "bloomc/bloomc"
 require_relative "bloomc/bloom_helper"
 require_relative "bloomc/inspect"
+require_relative "bloomc/batch"
 require_relative "bloomc/bloom_filter"
 require_relative "bloomc/continuous_bloom_filter"
+require_relative "bloomc/blocked_bloom_filter"

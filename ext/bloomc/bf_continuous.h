@@ -12,6 +12,7 @@
 #ifndef BF_CONTINUOUS_H
 #define BF_CONTINUOUS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "bf_buckets.h"
 #include "bf_probe.h"
@@ -40,6 +41,9 @@ void bf_continuous_add(bf_continuous *f, bf_key_hash h);
  * cleared when clear_expired is set (ticks clear them too, so this matters only
  * for bloombroom's lazy expiry semantics between ticks). */
 int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired);
+/* Batches of n hashed keys, as bf_bloom_add_many and bf_bloom_contains_many. */
+void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n);
+void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n, int clear_expired, uint8_t *out);
 /* Advance the clock by n ticks and clear what they expire. */
 void bf_continuous_tick(bf_continuous *f, uint64_t n);
 

@@ -106,6 +106,34 @@ static VALUE bloom_filter_include_p(VALUE self, VALUE key)
     return RBOOL(bf_bloom_contains(f, bloomc_key_hash(key, f->seed, f->hash)));
 }
 
+static void add_many(void *f, const bf_key_hash *h, size_t n)
+{
+    bf_bloom_add_many(f, h, n);
+}
+
+static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    bf_bloom_contains_many(f, h, n, out);
+}
+
+/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
+static VALUE bloom_filter_batch_add(VALUE self, VALUE keys)
+{
+    rb_check_frozen(self);
+    bf_bloom *f = get_filter(self);
+    bloomc_batch b = {f, f->seed, f->hash, add_many, contains_many};
+    bloomc_batch_add(&b, keys);
+    return self;
+}
+
+/* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
+static VALUE bloom_filter_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+{
+    bf_bloom *f = get_filter(self);
+    bloomc_batch b = {f, f->seed, f->hash, add_many, contains_many};
+    return bloomc_batch_lookup(&b, keys, mode);
+}
+
 /*
  * call-seq: m -> Integer
  *
@@ -199,6 +227,7 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "<<", bloom_filter_add, 1);
     rb_define_method(cBloomFilter, "include?", bloom_filter_include_p, 1);
     rb_define_method(cBloomFilter, "[]", bloom_filter_include_p, 1);
+    bloomc_define_batch_methods(cBloomFilter, bloom_filter_batch_add, bloom_filter_batch_lookup);
     rb_define_method(cBloomFilter, "m", bloom_filter_m, 0);
     rb_define_method(cBloomFilter, "k", bloom_filter_k, 0);
     rb_define_method(cBloomFilter, "seed", bloom_filter_seed, 0);

@@ -7,6 +7,7 @@
 #include "bf_buckets.h"
 #include "bf_bloom.h"
 #include "bf_continuous.h"
+#include "bf_blocked.h"
 
 #ifndef RBOOL /* public from Ruby 3.2 on */
 #define RBOOL(v) ((v) ? Qtrue : Qfalse)
@@ -25,7 +26,34 @@ static inline void *bloomc_typed_data(VALUE obj, const rb_data_type_t *type)
 
 /* keys.c: the hash of a filter key (String by its bytes, Symbol by its name,
  * Integer by its value); TypeError for anything else. */
-bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed, bf_hash_kind kind);
+bf_key_hash bloomc_key_hash_other(VALUE key, uint32_t seed, bf_hash_kind kind);
+
+/* Strings, the common key, inline: this runs once per key of every add,
+ * lookup and batch. */
+static inline bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed, bf_hash_kind kind)
+{
+    if (!RB_TYPE_P(key, T_STRING)) return bloomc_key_hash_other(key, seed, kind);
+    bf_key_hash h = bf_key_hash_bytes((const uint8_t *)RSTRING_PTR(key), (size_t)RSTRING_LEN(key), seed, kind);
+    RB_GC_GUARD(key);
+    return h;
+}
+
+/* batch.c: add_all and the batch lookups over an Array of keys, for any
+ * filter that can add and look up hashed keys n at a time. */
+typedef struct {
+    void *filter;
+    uint32_t seed;
+    bf_hash_kind kind;
+    void (*add)(void *filter, const bf_key_hash *h, size_t n);
+    void (*lookup)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
+} bloomc_batch;
+
+/* What a batch lookup returns (the mode argument, as a Fixnum). */
+enum { BLOOMC_BATCH_RESULTS, BLOOMC_BATCH_COUNT, BLOOMC_BATCH_ALL, BLOOMC_BATCH_ANY };
+
+VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys);
+VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode);
+void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE));
 
 /* args.c: argument checks that raise clear Ruby exceptions. */
 uint64_t bloomc_index_arg(VALUE pos, uint64_t size);                  /* IndexError */
@@ -41,6 +69,7 @@ void bloomc_init_bit_field(VALUE mBloomc);
 void bloomc_init_bit_bucket_field(VALUE mBloomc);
 void bloomc_init_bloom_filter(VALUE mBloomc);
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc);
+void bloomc_init_blocked_bloom_filter(VALUE mBloomc);
 void bloomc_init_bloom_helper(VALUE mBloomc);
 void bloomc_init_fnv(VALUE mBloomc);
 void bloomc_init_murmur3(VALUE mBloomc);

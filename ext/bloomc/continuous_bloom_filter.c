@@ -168,6 +168,47 @@ static VALUE continuous_include_p(VALUE self, VALUE key)
     return RBOOL(bf_continuous_lookup(f, bloomc_key_hash(key, f->seed, f->hash), !OBJ_FROZEN(self)));
 }
 
+/* Batches: the clock is brought up to date before every group of keys, as it
+ * is before every single add, so a long batch never writes a stale slot. */
+static void add_many(void *state, const bf_key_hash *h, size_t n)
+{
+    continuous_t *c = state;
+    if (c->live) catch_up(c, monotonic_now());
+    bf_continuous_add_many(&c->core, h, n);
+}
+
+static void lookup_many(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    continuous_t *c = state;
+    if (c->live) catch_up(c, monotonic_now());
+    bf_continuous_lookup_many(&c->core, h, n, 1, out);
+}
+
+/* A frozen filter is read as it stands: no clock catch-up, no reset. */
+static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    continuous_t *c = state;
+    bf_continuous_lookup_many(&c->core, h, n, 0, out);
+}
+
+/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
+static VALUE continuous_batch_add(VALUE self, VALUE keys)
+{
+    rb_check_frozen(self);
+    continuous_t *c = get_state(self);
+    bloomc_batch b = {c, c->core.seed, c->core.hash, add_many, lookup_many};
+    bloomc_batch_add(&b, keys);
+    return self;
+}
+
+/* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
+static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+{
+    continuous_t *c = get_state(self);
+    bloomc_batch b = {c, c->core.seed, c->core.hash, add_many, OBJ_FROZEN(self) ? lookup_many_frozen : lookup_many};
+    return bloomc_batch_lookup(&b, keys, mode);
+}
+
 /*
  * call-seq: inc_time_slot -> Integer
  *
@@ -329,6 +370,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(cContinuousBloomFilter, "<<", continuous_add, 1);
     rb_define_method(cContinuousBloomFilter, "include?", continuous_include_p, 1);
     rb_define_method(cContinuousBloomFilter, "[]", continuous_include_p, 1);
+    bloomc_define_batch_methods(cContinuousBloomFilter, continuous_batch_add, continuous_batch_lookup);
     rb_define_method(cContinuousBloomFilter, "inc_time_slot", continuous_inc_time_slot, 0);
     rb_define_private_method(cContinuousBloomFilter, "schedule_clock", continuous_schedule_clock, 3);
     rb_define_private_method(cContinuousBloomFilter, "unschedule_clock", continuous_unschedule_clock, 0);

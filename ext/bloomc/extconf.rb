@@ -25,6 +25,15 @@ if (sanitizers = ENV["BLOOMC_SANITIZE"]) && !sanitizers.empty?
   append_ldflags(["-fsanitize=#{sanitizers}"])
 end
 
+# Where the compiler and the C library can pick a function's version by CPU at
+# load time (GCC or Clang on x86-64 glibc), the continuous filter's sweep is
+# also built for AVX2.
+clones = <<~C
+  __attribute__((target_clones("avx2", "default"))) static int twice(int x) { return 2 * x; }
+  int main(void) { return twice(0); }
+C
+$defs << "-DBLOOMC_TARGET_CLONES" if try_compile(clones, "-Werror")
+
 have_func("rb_ext_ractor_safe", "ruby.h")
 
 create_makefile("bloomc/bloomc")

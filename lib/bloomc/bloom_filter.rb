@@ -14,6 +14,8 @@ module Bloomc
     FIELD_CLASS = BitField
     private_constant :FIELD_CLASS
 
+    include Batch
+
     # @overload initialize(m, k, seed: 0)
     #   @param m [Integer] number of bits, > 0
     #   @param k [Integer] bits set per key, 1..MAX_K

@@ -85,6 +85,10 @@ module BadInputMatrix
 
       (0...ctx.size).cover?(v) ? [:ok] : [IndexError]
     when :key then v.is_a?(String) || v.is_a?(Symbol) || v.is_a?(Integer) ? [:ok] : [TypeError]
+    when :keys
+      return [TypeError] unless v.is_a?(Enumerable)
+
+      v.to_a.all? { |key| outcome(:key, key, ctx) == [:ok] } ? [:ok] : [TypeError]
     when :string then v.is_a?(String) ? [:ok] : [TypeError]
     when :seed
       return [TypeError] unless v.is_a?(Integer)
@@ -116,6 +120,10 @@ module BadInputMatrix
       return [:ok] if %i[murmur3 fnv1a].include?(v)
 
       v.is_a?(Symbol) ? [ArgumentError] : [ArgumentError, TypeError]
+    when :count_or_zero
+      return [TypeError] unless real?(v)
+
+      v >= 0 ? [:ok] : [ArgumentError] # NaN compares false
     when :multi_m then v.nil? ? [:ok] : count(v, BITS_MAX, 0)
     when :size_bf then count(v, BITS_MAX, 1r / 8)
     when :size_bbf then count(v, BUCKETS_MAX, 3r / 8) # width 3
@@ -294,6 +302,19 @@ module BadInputMatrix
     end
   end
 
+  # A BlockedBloomFilter: as a BloomFilter, without the exact bit model
+  # (its positions are not BloomHelper.multi_hash's).
+  class BlockedHarness < BloomHarness
+    def initialize(label, obj, keys = [])
+      @label = label
+      @obj = obj
+      @keys = []
+      @count = 0
+      @exact = nil
+      keys.each { |key| add(key) }
+    end
+  end
+
   # A ContinuousBloomFilter with ttl 0 or a stopped timer: a Hash of key =>
   # tick of its last add, and for seed 0 the exact buckets.
   class ContinuousHarness
@@ -424,6 +445,48 @@ module BadInputMatrix
     expected = h.expected_include(a[0])
     expected.nil? ? [true, false].include?(r) : r == expected || "expected #{expected}, got #{r.inspect}"
   end
+  # The batch forms (Bloomc::Batch), checked key by key against the model.
+  batch_keys = ->(a) { a[0].to_a }
+  batch_expected = ->(h, a) { batch_keys[a].map { |key| h.expected_include(key) } }
+  KEYS = [:keys, ["added", :sym, 7, 2**70]].freeze
+  BATCH = {
+    add_all: { params: [KEYS], write: true,
+               ok: ->(h, a, _, r, _) { batch_keys[a].each { |key| h.add(key) }; r.equal?(h.obj) } },
+    include_all: {
+      params: [KEYS],
+      ok: lambda do |h, a, _, r, _|
+        expected = batch_expected[h, a]
+        next "not an Array of #{expected.size} booleans" unless r.is_a?(Array) && r.size == expected.size
+
+        r.zip(expected).all? { |got, want| want.nil? ? [true, false].include?(got) : got == want } || "#{r} vs #{expected}"
+      end
+    },
+    count_included: {
+      params: [KEYS],
+      ok: ->(h, a, _, r, _) { e = batch_expected[h, a]; r.is_a?(Integer) && r.between?(e.count(true), e.count { |x| x != false }) }
+    },
+    all_include?: {
+      params: [KEYS],
+      ok: lambda do |h, a, _, r, _|
+        e = batch_expected[h, a]
+        next r == true if e.all?(true)
+        next r == false if e.include?(false)
+
+        [true, false].include?(r)
+      end
+    },
+    any_include?: {
+      params: [KEYS],
+      ok: lambda do |h, a, _, r, _|
+        e = batch_expected[h, a]
+        next r == true if e.include?(true)
+        next r == false if e.all?(false)
+
+        [true, false].include?(r)
+      end
+    }
+  }.freeze
+
   bloom_add = { params: [[:key, "added"]], write: true,
                 ok: ->(h, a, _, r, _) { h.add(a[0]); r == h.count } }
   BLOOM_FILTER = {
@@ -441,7 +504,16 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.freeze
+  }.merge(BATCH).freeze
+
+  BLOCKED_BLOOM_FILTER = BLOOM_FILTER.merge(
+    m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size && (r % 512).zero? } },
+    hash_function: { ok: ->(_, _, _, r, _) { r == :murmur3 } },
+    expected_false_positive_rate: {
+      params: [[:count_or_zero, 10]], opt: 1,
+      ok: ->(_, _, _, r, _) { r.is_a?(Float) && r >= 0 && r <= 1 }
+    }
+  ).freeze
 
   continuous_add = { params: [[:key, "added"]], write: true,
                      ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
@@ -475,7 +547,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.freeze
+  }.merge(BATCH).freeze
 
   FNV = %i[fnv1_32 fnv1a_32 fnv1_64 fnv1a_64].to_h do |name|
     [name, { params: [[:string, "abc"]], ok: ->(_, a, _, r, _) { r == BadInputMatrix.fnv(name, a[0]) } }]
@@ -564,6 +636,17 @@ module BadInputMatrix
         ContinuousHarness.new("frozen ContinuousBloomFilter.new(16, 2, 0)", filled[16, 2, 0].freeze, keys)
       ]
     end,
+    Bloomc::BlockedBloomFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "\u65e5\u672c"]
+      filled = ->(*args, **kw) { Bloomc::BlockedBloomFilter.new(*args, **kw).tap { |f| keys.each { |k| f << k } } }
+      [
+        BlockedHarness.new("BlockedBloomFilter.new(512, 3)", filled[512, 3], keys),
+        BlockedHarness.new("BlockedBloomFilter.new(1, 1)", Bloomc::BlockedBloomFilter.new(1, 1)),
+        BlockedHarness.new("BlockedBloomFilter by capacity", filled[capacity: 50, error_rate: 0.01, seed: 7], keys),
+        BlockedHarness.new("BlockedBloomFilter.new(2000, 128, seed: 2**32-1)", filled[2000, 128, seed: 2**32 - 1], keys),
+        BlockedHarness.new("frozen BlockedBloomFilter", filled[1024, 3].freeze, keys)
+      ]
+    end,
     Bloomc::FNV => -> { [Stateless.new("Bloomc::FNV", Bloomc::FNV)] },
     Bloomc::Murmur3 => -> { [Stateless.new("Bloomc::Murmur3", Bloomc::Murmur3)] },
     Bloomc::BloomHelper => -> { [Stateless.new("Bloomc::BloomHelper", Bloomc::BloomHelper)] }
@@ -572,6 +655,7 @@ module BadInputMatrix
   RECIPES = {
     Bloomc::BitField => BIT_FIELD, Bloomc::BitBucketField => BIT_BUCKET_FIELD,
     Bloomc::BloomFilter => BLOOM_FILTER, Bloomc::ContinuousBloomFilter => CONTINUOUS_BLOOM_FILTER,
+    Bloomc::BlockedBloomFilter => BLOCKED_BLOOM_FILTER,
     Bloomc::FNV => FNV, Bloomc::Murmur3 => MURMUR3, Bloomc::BloomHelper => BLOOM_HELPER
   }.freeze
 
@@ -580,6 +664,7 @@ module BadInputMatrix
     if mod.is_a?(Class)
       names = mod.public_instance_methods(false)
       names |= Bloomc::Inspect.public_instance_methods(false) if mod.include?(Bloomc::Inspect)
+      names |= Bloomc::Batch.public_instance_methods(false) if mod.include?(Bloomc::Batch)
       names
     else
       mod.singleton_methods(false)
@@ -739,7 +824,7 @@ module BadInputMatrix
     case obj
     when Bloomc::BitField, Bloomc::BitBucketField
       problems << "#{desc} is not all zero" unless obj.total_set.zero? && obj.all?(&:zero?)
-    when Bloomc::BloomFilter
+    when Bloomc::BloomFilter, Bloomc::BlockedBloomFilter
       problems << "#{desc}: add/include? broken" unless obj.size.zero? && obj.add("probe") == 1 && obj.include?("probe")
     when Bloomc::ContinuousBloomFilter
       problems << "#{desc}: add/include? broken" unless obj.ticks.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
@@ -830,6 +915,18 @@ module BadInputMatrix
         expect: lambda { |_, kw|
           m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
           { m: m, k: k, seed: kw[:seed], hash_function: kw[:hash] }
+        } }
+    ],
+    Bloomc::BlockedBloomFilter => [
+      { params: [[:bf_m, 1024], [:k_ctor, 3]], short_forms: true,
+        kw: { seed: [:seed, 5] },
+        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, hash: :never, bogus: :never },
+        expect: ->(a, kw) { { m: (a[0] + 511) / 512 * 512, k: a[1], seed: kw[:seed], size: 0 } } },
+      { kw: { capacity: [:capacity_bf, 100], error_rate: [:error_ctor, 0.01], seed: [:seed, 5] },
+        extra_positional: :must_be_nil,
+        expect: lambda { |_, kw|
+          m, k = Bloomc::BlockedBloomFilter.find_m_k(kw[:capacity], kw[:error_rate])
+          { m: m, k: k, seed: kw[:seed] }
         } }
     ],
     Bloomc::ContinuousBloomFilter => [

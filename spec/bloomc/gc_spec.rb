@@ -26,8 +26,13 @@ RSpec.describe "Bloomc under GC pressure" do
     continuous = Bloomc::ContinuousBloomFilter.new(capacity: count, error_rate: 0.01, ttl: 0)
     keys.each_with_index { |key, i| continuous << key; continuous.inc_time_slot if (i % 7).zero? }
     buckets = continuous.buckets
+    # The batch forms read keys out of an Array the GC may move; the blocked
+    # filter's bits live in an aligned allocation of their own.
+    blocked = Bloomc::BlockedBloomFilter.new(capacity: count, error_rate: 0.01).add_all(keys.map(&:to_sym) + keys)
+    batch = Bloomc::BloomFilter.new(capacity: count, error_rate: 0.01).add_all(keys.each_slice(3).map(&:first) + (0...count).to_a)
     { keys: keys, filter: filter, copies: copies, views: views, fields: fields, bits: bits,
-      continuous: continuous, continuous_copy: continuous.dup, buckets: buckets }
+      continuous: continuous, continuous_copy: continuous.dup, buckets: buckets,
+      blocked: blocked, blocked_copy: blocked.dup, blocked_bits: blocked.bits, batch: batch }
   end
 
   def check(state)
@@ -46,6 +51,12 @@ RSpec.describe "Bloomc under GC pressure" do
     expect(recent.all? { |key| state[:continuous].include?(key) }).to be(true)
     expect(state[:continuous_copy]).to eq(state[:continuous])
     expect(state[:buckets]).to eq(state[:continuous].buckets)
+    expect(state[:blocked].count_included(state[:keys])).to eq(count)
+    expect(state[:blocked].include_all(state[:keys].map(&:to_sym))).to all(be(true))
+    expect(state[:blocked_copy]).to eq(state[:blocked])
+    expect(state[:blocked_bits]).to eq(state[:blocked].bits)
+    expect(state[:batch].all_include?(state[:keys].each_slice(3).map(&:first) + (0...count).to_a)).to be(true)
+    expect(state[:batch].size).to eq((count + 2) / 3 + count)
   end
 
   it "answers correctly under GC.stress" do
@@ -53,6 +64,7 @@ RSpec.describe "Bloomc under GC pressure" do
     state = workload(40)
     # Look up under stress too; RSpec's matchers would only slow the run.
     found = state[:keys].map { |key| state[:filter].include?(key) } + state[:copies].map { |c| c.include?("key-0-") }
+    found += state[:blocked].include_all(state[:keys]) + [state[:continuous].any_include?(state[:keys].last(3))]
     GC.stress = false
     expect(found).to all(be(true))
     check(state)

@@ -24,13 +24,23 @@ RSpec.describe "sig/bloomc.rbs" do
     decl.members.grep(RBS::AST::Members::MethodDefinition).select { |m| m.kind == kind }.map(&:name)
   end
 
-  %w[Bloomc::BitField Bloomc::BitBucketField Bloomc::BloomFilter Bloomc::ContinuousBloomFilter].each do |name|
+  %w[Bloomc::BitField Bloomc::BitBucketField Bloomc::BloomFilter Bloomc::BlockedBloomFilter
+     Bloomc::ContinuousBloomFilter].each do |name|
     it "declares exactly the public instance methods of #{name}" do
       klass = Object.const_get(name)
       ours = [klass, Bloomc::Inspect]
       actual = klass.public_instance_methods.select { |m| ours.include?(klass.instance_method(m).owner) }
       expect(declared(classes.fetch(name), :instance).sort).to eq((actual + [:initialize]).uniq.sort)
     end
+  end
+
+  it "declares exactly the public instance methods of Bloomc::Batch" do
+    expect(declared(classes.fetch("Bloomc::Batch"), :instance).sort).to eq(Bloomc::Batch.public_instance_methods(false).sort)
+  end
+
+  it "declares exactly the public singleton methods of Bloomc::BlockedBloomFilter" do
+    expect(declared(classes.fetch("Bloomc::BlockedBloomFilter"), :singleton).sort)
+      .to eq(Bloomc::BlockedBloomFilter.singleton_methods(false).sort)
   end
 
   { "Bloomc::FNV" => Bloomc::FNV, "Bloomc::Murmur3" => Bloomc::Murmur3, "Bloomc::BloomHelper" => Bloomc::BloomHelper,

@@ -1,0 +1,94 @@
+/* Batch operations shared by every filter class (the public methods are in
+ * lib/bloomc/batch.rb): keys are read from a Ruby Array a group at a time,
+ * hashed, and handed to the filter's *_many function, which overlaps the
+ * memory fetches of later keys with the probes of earlier ones. */
+#include "bloomc.h"
+
+/* Keys hashed per call into the core: enough to keep BF_BATCH_AHEAD keys in
+ * flight, small enough for the stack. */
+#define GROUP 64
+
+static void check_key_types(VALUE keys)
+{
+    for (long i = 0; i < RARRAY_LEN(keys); i++) {
+        VALUE key = RARRAY_AREF(keys, i);
+        if (!RB_TYPE_P(key, T_STRING) && !RB_TYPE_P(key, T_SYMBOL) && !RB_INTEGER_TYPE_P(key))
+            rb_raise(rb_eTypeError, "key at index %ld must be a String, Symbol or Integer, not %" PRIsVALUE, i,
+                     rb_obj_class(key));
+    }
+}
+
+/* Hash keys[from, from + n) into h (n <= GROUP). Keys are read while the GVL
+ * is held, and the Array is re-measured each group, so a key array changed by
+ * a hashing side effect (there are none today) could never be overrun. */
+static size_t hash_group(VALUE keys, long from, const bloomc_batch *b, bf_key_hash *h)
+{
+    long len = RARRAY_LEN(keys);
+    size_t n = 0;
+    for (long i = from; i < len && n < GROUP; i++) h[n++] = bloomc_key_hash(RARRAY_AREF(keys, i), b->seed, b->kind);
+    return n;
+}
+
+static VALUE keys_arg(VALUE keys)
+{
+    Check_Type(keys, T_ARRAY);
+    return keys;
+}
+
+VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys)
+{
+    keys_arg(keys);
+    /* Every key is checked before the first is added, so a bad key leaves the
+     * filter as it was. */
+    check_key_types(keys);
+    bf_key_hash h[GROUP];
+    for (long from = 0; from < RARRAY_LEN(keys);) {
+        size_t n = hash_group(keys, from, b, h);
+        b->add(b->filter, h, n);
+        from += (long)n;
+    }
+    RB_GC_GUARD(keys);
+    return Qnil;
+}
+
+VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
+{
+    keys_arg(keys);
+    int mode = NUM2INT(mode_arg);
+    if (mode < BLOOMC_BATCH_RESULTS || mode > BLOOMC_BATCH_ANY) rb_raise(rb_eArgError, "unknown batch mode %d", mode);
+    /* No type pre-check: a lookup changes nothing a bad key could leave half
+     * done (a continuous filter's reset of expired buckets is what include?
+     * does too), so the TypeError can come when the key is reached. */
+    VALUE results = mode == BLOOMC_BATCH_RESULTS ? rb_ary_new_capa(RARRAY_LEN(keys)) : Qnil;
+    long found = 0;
+    bf_key_hash h[GROUP];
+    uint8_t out[GROUP];
+    for (long from = 0; from < RARRAY_LEN(keys);) {
+        size_t n = hash_group(keys, from, b, h);
+        b->lookup(b->filter, h, n, out);
+        from += (long)n;
+        if (mode == BLOOMC_BATCH_RESULTS) {
+            for (size_t i = 0; i < n; i++) rb_ary_push(results, RBOOL(out[i]));
+        } else {
+            size_t group_found = 0;
+            for (size_t i = 0; i < n; i++) group_found += out[i];
+            if (mode == BLOOMC_BATCH_ALL && group_found < n) return Qfalse;
+            if (mode == BLOOMC_BATCH_ANY && group_found > 0) return Qtrue;
+            found += (long)group_found;
+        }
+    }
+    RB_GC_GUARD(keys);
+    switch (mode) {
+    case BLOOMC_BATCH_RESULTS: return results;
+    case BLOOMC_BATCH_COUNT: return LONG2NUM(found);
+    case BLOOMC_BATCH_ALL: return Qtrue;
+    default: return Qfalse;
+    }
+}
+
+/* The private entry points of Bloomc::Batch (lib/bloomc/batch.rb). */
+void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE))
+{
+    rb_define_private_method(klass, "batch_add", add, 1);
+    rb_define_private_method(klass, "batch_lookup", lookup, 2);
+}

@@ -1,0 +1,194 @@
+#include "bf_blocked.h"
+#include <math.h>
+#ifndef M_LN2
+#define M_LN2 0.69314718055994530942
+#endif
+#include "bf_batch.h"
+#include "bf_endian.h"
+
+#define LANES 8              /* 64-bit words per block */
+#define PROBES_PER_WORD 10    /* 6-bit positions in a 64-bit hash word */
+
+/* A new 64-bit word from a spent one: multiply by an odd constant (the
+ * 64-bit golden ratio, 2^64 / phi) after folding the high half down, so every
+ * output bit depends on every input bit. */
+static inline uint64_t remix(uint64_t w)
+{
+    w ^= w >> 32;
+    w *= 0x9e3779b97f4a7c15ULL;
+    return w ^ (w >> 29);
+}
+
+static inline uint8_t *block_of(const bf_blocked *f, bf_key_hash h)
+{
+    return f->bits.data + bf_reduce(h.h1, f->nblocks) * BF_BLOCK_BYTES;
+}
+
+/* Probe i sets one bit of lane (i + first) % 8: the bit is six bits of a hash
+ * word, bits 6i .. 6i + 5 of h2 for the first ten probes, then of h2 remixed
+ * once for the next ten, and so on. first, the top three bits of h2, spreads
+ * the keys of a k that is not a multiple of 8 over all the lanes. The first
+ * eight probes (the usual k) are unrolled; later ones take the loop. */
+#define LANE(block, i) ((block) + 8 * (((i) + first) % LANES))
+#define BIT(w, i) (((w) >> (6 * ((i) % PROBES_PER_WORD))) & 63)
+
+static void add_after_eight(uint8_t *block, uint64_t w, unsigned first, uint32_t k)
+{
+    for (uint32_t i = 8; i < k; i++) {
+        if (i % PROBES_PER_WORD == 0) w = remix(w);
+        bf_store_le64(LANE(block, i), bf_load_le64(LANE(block, i)) | (uint64_t)1 << BIT(w, i));
+    }
+}
+
+static uint64_t test_after_eight(const uint8_t *block, uint64_t w, unsigned first, uint32_t k)
+{
+    uint64_t all = 1;
+    for (uint32_t i = 8; i < k; i++) {
+        if (i % PROBES_PER_WORD == 0) w = remix(w);
+        all &= bf_load_le64(LANE(block, i)) >> BIT(w, i);
+    }
+    return all;
+}
+
+#define SET(i) bf_store_le64(LANE(block, i), bf_load_le64(LANE(block, i)) | (uint64_t)1 << BIT(w, i))
+
+void bf_blocked_add(bf_blocked *f, bf_key_hash h)
+{
+    uint8_t *block = block_of(f, h);
+    uint64_t w = h.h2;
+    unsigned first = (unsigned)(w >> 61);
+    switch (f->k < 8 ? f->k : 8) {
+    case 8: SET(7); /* fall through */
+    case 7: SET(6); /* fall through */
+    case 6: SET(5); /* fall through */
+    case 5: SET(4); /* fall through */
+    case 4: SET(3); /* fall through */
+    case 3: SET(2); /* fall through */
+    case 2: SET(1); /* fall through */
+    default: SET(0);
+    }
+    if (f->k > 8) add_after_eight(block, w, first, f->k);
+    f->count++;
+}
+
+#define TEST(i) (bf_load_le64(LANE(block, i)) >> BIT(w, i))
+
+int bf_blocked_contains(const bf_blocked *f, bf_key_hash h)
+{
+    const uint8_t *block = block_of(f, h);
+    uint64_t w = h.h2, all = 1;
+    unsigned first = (unsigned)(w >> 61);
+    switch (f->k < 8 ? f->k : 8) {
+    case 8: all &= TEST(7); /* fall through */
+    case 7: all &= TEST(6); /* fall through */
+    case 6: all &= TEST(5); /* fall through */
+    case 5: all &= TEST(4); /* fall through */
+    case 4: all &= TEST(3); /* fall through */
+    case 3: all &= TEST(2); /* fall through */
+    case 2: all &= TEST(1); /* fall through */
+    default: all &= TEST(0);
+    }
+    if (f->k > 8) all &= test_after_eight(block, w, first, f->k);
+    return (int)(all & 1);
+}
+
+void bf_blocked_add_many(bf_blocked *f, const bf_key_hash *h, size_t n)
+{
+    int ahead = bf_batch_prefetches(bf_bits_nbytes(f->bits.nbits));
+    if (ahead)
+        for (size_t i = 0; i < n && i < BF_BATCH_AHEAD; i++) bf_prefetch(block_of(f, h[i]));
+    for (size_t i = 0; i < n; i++) {
+        if (ahead && i + BF_BATCH_AHEAD < n) bf_prefetch(block_of(f, h[i + BF_BATCH_AHEAD]));
+        bf_blocked_add(f, h[i]);
+    }
+}
+
+void bf_blocked_contains_many(const bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    int ahead = bf_batch_prefetches(bf_bits_nbytes(f->bits.nbits));
+    if (ahead)
+        for (size_t i = 0; i < n && i < BF_BATCH_AHEAD; i++) bf_prefetch(block_of(f, h[i]));
+    for (size_t i = 0; i < n; i++) {
+        if (ahead && i + BF_BATCH_AHEAD < n) bf_prefetch(block_of(f, h[i + BF_BATCH_AHEAD]));
+        out[i] = (uint8_t)bf_blocked_contains(f, h[i]);
+    }
+}
+
+/* The chance that all k bits of one key are set in a block holding j keys.
+ * Each key puts q = k / 8 bits in every lane and one more in r = k % 8 of them
+ * (consecutive from a random lane), each bit uniform over the lane's 64, with
+ * repeats. So a lane's bit stays unset through one key with probability
+ * (63/64)^q * (1 - r/8 + r/8 * 63/64), and the k probed bits are all set
+ * with the usual independence approximation. */
+static double block_fpr(double j, uint32_t k)
+{
+    double q = k / LANES, r = k % LANES;
+    double unset = pow(pow(63.0 / 64, q) * (1.0 - r / (LANES * 64.0)), j);
+    return pow(1.0 - unset, k);
+}
+
+double bf_blocked_fpr(double n, uint64_t nblocks, uint32_t k)
+{
+    double load = n / (double)nblocks; /* mean keys per block */
+    if (!(load >= 0)) return NAN;
+    if (load == 0) return 0.0;
+    /* Past this the blocks are full to any precision a double has (and the
+     * sum below would take as many terms as the load's square root). */
+    if (load > 1e6) return 1.0;
+    /* Sum the Poisson(load) terms that matter: those within 12 standard
+     * deviations of the mean, computed in log space so no term overflows. */
+    double spread = 12.0 * sqrt(load) + 30.0;
+    double lo = floor(load - spread), hi = ceil(load + spread);
+    if (lo < 0) lo = 0;
+    double sum = 0;
+    for (double j = lo; j <= hi; j++) {
+        double p = exp(j * log(load) - load - lgamma(j + 1.0));
+        sum += p * block_fpr(j, k);
+    }
+    return sum;
+}
+
+/* The fewest blocks that reach error with k bits per key (0 if none do).
+ * The search starts from the plain filter's optimal size, which a blocked
+ * filter never beats, so the Poisson sums stay short (a few hundred terms). */
+static uint64_t blocks_for(double n, double error, uint32_t k)
+{
+    double plain_bits = ceil(-n * log(error) / (M_LN2 * M_LN2));
+    if (!(plain_bits / BF_BLOCK_BITS < (double)BF_BLOCKS_MAX)) return 0;
+    uint64_t hi = (uint64_t)(plain_bits / BF_BLOCK_BITS) + 1, lo = hi / 2;
+    while (bf_blocked_fpr(n, hi, k) > error) {
+        if (hi >= BF_BLOCKS_MAX) return 0;
+        lo = hi;
+        hi = hi > BF_BLOCKS_MAX / 2 ? BF_BLOCKS_MAX : hi * 2;
+    }
+    while (lo > 0 && bf_blocked_fpr(n, lo, k) <= error) {
+        hi = lo;
+        lo /= 2;
+    }
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (bf_blocked_fpr(n, mid, k) <= error) hi = mid;
+        else lo = mid;
+    }
+    return hi;
+}
+
+uint64_t bf_blocked_size(double n, double error, uint32_t *k)
+{
+    uint64_t best = 0;
+    uint32_t best_k = 1;
+    /* The rate falls and then rises again in k; past the best k, a few more
+     * values are tried in case the curve is flat there. */
+    for (uint32_t kk = 1, worse = 0; kk <= BF_K_MAX && worse < 4; kk++) {
+        uint64_t blocks = blocks_for(n, error, kk);
+        if (blocks && (!best || blocks < best)) {
+            best = blocks;
+            best_k = kk;
+            worse = 0;
+        } else if (best) {
+            worse++;
+        }
+    }
+    *k = best_k;
+    return best;
+}

@@ -1,0 +1,72 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A Bloom filter that keeps each key's k bits inside one 512-bit block, one
+  # CPU cache line: a lookup reads one line instead of k, which makes it the
+  # fastest choice for filters larger than the CPU's caches and for batches.
+  # Blocks fill unevenly, so at equal size it errs more often than
+  # BloomFilter; sizing by capacity and error rate accounts for that and
+  # gives it a few percent more bits (about 10.5 bits per key at 1%, against
+  # 9.6 for BloomFilter).
+  #
+  # @example
+  #   filter = Bloomc::BlockedBloomFilter.new(capacity: 10_000_000, error_rate: 0.01)
+  #   filter.add_all(ids)
+  #   filter.include?(ids.first) # => true
+  class BlockedBloomFilter
+    # The class of #bits.
+    FIELD_CLASS = BitField
+    private_constant :FIELD_CLASS
+
+    include Batch
+
+    # @overload initialize(m, k, seed: 0)
+    #   @param m [Integer] number of bits, > 0; rounded up to whole 512-bit blocks
+    #   @param k [Integer] bits set per key, 1..MAX_K
+    # @overload initialize(capacity:, error_rate:, seed: 0)
+    #   Sized by {.find_m_k}.
+    #   @param capacity [Integer] expected number of keys, > 0
+    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0)
+      m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate) # checks which arguments go together
+      m, k = self.class.find_m_k(capacity, error_rate) if capacity
+      setup(m, k, seed)
+    end
+
+    # The fewest bits, and the k that goes with them, for a blocked filter
+    # holding +capacity+ keys to answer falsely at most at rate +error+. The
+    # rate is modelled exactly: each block holds a Poisson-distributed number
+    # of keys, and a key never added is found when its k bits are all set in
+    # its block (Putze, Sanders and Singler, 2007).
+    #
+    # @param capacity [Integer, Float] expected number of keys, > 0
+    # @param error [Float] target false-positive rate, 0 < error < 1
+    # @return [Array(Integer, Integer)] [m, k], m a multiple of BLOCK_BITS
+    # @raise [ArgumentError] when capacity or error is out of range
+    def self.find_m_k(capacity, error)
+      BloomHelper.find_m_k(capacity, error) # the same argument checks
+      optimal_m_k(capacity, error)
+    end
+
+    # The false-positive rate the model predicts for this filter's shape
+    # holding +count+ distinct keys (by default, the keys added so far).
+    # @param count [Numeric] >= 0
+    # @return [Float]
+    # @raise [ArgumentError, TypeError] for a count that is not a number >= 0
+    def expected_false_positive_rate(count = size)
+      raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
+      raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
+
+      self.class.send(:model_fpr, m, k, count)
+    end
+
+    # @return [Symbol] :murmur3, the only hash a blocked filter uses
+    def hash_function = :murmur3
+
+    include Inspect
+
+    private def inspect_fields = "m=#{m} k=#{k} size=#{size}"
+  end
+end

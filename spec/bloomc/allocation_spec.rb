@@ -1,0 +1,79 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+
+# The hot paths allocate no Ruby object per call: a filter in a tight loop
+# must not feed the garbage collector. Batch lookups allocate only their
+# result Array.
+RSpec.describe "allocations on the hot paths" do
+  # Objects allocated by the second run of the block: the first fills the
+  # call sites' method caches (objects too, here and in the block) and
+  # interns what it needs once.
+  def allocations
+    counts = Array.new(2) do
+      GC.disable
+      before = GC.stat(:total_allocated_objects)
+      yield
+      GC.stat(:total_allocated_objects) - before
+    ensure
+      GC.enable
+    end
+    counts.last
+  end
+
+  keys = Array.new(100) { |i| "key-#{i}-#{'x' * (i % 50)}" }.freeze
+  batch = (keys * 100).freeze # 10,000 keys
+  filters = {
+    "BloomFilter" => -> { Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01) },
+    "BloomFilter (fnv1a)" => -> { Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01, hash: :fnv1a) },
+    "BlockedBloomFilter" => -> { Bloomc::BlockedBloomFilter.new(capacity: 1000, error_rate: 0.01) },
+    "ContinuousBloomFilter" => -> { Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 3600) },
+    "ContinuousBloomFilter with its timer" => -> { Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 3600).start_timer }
+  }
+
+  it "counts what a block allocates (the measure itself allocates nothing)" do
+    expect(allocations {}).to eq(0)
+    expect(allocations { Object.new }).to eq(1)
+    expect(allocations { [Object.new, "s" * 2] }).to eq(3) # the Array, the Object and the String
+  end
+
+  filters.each do |name, make|
+    describe name do
+      let(:filter) { make.call }
+
+      after { filter.stop_timer if filter.respond_to?(:stop_timer) }
+
+      it "allocates nothing in 10,000 adds and 10,000 lookups of String, Symbol and small Integer keys" do
+        count = allocations do
+          i = 0
+          while i < 10_000
+            key = keys[i % 100]
+            filter.add(key)
+            filter.include?(key)
+            filter << :sym
+            filter[i]
+            i += 1
+          end
+        end
+        expect(count).to eq(0)
+      end
+
+      it "allocates nothing in add_all, count_included, all_include? and any_include? over 10,000 keys" do
+        count = allocations do
+          filter.add_all(batch)
+          filter.count_included(batch)
+          filter.all_include?(batch)
+          filter.any_include?(batch)
+        end
+        expect(count).to eq(0)
+      end
+
+      it "allocates only the result Array in include_all" do
+        results = nil
+        count = allocations { results = filter.include_all(batch) }
+        expect(results.size).to eq(10_000)
+        expect(count).to eq(1)
+      end
+    end
+  end
+end
