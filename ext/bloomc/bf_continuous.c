@@ -2,34 +2,58 @@
 #include <string.h>
 #include "bf_batch.h"
 
+/* Bucket i is the low nibble of byte i / 2 when i is even, the high one when
+ * odd (bf_buckets' layout at width 4): one byte load, no multiply. */
+static inline unsigned nibble_get(const uint8_t *data, uint64_t i)
+{
+    return (data[i >> 1] >> ((i & 1) << 2)) & 0xF;
+}
+
+static inline void nibble_set(uint8_t *data, uint64_t i, unsigned value)
+{
+    unsigned shift = (unsigned)(i & 1) << 2;
+    uint8_t *byte = data + (i >> 1);
+    *byte = (uint8_t)((*byte & ~(0xFu << shift)) | (value << shift));
+}
+
+/* Bit s set for each live slot s: the current one and the BF_CONT_DIVISOR
+ * before it. Slot 0 (empty) is never live. */
+static inline unsigned live_slots(const bf_continuous *f)
+{
+    unsigned mask = 0;
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++) mask |= 1u << ((f->slot + BF_CONT_SLOTS - 1 - d) % BF_CONT_SLOTS + 1);
+    return mask;
+}
+
 void bf_continuous_add(bf_continuous *f, bf_key_hash h)
 {
     bf_probe p = bf_probe_start(h, f->hash, f->buckets.count);
-    for (uint32_t i = 0; i < f->k; i++) bf_buckets_set(&f->buckets, bf_probe_next(&p), f->slot);
+    for (uint32_t i = 0; i < f->k; i++) nibble_set(f->buckets.data, bf_probe_next(&p), f->slot);
 }
 
 int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired)
 {
     /* Branch-free over the k buckets, as the plain filter's lookup: whether a
-     * bucket is empty or live is a coin toss on a miss. Ticks clear expired
-     * buckets, so the reset pass below runs only if one was somehow left. */
+     * bucket is empty or live is a coin toss on a miss. A bucket is live when
+     * its slot is one of the live ones, stale when it is any other non-zero
+     * slot. Ticks clear stale buckets, so the reset pass below runs only if
+     * one was somehow left. */
+    unsigned live_mask = live_slots(f), stale_mask = 0xFFFEu & ~live_mask;
     bf_probe p = bf_probe_start(h, f->hash, f->buckets.count);
-    unsigned live = 1, expired = 0;
+    unsigned live = 1, stale = 0;
     for (uint32_t i = 0; i < f->k; i++) {
-        uint32_t start = bf_buckets_get(&f->buckets, bf_probe_next(&p));
-        unsigned fresh = bf_ring_elapsed(start, f->slot) <= BF_CONT_DIVISOR;
-        live &= (start != 0) & fresh;
-        expired |= (start != 0) & !fresh;
+        unsigned start = nibble_get(f->buckets.data, bf_probe_next(&p));
+        live &= live_mask >> start;
+        stale |= stale_mask >> start;
     }
-    if (expired && clear_expired) {
+    if ((stale & 1) && clear_expired) {
         p = bf_probe_start(h, f->hash, f->buckets.count);
         for (uint32_t i = 0; i < f->k; i++) {
             uint64_t pos = bf_probe_next(&p);
-            uint32_t start = bf_buckets_get(&f->buckets, pos);
-            if (start && bf_ring_elapsed(start, f->slot) > BF_CONT_DIVISOR) bf_buckets_set(&f->buckets, pos, 0);
+            if ((stale_mask >> nibble_get(f->buckets.data, pos)) & 1) nibble_set(f->buckets.data, pos, 0);
         }
     }
-    return (int)live;
+    return (int)(live & 1);
 }
 
 static void prefetch_key(const bf_continuous *f, bf_key_hash h)
