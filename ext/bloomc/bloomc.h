@@ -26,17 +26,7 @@ static inline void *bloomc_typed_data(VALUE obj, const rb_data_type_t *type)
 
 /* keys.c: the hash of a filter key (String by its bytes, Symbol by its name,
  * Integer by its value); TypeError for anything else. */
-bf_key_hash bloomc_key_hash_other(VALUE key, uint32_t seed, bf_hash_kind kind);
-
-/* Strings, the common key, inline: this runs once per key of every add,
- * lookup and batch. */
-static inline bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed, bf_hash_kind kind)
-{
-    if (!RB_TYPE_P(key, T_STRING)) return bloomc_key_hash_other(key, seed, kind);
-    bf_key_hash h = bf_key_hash_bytes((const uint8_t *)RSTRING_PTR(key), (size_t)RSTRING_LEN(key), seed, kind);
-    RB_GC_GUARD(key);
-    return h;
-}
+bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed, bf_hash_kind kind);
 
 /* batch.c: add_all and the batch lookups over an Array of keys, for any
  * filter that can add and look up hashed keys n at a time. */

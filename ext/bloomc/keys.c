@@ -30,9 +30,15 @@ static bf_key_hash hash_integer(VALUE key, uint32_t seed, bf_hash_kind kind)
     return h;
 }
 
-bf_key_hash bloomc_key_hash_other(VALUE key, uint32_t seed, bf_hash_kind kind)
+bf_key_hash bloomc_key_hash(VALUE key, uint32_t seed, bf_hash_kind kind)
 {
-    if (RB_TYPE_P(key, T_SYMBOL)) return bloomc_key_hash(rb_sym2str(key), seed, kind);
+    /* Strings first: the common key, one flags test away. */
+    if (!RB_TYPE_P(key, T_STRING) && RB_TYPE_P(key, T_SYMBOL)) key = rb_sym2str(key);
+    if (RB_TYPE_P(key, T_STRING)) {
+        bf_key_hash h = bf_key_hash_bytes((const uint8_t *)RSTRING_PTR(key), (size_t)RSTRING_LEN(key), seed, kind);
+        RB_GC_GUARD(key);
+        return h;
+    }
     if (RB_INTEGER_TYPE_P(key)) return hash_integer(key, seed, kind);
     rb_raise(rb_eTypeError, "key must be a String, Symbol or Integer, not %" PRIsVALUE, rb_obj_class(key));
 }
