@@ -30,13 +30,12 @@ static inline bf_key_hash hash_key(VALUE key, const bloomc_batch *b)
 }
 
 /* Hash keys[from, from + n) into h (n <= GROUP). Keys are read while the GVL
- * is held, and the Array is re-measured each group, so a key array changed by
- * a hashing side effect (there are none today) could never be overrun. */
+ * is held, and the Array's length is read again for every key, so an Array
+ * shrunk by a hashing side effect (there are none today) is never overrun. */
 static size_t hash_group(VALUE keys, long from, const bloomc_batch *b, bf_key_hash *h)
 {
-    long len = RARRAY_LEN(keys);
     size_t n = 0;
-    for (long i = from; i < len && n < GROUP; i++) h[n++] = hash_key(RARRAY_AREF(keys, i), b);
+    for (long i = from; i < RARRAY_LEN(keys) && n < GROUP; i++) h[n++] = hash_key(RARRAY_AREF(keys, i), b);
     return n;
 }
 
@@ -67,9 +66,9 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
     keys_arg(keys);
     int mode = NUM2INT(mode_arg);
     if (mode < BLOOMC_BATCH_RESULTS || mode > BLOOMC_BATCH_ANY) rb_raise(rb_eArgError, "unknown batch mode %d", mode);
-    /* No type pre-check: a lookup changes nothing a bad key could leave half
-     * done (a continuous filter's reset of expired buckets is what include?
-     * does too), so the TypeError can come when the key is reached. */
+    /* Checked first here too, so whether a bad key raises does not depend on
+     * where an early answer of all_include? or any_include? comes. */
+    check_key_types(keys);
     VALUE results = mode == BLOOMC_BATCH_RESULTS ? rb_ary_new_capa(RARRAY_LEN(keys)) : Qnil;
     long found = 0;
     bf_key_hash h[GROUP];

@@ -114,38 +114,67 @@ void bf_blocked_contains_many(const bf_blocked *f, const bf_key_hash *h, size_t 
     }
 }
 
-/* The chance that all k bits of one key are set in a block holding j keys.
- * Each key puts q = k / 8 bits in every lane and one more in r = k % 8 of them
- * (consecutive from a random lane), each bit uniform over the lane's 64, with
- * repeats. So a lane's bit stays unset through one key with probability
- * (63/64)^q * (1 - r/8 + r/8 * 63/64), and the k probed bits are all set
- * with the usual independence approximation. */
-static double block_fpr(double j, uint32_t k)
+#define LANE_BITS 64
+#define MAX_PER_LANE (BF_K_MAX / LANES + 1)
+
+/* A key puts q = k / 8 probes in every lane and one more in r = k % 8 of
+ * them (consecutive from a random lane), each uniform over the lane's 64 bits,
+ * with repeats. dist[d] is the chance that c such probes hit d distinct bits
+ * (built one probe at a time: a new probe lands on one of the d bits already
+ * hit, or on one of the 64 - d others). */
+static void distinct_bits(uint32_t c, double dist[MAX_PER_LANE + 1])
 {
-    double q = k / LANES, r = k % LANES;
-    double unset = pow(pow(63.0 / 64, q) * (1.0 - r / (LANES * 64.0)), j);
-    return pow(1.0 - unset, k);
+    for (uint32_t d = 0; d <= MAX_PER_LANE; d++) dist[d] = d == 0;
+    for (uint32_t t = 0; t < c; t++) {
+        for (uint32_t d = t + 1; d > 0; d--)
+            dist[d] = dist[d] * d / LANE_BITS + dist[d - 1] * (LANE_BITS - (d - 1)) / LANE_BITS;
+        dist[0] = 0;
+    }
+}
+
+/* The chance that c probes of a lane all find set bits, when each bit is set
+ * with probability set (independently, the usual approximation): the probes
+ * need only their distinct bits set. */
+static double lane_hit(const double dist[MAX_PER_LANE + 1], uint32_t c, double set)
+{
+    double p = 0, power = 1;
+    for (uint32_t d = 0; d <= c; d++, power *= set) p += dist[d] * power;
+    return p;
 }
 
 double bf_blocked_fpr(double n, uint64_t nblocks, uint32_t k)
 {
     double load = n / (double)nblocks; /* mean keys per block */
     if (!(load >= 0)) return NAN;
-    if (load == 0) return 0.0;
+    if (load == 0 || k == 0) return 0.0;
     /* Past this the blocks are full to any precision a double has (and the
      * sum below would take as many terms as the load's square root). */
     if (load > 1e6) return 1.0;
-    /* Sum the Poisson(load) terms that matter: those within 12 standard
-     * deviations of the mean, computed in log space so no term overflows. */
-    double spread = 12.0 * sqrt(load) + 30.0;
-    double lo = floor(load - spread), hi = ceil(load + spread);
-    if (lo < 0) lo = 0;
-    double sum = 0;
-    for (double j = lo; j <= hi; j++) {
-        double p = exp(j * log(load) - load - lgamma(j + 1.0));
-        sum += p * block_fpr(j, k);
+
+    uint32_t q = k / LANES, r = k % LANES;
+    double dist_q[MAX_PER_LANE + 1], dist_q1[MAX_PER_LANE + 1];
+    distinct_bits(q, dist_q);
+    distinct_bits(q + 1, dist_q1);
+    /* A lane's bit stays unset through one key with this probability. */
+    double unset_per_key = pow(1.0 - 1.0 / LANE_BITS, q) * (1.0 - (double)r / (LANES * LANE_BITS));
+
+    /* Sum over j, the keys in the probed block (Poisson with mean load), of
+     * the chance that a key never added finds all its bits set there. The
+     * weights run by recurrence from the mode out to 12 standard deviations
+     * each way (w(j+1) = w(j) load / (j+1)) and are normalized by their sum:
+     * no factorials, no overflow, and the mass left out is below 1e-30. */
+    double mode = floor(load), spread = 12.0 * sqrt(load) + 30.0;
+    double weight_sum = 0, sum = 0;
+    for (int down = 0; down < 2; down++) {
+        double j = down ? mode - 1 : mode, w = down ? mode / load : 1.0;
+        for (; j >= 0 && fabs(j - load) <= spread; j += down ? -1 : 1) {
+            double set = 1.0 - pow(unset_per_key, j);
+            sum += w * pow(lane_hit(dist_q1, q + 1, set), r) * pow(lane_hit(dist_q, q, set), LANES - r);
+            weight_sum += w;
+            w *= down ? j / load : load / (j + 1);
+        }
     }
-    return sum;
+    return sum / weight_sum;
 }
 
 /* The fewest blocks that reach error with k bits per key (0 if none do).
@@ -175,6 +204,8 @@ static uint64_t blocks_for(double n, double error, uint32_t k)
 
 uint64_t bf_blocked_size(double n, double error, uint32_t *k)
 {
+    *k = 1;
+    if (!(n > 0) || !(error > 0 && error < 1)) return 0;
     uint64_t best = 0;
     uint32_t best_k = 1;
     /* The rate falls and then rises again in k; past the best k, a few more

@@ -9,8 +9,8 @@
  * consecutive lanes, wrapping around (the split-block layout): the key's 128-bit hash (h1, h2) picks the block from h1
  * (multiply-shift, as the plain filter) and each probe's bit from six bits of
  * h2, ten probes per 64-bit word, then the word is remixed for the next ten.
- * Spreading the bits over the lanes errs no more than placing them anywhere
- * in the block, and each probe is one load and one shift.
+ * Each probe is one load and one shift; at the usual k (6 to 9) the lanes
+ * err as little as bits placed anywhere in the block would.
  *
  * Bits are laid out as in bf_bits (bit i in byte i / 8 at bit i % 8), so
  * block b is bytes 64b .. 64b + 63 of the same image and lane l of it the

@@ -61,6 +61,7 @@ static bf_blocked *get_filter(VALUE self)
 static void blocked_reset(blocked_t *b, uint64_t nblocks, uint32_t k, uint32_t seed, const bf_blocked *src)
 {
     size_t nbytes = blocked_bytes(nblocks);
+    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine"); /* 32-bit size_t */
     void *allocation = ruby_xcalloc(nbytes + BF_BLOCK_BYTES - 1, 1);
     uint8_t *data = (uint8_t *)(((uintptr_t)allocation + BF_BLOCK_BYTES - 1) & ~(uintptr_t)(BF_BLOCK_BYTES - 1));
     if (src) memcpy(data, src->bits.data, nbytes);

@@ -43,6 +43,7 @@ static bf_bloom *get_filter(VALUE self)
 static void bloom_filter_reset(bf_bloom *f, uint64_t m, uint32_t k, uint32_t seed, bf_hash_kind hash, const bf_bloom *src)
 {
     size_t nbytes = bf_bits_nbytes(m);
+    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine"); /* 32-bit size_t */
     uint8_t *data = ruby_xcalloc(nbytes, 1);
     if (src) memcpy(data, src->bits.data, nbytes);
     ruby_xfree(f->bits.data);

@@ -104,6 +104,7 @@ static void continuous_reset(continuous_t *c, uint64_t m, uint32_t k, uint32_t s
     c->applied = 0;
     c->live = 0;
     size_t nbytes = bf_buckets_nbytes(m, BF_CONT_BITS);
+    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine"); /* 32-bit size_t */
     uint8_t *data = ruby_xcalloc(nbytes, 1);
     if (src) memcpy(data, src->buckets.data, nbytes);
     ruby_xfree(f->buckets.data);

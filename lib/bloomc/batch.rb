@@ -7,8 +7,8 @@ module Bloomc
   # several times faster per key than a loop of single calls.
   #
   # +keys+ is an Array, or any Enumerable (read into an Array first). Every key
-  # is checked before the filter changes: a key of the wrong type raises
-  # TypeError and leaves the filter as it was. A batch holds the GVL from start
+  # is checked before the first is looked up or added: a key of the wrong type
+  # raises TypeError and leaves the filter as it was. A batch holds the GVL from start
   # to end, so another thread's add never lands in the middle of one.
   #
   # @example
@@ -43,14 +43,14 @@ module Bloomc
 
     # @param keys [Array, Enumerable]
     # @return [Boolean] whether include? finds every key (true for none);
-    #   stops at the first key missing
+    #   stops at the first group of 64 keys with one missing
     def all_include?(keys)
       batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:all])
     end
 
     # @param keys [Array, Enumerable]
     # @return [Boolean] whether include? finds any key (false for none);
-    #   stops at the first key found
+    #   stops at the first group of 64 keys with one found
     def any_include?(keys)
       batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:any])
     end

@@ -80,6 +80,7 @@ module BadInputMatrix
     when :any then [:ok]
     when :never then [ArgumentError]
     when :must_be_nil then v.nil? ? [:ok] : [ArgumentError]
+    when :murmur3_only then v == :murmur3 ? [:ok] : [ArgumentError]
     when :position
       return [TypeError] unless v.is_a?(Integer)
 
@@ -920,7 +921,7 @@ module BadInputMatrix
     Bloomc::BlockedBloomFilter => [
       { params: [[:bf_m, 1024], [:k_ctor, 3]], short_forms: true,
         kw: { seed: [:seed, 5] },
-        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, hash: :never, bogus: :never },
+        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, hash: :murmur3_only, bogus: :never },
         expect: ->(a, kw) { { m: (a[0] + 511) / 512 * 512, k: a[1], seed: kw[:seed], size: 0 } } },
       { kw: { capacity: [:capacity_bf, 100], error_rate: [:error_ctor, 0.01], seed: [:seed, 5] },
         extra_positional: :must_be_nil,

@@ -72,6 +72,12 @@ RSpec.describe Bloomc::Batch do
         expect(filter).to eq(before)
       end
 
+      it "raises for a bad key wherever it is, even after the answer is known" do
+        filter.add_all(present)
+        expect { filter.all_include?(["never added", 1.5]) }.to raise_error(TypeError)
+        expect { filter.any_include?([present.first, nil]) }.to raise_error(TypeError)
+      end
+
       it "refuses add_all when frozen and still answers lookups" do
         filter.add_all(present)
         filter.freeze

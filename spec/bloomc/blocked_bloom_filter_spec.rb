@@ -51,9 +51,9 @@ RSpec.describe Bloomc::BlockedBloomFilter do
       end
     end
 
-    it "refuses a hash: option (it always uses MurmurHash3)" do
-      expect { described_class.new(1000, 3, hash: :fnv1a) }.to raise_error(ArgumentError)
-      expect(described_class.new(1000, 3).hash_function).to eq(:murmur3)
+    it "takes hash: :murmur3 and refuses any other hash" do
+      expect { described_class.new(1000, 3, hash: :fnv1a) }.to raise_error(ArgumentError, /murmur3 only/)
+      expect(described_class.new(1000, 3, hash: :murmur3).hash_function).to eq(:murmur3)
     end
 
     it "raises NoMemoryError, never crashes, for a size that cannot be allocated" do
@@ -143,10 +143,21 @@ RSpec.describe Bloomc::BlockedBloomFilter do
       end
     end
 
-    it "predicts the rate of shapes that are not optimal too" do
+    it "stays within 1.25x of 1e-4, where k is above 8 and a lane takes several probes" do
+      keys = hex_keys(20_000, seed: 15)
+      filter = described_class.new(capacity: keys.size, error_rate: 1e-4)
+      filter.add_all(keys)
+      expect(filter.k).to be > 8
+      absent = (1..3_000_000).to_a # Integer keys: never equal to the String keys
+      rate = filter.count_included(absent).fdiv(absent.size)
+      expect(rate).to be <= 1.25e-4
+      expect(rate).to be >= 0.5e-4
+    end
+
+    it "predicts the rate of shapes that are not optimal too, k from 3 to 40" do
       keys = hex_keys(5000, seed: 13)
       absent = hex_keys(105_000, seed: 14) - keys
-      [3, 7, 13].each do |k|
+      [3, 7, 13, 16, 24, 40].each do |k|
         filter = described_class.new(48 * 1024, k)
         filter.add_all(keys)
         rate = filter.count_included(absent).fdiv(absent.size)
