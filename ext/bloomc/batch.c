@@ -78,7 +78,11 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
         b->lookup(b->filter, h, n, out);
         from += (long)n;
         if (mode == BLOOMC_BATCH_RESULTS) {
-            for (size_t i = 0; i < n; i++) rb_ary_push(results, RBOOL(out[i]));
+            /* true and false are immediates: no write barrier, and one append
+             * per group instead of one call per key */
+            VALUE answers[GROUP];
+            for (size_t i = 0; i < n; i++) answers[i] = RBOOL(out[i]);
+            rb_ary_cat(results, answers, (long)n);
         } else {
             size_t group_found = 0;
             for (size_t i = 0; i < n; i++) group_found += out[i];
