@@ -12,7 +12,17 @@ void bf_bloom_add(bf_bloom *f, bf_key_hash h)
 int bf_bloom_contains(const bf_bloom *f, bf_key_hash h)
 {
     bf_probe p = bf_probe_start(h, f->hash, f->bits.nbits);
-    /* No early exit: all k loads issue together, and a miss costs no
+    /* Mostly empty (k adds per 4 bits or fewer: at most 22% of the bits
+     * set, fewer when keys were added twice): a miss's first bit is zero
+     * nearly always, so stopping there is a well-predicted branch, and on a
+     * filter larger than the caches it saves the memory traffic of the other
+     * k - 1 probes. */
+    if ((double)f->k * (double)f->count * 4 < (double)f->bits.nbits) {
+        for (uint32_t i = 0; i < f->k; i++)
+            if (!bf_bits_get(&f->bits, bf_probe_next(&p))) return 0;
+        return 1;
+    }
+    /* Fuller: no early exit. All k loads issue together, and a miss costs no
      * mispredicted branch (at half fill, the first zero bit is a coin toss). */
     int all = 1;
     for (uint32_t i = 0; i < f->k; i++) all &= bf_bits_get(&f->bits, bf_probe_next(&p));
