@@ -29,6 +29,16 @@ void bf_continuous_add(bf_continuous *f, bf_key_hash h)
 {
     bf_probe p = bf_probe_start(h, f->hash, f->buckets.count);
     for (uint32_t i = 0; i < f->k; i++) nibble_set(f->buckets.data, bf_probe_next(&p), f->slot);
+    f->recent_adds[0]++;
+}
+
+/* Whether at most a fifth or so of the buckets can be live: k buckets per
+ * recent add, fewer than one per 4 buckets. */
+static inline int mostly_empty(const bf_continuous *f)
+{
+    double adds = 0;
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++) adds += (double)f->recent_adds[d];
+    return (double)f->k * adds * 4 < (double)f->buckets.count;
 }
 
 int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired)
@@ -40,6 +50,20 @@ int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired)
      * one was somehow left. */
     unsigned live_mask = live_slots(f), stale_mask = 0xFFFEu & ~live_mask;
     bf_probe p = bf_probe_start(h, f->hash, f->buckets.count);
+    if (mostly_empty(f)) {
+        /* As the plain filter: a miss's first bucket is empty nearly always,
+         * so stop there. A stale bucket (which ticks leave none of) sends a
+         * filter that resets them through the full pass below. */
+        unsigned start = 1;
+        uint32_t i = 0;
+        for (; i < f->k; i++) {
+            start = nibble_get(f->buckets.data, bf_probe_next(&p));
+            if (!((live_mask >> start) & 1)) break;
+        }
+        if (i == f->k) return 1;
+        if (start == 0 || !clear_expired) return 0;
+        p = bf_probe_start(h, f->hash, f->buckets.count);
+    }
     unsigned live = 1, stale = 0;
     for (uint32_t i = 0; i < f->k; i++) {
         unsigned start = nibble_get(f->buckets.data, bf_probe_next(&p));
@@ -137,6 +161,8 @@ void bf_continuous_tick(bf_continuous *f, uint64_t n)
 {
     if (n == 0) return;
     f->ticks += n;
+    for (uint32_t d = BF_CONT_DIVISOR + 1; d-- > 0;)
+        f->recent_adds[d] = d >= n ? f->recent_adds[d - n] : 0;
     f->slot = (uint32_t)((f->slot - 1 + n % BF_CONT_SLOTS) % BF_CONT_SLOTS) + 1;
     if (n > BF_CONT_DIVISOR) {
         /* Everything written before these ticks is now more than 2 ticks old. */

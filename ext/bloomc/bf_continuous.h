@@ -28,6 +28,9 @@ typedef struct {
     bf_hash_kind hash;
     uint32_t slot;       /* current slot, 1..BF_CONT_SLOTS */
     uint64_t ticks;      /* ticks since creation */
+    /* Adds in the current tick and the BF_CONT_DIVISOR before it: at most
+     * that many keys are live, which bounds how full the buckets are. */
+    uint64_t recent_adds[BF_CONT_DIVISOR + 1];
 } bf_continuous;
 
 /* Ticks from slot start to slot current on the ring (bloombroom's elapsed). */

@@ -115,6 +115,7 @@ static void continuous_reset(continuous_t *c, uint64_t m, uint32_t k, uint32_t s
     f->hash = hash;
     f->slot = src ? src->slot : 1;
     f->ticks = src ? src->ticks : 0;
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++) f->recent_adds[d] = src ? src->recent_adds[d] : 0;
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
