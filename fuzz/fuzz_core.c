@@ -11,7 +11,7 @@
  * Build and run: `rake fuzz` (see the Rakefile), or by hand:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
  *     -I ext/bloomc fuzz/fuzz_core.c ext/bloomc/bf_bits.c ext/bloomc/bf_buckets.c \
- *     ext/bloomc/bf_hash.c ext/bloomc/bf_bloom.c \
+ *     ext/bloomc/bf_hash.c ext/bloomc/bf_bloom.c ext/bloomc/bf_blocked.c \
  *     ext/bloomc/bf_continuous.c -o tmp/fuzz_core
  *
  * Portable bf_reduce: this file undefines __SIZEOF_INT128__ before including
@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "bf_bits.h"
+#include "bf_blocked.h"
 #include "bf_bloom.h"
 #include "bf_buckets.h"
 #include "bf_continuous.h"
@@ -64,6 +65,8 @@ __extension__ typedef unsigned __int128 fuzz_u128;
 #define BUCKETS_MAX_N 2000
 #define BLOOM_MAX_M 4096
 #define CONT_MAX_M 2048
+#define BLOCKED_MAX_BLOCKS 64
+#define BATCH_MAX 70
 #define RECENT_KEYS 16
 /* Whole-structure scans in the middle of a program cost up to this many
  * bucket-bits per input; past it only the cheap checks run until the end,
@@ -78,6 +81,7 @@ typedef struct {
     size_t size, pos;
     uint64_t scan_budget; /* see SCAN_BUDGET */
     unsigned reinits;
+    unsigned sizings;     /* blocked-filter sizings (milliseconds each): one per input */
 } reader;
 
 /* Whether a mid-program scan costing `cost` may run (and pay for it). */
@@ -919,6 +923,294 @@ static void nbytes_op(reader *r)
     }
 }
 
+/* ---------------------------------------------------------------- batches */
+
+/* A group of keys from the input, hashed for one filter: the *_many functions
+ * must answer exactly as one single-key call per key, in order. */
+typedef struct {
+    size_t n;
+    key_ref keys[BATCH_MAX];
+    bf_key_hash h[BATCH_MAX];
+} batch;
+
+static void rd_batch(reader *r, batch *b, uint32_t seed, bf_hash_kind kind)
+{
+    b->n = 1 + rd_u8(r) % BATCH_MAX;
+    for (size_t i = 0; i < b->n; i++) {
+        b->keys[i] = rd_key(r);
+        b->h[i] = key_hash(key_ptr(r, b->keys[i]), b->keys[i].len, seed, kind);
+    }
+}
+
+static void bloom_batch_op(bloom_state *s, reader *r)
+{
+    uint8_t add = rd_u8(r) & 1;
+    batch b;
+    rd_batch(r, &b, s->f.seed, s->f.hash);
+    if (!s->f.bits.data) return;
+    uint64_t pos[BF_K_MAX];
+    if (add) {
+        bf_bloom_add_many(&s->f, b.h, b.n);
+        for (size_t j = 0; j < b.n; j++) {
+            positions(b.h[j], s->f.hash, s->f.k, s->f.bits.nbits, pos);
+            for (uint32_t i = 0; i < s->f.k; i++) {
+                s->ones += !s->model[pos[i]];
+                s->model[pos[i]] = 1;
+            }
+            s->adds++;
+            keys_push(&s->keys, b.keys[j]);
+        }
+    }
+    uint8_t out[BATCH_MAX];
+    bf_bloom_contains_many(&s->f, b.h, b.n, out);
+    for (size_t j = 0; j < b.n; j++) {
+        positions(b.h[j], s->f.hash, s->f.k, s->f.bits.nbits, pos);
+        int want = bloom_model_contains(s, pos);
+        CHECK(!add || want);
+        CHECK(out[j] == want);
+    }
+    bloom_check(s);
+}
+
+static void cont_batch_op(cont_state *s, reader *r)
+{
+    uint8_t flags = rd_u8(r);
+    batch b;
+    rd_batch(r, &b, s->f.seed, s->f.hash);
+    if (!s->f.buckets.data) return;
+    uint64_t pos[BF_K_MAX];
+    if (flags & 1) {
+        bf_continuous_add_many(&s->f, b.h, b.n);
+        for (size_t j = 0; j < b.n; j++) {
+            positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
+            for (uint32_t i = 0; i < s->f.k; i++) {
+                s->nonzero += s->age[pos[i]] == AGE_EMPTY;
+                s->age[pos[i]] = 0;
+            }
+            keys_push(&s->keys, b.keys[j]);
+        }
+    }
+    uint8_t out[BATCH_MAX];
+    bf_continuous_lookup_many(&s->f, b.h, b.n, (flags >> 1) & 1, out);
+    for (size_t j = 0; j < b.n; j++) {
+        positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
+        int want = 1;
+        for (uint32_t i = 0; i < s->f.k; i++) want &= s->age[pos[i]] != AGE_EMPTY;
+        CHECK(!(flags & 1) || want);
+        CHECK(out[j] == want);
+    }
+    CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
+}
+
+/* --------------------------------------------------------- blocked filter */
+
+/* The model places a key's bits from bf_blocked.h's description alone:
+ * block floor(h1 * nblocks / 2^64); probe i sets bit (6 bits of a hash word)
+ * of lane (i + (h2 >> 61)) % 8, the word being h2 for probes 0..9 and h2
+ * remixed once more for every ten after. */
+typedef struct {
+    bf_blocked f;
+    uint8_t *model; /* one byte per bit */
+    uint64_t adds;
+    key_list keys;
+} blocked_state;
+
+static uint64_t model_remix(uint64_t w)
+{
+    w ^= w >> 32;
+    w *= 0x9e3779b97f4a7c15ULL;
+    return w ^ (w >> 29);
+}
+
+static void blocked_positions(const blocked_state *s, bf_key_hash h, uint64_t *out)
+{
+    uint64_t block = (uint64_t)(((fuzz_u128)h.h1 * s->f.nblocks) >> 64);
+    CHECK(block < s->f.nblocks);
+    uint64_t w = h.h2;
+    unsigned first = (unsigned)(h.h2 >> 61);
+    for (uint32_t i = 0; i < s->f.k; i++) {
+        if (i > 0 && i % 10 == 0) w = model_remix(w);
+        uint64_t lane = (i + first) % 8, bit = (w >> (6 * (i % 10))) & 63;
+        out[i] = block * BF_BLOCK_BITS + lane * 64 + bit;
+    }
+}
+
+static void blocked_free(blocked_state *s)
+{
+    free(s->f.bits.data);
+    free(s->model);
+    keys_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+static void blocked_init(blocked_state *s, reader *r)
+{
+    blocked_free(s);
+    uint64_t nblocks = 1 + rd_u8(r) % BLOCKED_MAX_BLOCKS;
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    uint32_t seed = rd_u32(r);
+    size_t nbytes = (size_t)nblocks * BF_BLOCK_BYTES;
+    /* 64-byte aligned, as the binding allocates it: a block is a cache line. */
+    s->f.bits.data = aligned_alloc(BF_BLOCK_BYTES, nbytes);
+    s->model = calloc((size_t)(nblocks * BF_BLOCK_BITS), 1);
+    CHECK(s->f.bits.data && s->model);
+    memset(s->f.bits.data, 0, nbytes);
+    s->f.bits.nbits = nblocks * BF_BLOCK_BITS;
+    s->f.nblocks = nblocks;
+    s->f.k = k;
+    s->f.seed = seed;
+}
+
+static int blocked_model_contains(const blocked_state *s, const uint64_t *pos)
+{
+    for (uint32_t i = 0; i < s->f.k; i++)
+        if (!s->model[pos[i]]) return 0;
+    return 1;
+}
+
+/* The byte image is the model's bits, bit i in byte i / 8 at bit i % 8. */
+MODEL static void blocked_check_image(const blocked_state *s)
+{
+    CHECK(s->f.count == s->adds);
+    for (uint64_t j = 0; j < s->f.nblocks * BF_BLOCK_BYTES; j++) {
+        uint8_t want = 0;
+        for (unsigned b = 0; b < 8; b++) want |= (uint8_t)(s->model[j * 8 + b] << b);
+        CHECK(s->f.bits.data[j] == want);
+    }
+}
+
+static void blocked_op(blocked_state *s, unsigned op, reader *r)
+{
+    uint64_t pos[BF_K_MAX];
+    switch (op) {
+    case 0: { /* add one key */
+        key_ref k = rd_key(r);
+        if (!s->f.bits.data) return;
+        bf_key_hash h = key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3);
+        blocked_positions(s, h, pos);
+        bf_blocked_add(&s->f, h);
+        for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
+        s->adds++;
+        keys_push(&s->keys, k);
+        CHECK(bf_blocked_contains(&s->f, h));
+        break;
+    }
+    case 1: { /* look up one key: exactly the model's answer */
+        key_ref k = rd_key(r);
+        if (!s->f.bits.data) return;
+        bf_key_hash h = key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3);
+        blocked_positions(s, h, pos);
+        CHECK(bf_blocked_contains(&s->f, h) == blocked_model_contains(s, pos));
+        break;
+    }
+    default: { /* a batch: add_many (flag) then contains_many, against the model */
+        uint8_t add = rd_u8(r) & 1;
+        batch b;
+        rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
+        if (!s->f.bits.data) return;
+        if (add) {
+            bf_blocked_add_many(&s->f, b.h, b.n);
+            for (size_t j = 0; j < b.n; j++) {
+                blocked_positions(s, b.h[j], pos);
+                for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
+                s->adds++;
+                keys_push(&s->keys, b.keys[j]);
+            }
+        }
+        uint8_t out[BATCH_MAX];
+        bf_blocked_contains_many(&s->f, b.h, b.n, out);
+        for (size_t j = 0; j < b.n; j++) {
+            blocked_positions(s, b.h[j], pos);
+            CHECK(out[j] == blocked_model_contains(s, pos));
+        }
+        break;
+    }
+    }
+}
+
+MODEL static void blocked_final(const blocked_state *s, const reader *r)
+{
+    if (!s->f.bits.data) return;
+    for (size_t i = 0; i < s->keys.len; i++) {
+        key_ref k = s->keys.items[i].key;
+        CHECK(bf_blocked_contains(&s->f, key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3)));
+    }
+    blocked_check_image(s);
+}
+
+/* The sizing model: the blocks it picks reach the rate, one block fewer does
+ * not (for its k), and rates are probabilities that fall as blocks grow. */
+static void blocked_size_op(reader *r)
+{
+    double n = 1 + rd_u16(r) % 20000;
+    double error = 0.3 / (1 + rd_u16(r) % 3000); /* 1e-4 .. 0.3 */
+    if (r->sizings++ > 0) return;
+    uint32_t k = 0;
+    uint64_t nblocks = bf_blocked_size(n, error, &k);
+    CHECK(nblocks >= 1 && k >= 1 && k <= BF_K_MAX);
+    double rate = bf_blocked_fpr(n, nblocks, k);
+    CHECK(rate >= 0 && rate <= error);
+    if (nblocks > 1) CHECK(bf_blocked_fpr(n, nblocks - 1, k) > error);
+    CHECK(bf_blocked_fpr(n, nblocks * 2, k) <= rate);
+    CHECK(bf_blocked_fpr(0, nblocks, k) == 0);
+    CHECK(bf_blocked_size(-1, error, &k) == 0 && bf_blocked_size(n, 1.5, &k) == 0);
+}
+
+/* Once per process: filters of 2 MiB, past BF_BATCH_PREFETCH_MIN_BYTES, so
+ * the batches' prefetching runs under the sanitizers; their answers must be
+ * the single-key ones. */
+static void check_prefetching_batches(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    enum { N = 600, ADDED = 300 };
+    bf_key_hash h[N];
+    uint8_t out[N];
+    for (uint64_t i = 0; i < N; i++) {
+        uint8_t key[8];
+        memcpy(key, &i, sizeof key);
+        h[i] = bf_key_hash_bytes(key, sizeof key, 7, BF_HASH_MURMUR3);
+    }
+
+    bf_bloom bloom;
+    memset(&bloom, 0, sizeof bloom);
+    bloom.bits.nbits = (uint64_t)1 << 24;
+    bloom.bits.data = calloc(bf_bits_nbytes(bloom.bits.nbits), 1);
+    bloom.k = 7;
+    CHECK(bloom.bits.data);
+    bf_bloom_add_many(&bloom, h, ADDED);
+    bf_bloom_contains_many(&bloom, h, N, out);
+    for (size_t i = 0; i < N; i++) CHECK(out[i] == bf_bloom_contains(&bloom, h[i]) && (i >= ADDED || out[i]));
+    free(bloom.bits.data);
+
+    bf_blocked blocked;
+    memset(&blocked, 0, sizeof blocked);
+    blocked.nblocks = (2u << 20) / BF_BLOCK_BYTES;
+    blocked.bits.nbits = blocked.nblocks * BF_BLOCK_BITS;
+    blocked.bits.data = aligned_alloc(BF_BLOCK_BYTES, 2u << 20);
+    blocked.k = 8;
+    CHECK(blocked.bits.data);
+    memset(blocked.bits.data, 0, 2u << 20);
+    bf_blocked_add_many(&blocked, h, ADDED);
+    bf_blocked_contains_many(&blocked, h, N, out);
+    for (size_t i = 0; i < N; i++) CHECK(out[i] == bf_blocked_contains(&blocked, h[i]) && (i >= ADDED || out[i]));
+    free(blocked.bits.data);
+
+    bf_continuous cont;
+    memset(&cont, 0, sizeof cont);
+    uint64_t count = (uint64_t)4 << 20;
+    cont.buckets.data = calloc(bf_buckets_nbytes(count, BF_CONT_BITS), 1);
+    CHECK(cont.buckets.data);
+    bf_buckets_init(&cont.buckets, count, BF_CONT_BITS);
+    cont.k = 7;
+    cont.slot = 1;
+    bf_continuous_add_many(&cont, h, ADDED);
+    bf_continuous_lookup_many(&cont, h, N, 1, out);
+    for (size_t i = 0; i < N; i++) CHECK(out[i] == bf_continuous_lookup(&cont, h[i], 1) && (i >= ADDED || out[i]));
+    free(cont.buckets.data);
+}
+
 /* ------------------------------------------------------------------ main */
 
 enum {
@@ -927,6 +1219,7 @@ enum {
     OP_BLOOM_ADD, OP_BLOOM_CONTAINS, OP_BLOOM_RECENT,
     OP_CONT_ADD, OP_CONT_TICK, OP_CONT_LOOKUP, OP_CONT_TICK_BIG,
     OP_HASH, OP_POSITIONS, OP_REINIT, OP_NBYTES,
+    OP_BLOOM_BATCH, OP_CONT_BATCH, OP_BLOCKED_ADD, OP_BLOCKED_CONTAINS, OP_BLOCKED_BATCH, OP_BLOCKED_SIZE,
     OP_COUNT
 };
 
@@ -934,23 +1227,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0, SCAN_BUDGET, 0};
+    reader r = {data, size, 0, SCAN_BUDGET, 0, 0};
     bits_state bits;
     buckets_state buckets;
     bloom_state bloom;
     cont_state cont;
+    blocked_state blocked;
+    memset(&blocked, 0, sizeof blocked);
     memset(&bits, 0, sizeof bits);
     memset(&buckets, 0, sizeof buckets);
     memset(&bloom, 0, sizeof bloom);
     memset(&cont, 0, sizeof cont);
 
     check_vectors();
+    check_prefetching_batches();
 
-    /* Header: 2 + 3 + 8 + 8 bytes. */
+    /* Header: 2 + 3 + 8 + 8 + 6 bytes. */
     bits_init(&bits, &r);
     buckets_init(&buckets, &r);
     bloom_init(&bloom, &r);
     cont_init(&cont, &r);
+    blocked_init(&blocked, &r);
 
     while (r.pos < r.size) {
         unsigned op = rd_u8(&r) % OP_COUNT;
@@ -999,6 +1296,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_NBYTES:
             nbytes_op(&r);
             break;
+        case OP_BLOOM_BATCH:
+            bloom_batch_op(&bloom, &r);
+            break;
+        case OP_CONT_BATCH:
+            cont_batch_op(&cont, &r);
+            break;
+        case OP_BLOCKED_ADD: case OP_BLOCKED_CONTAINS: case OP_BLOCKED_BATCH:
+            blocked_op(&blocked, op - OP_BLOCKED_ADD, &r);
+            break;
+        case OP_BLOCKED_SIZE:
+            blocked_size_op(&r);
+            break;
         }
     }
 
@@ -1012,7 +1321,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     bits_free(&bits);
     buckets_free(&buckets);
+    blocked_final(&blocked, &r);
     bloom_free(&bloom);
     cont_free(&cont);
+    blocked_free(&blocked);
     return 0;
 }
