@@ -45,15 +45,13 @@ if HAVE_BLOOM_FILTER
 end
 HAVE_BLOOMFILTER_RB = load_peer("bloomfilter-rb")
 HAVE_BLOOMBROOM = load_peer("bloombroom")
-HAVE_BLOCKED = !defined?(Bloomc::BlockedBloomFilter).nil?
-puts "(Bloomc::BlockedBloomFilter is not defined in this build; skipping it)" unless HAVE_BLOCKED
 
 def m_k(capacity, error) = Bloomc::BloomHelper.find_m_k(capacity, error)
 
 # One implementation: how to make an empty one for (capacity, error rate), the
 # methods that add and look up a key, and how to count its bytes.
 #   ref      the bloomc class its speed is compared with (nil for bloomc's own)
-#   batch    bloomc's: has (or will have) the batch forms
+#   batch    bloomc's: has the batch forms
 #   sampled  timed on SAMPLE keys (its filter still holds every key)
 #   exact    no error rate: a Set or Hash
 Impl = Struct.new(:name, :make, :add, :lookup, :ref, :batch, :sampled, :exact, :memory, :measured_by,
@@ -65,12 +63,10 @@ DEEP = ->(f) { deep_memsize(f) }
 IMPLS = [
   Impl.new(name: "bloomc BloomFilter", make: ->(c, e) { Bloomc::BloomFilter.new(*m_k(c, e)) },
            add: :add, lookup: :include?, batch: true, memory: MEMSIZE, measured_by: "memsize_of"),
-  (if HAVE_BLOCKED
-     # Sized by its own capacity:/error_rate: (every key's bits in one 64-byte block raises the FPR).
-     Impl.new(name: "bloomc BlockedBloomFilter",
-              make: ->(c, e) { Bloomc::BlockedBloomFilter.new(capacity: c, error_rate: e) },
-              add: :add, lookup: :include?, batch: true, memory: MEMSIZE, measured_by: "memsize_of")
-   end),
+  # Sized by its own capacity:/error_rate: (every key's bits in one 64-byte block raises the FPR).
+  Impl.new(name: "bloomc BlockedBloomFilter",
+           make: ->(c, e) { Bloomc::BlockedBloomFilter.new(capacity: c, error_rate: e) },
+           add: :add, lookup: :include?, batch: true, memory: MEMSIZE, measured_by: "memsize_of"),
   Impl.new(name: "bloomc ContinuousBloomFilter", make: ->(c, e) { Bloomc::ContinuousBloomFilter.new(*m_k(c, e), TTL) },
            add: :add, lookup: :include?, batch: true, memory: MEMSIZE, measured_by: "memsize_of"),
   (if HAVE_BLOOMBROOM
@@ -324,7 +320,7 @@ def div(a, b) = a && b ? a / b : nil
 
 def print_targets(results, tick_timings)
   rows = []
-  plain = ["BloomFilter", ("BlockedBloomFilter" if HAVE_BLOCKED)].compact
+  plain = %w[BloomFilter BlockedBloomFilter]
   t = ->(res, name, op) { res[:times][[name, op]] } # ns/key, nil when not measured
   # ns/key of name's ops (label => op) over the String#hash loop's.
   vs_hash = lambda do |res, name, ops|
