@@ -66,9 +66,11 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
     keys_arg(keys);
     int mode = NUM2INT(mode_arg);
     if (mode < BLOOMC_BATCH_RESULTS || mode > BLOOMC_BATCH_ANY) rb_raise(rb_eArgError, "unknown batch mode %d", mode);
-    /* Checked first here too, so whether a bad key raises does not depend on
-     * where an early answer of all_include? or any_include? comes. */
-    check_key_types(keys);
+    /* all_include? and any_include? can answer before the last key: checking
+     * every key first keeps a bad key raising wherever it sits. The other
+     * lookups hash every key, which raises just the same, and skip the extra
+     * pass over the keys. */
+    if (mode == BLOOMC_BATCH_ALL || mode == BLOOMC_BATCH_ANY) check_key_types(keys);
     VALUE results = mode == BLOOMC_BATCH_RESULTS ? rb_ary_new_capa(RARRAY_LEN(keys)) : Qnil;
     long found = 0;
     bf_key_hash h[GROUP];
