@@ -9,7 +9,9 @@
 #           buckets: u8 width, u16 n    (width % 32 + 1, n % 2000 + 1)
 #           bloom:   u16 m, u8 k, u8 kind, u32 seed
 #           cont:    u16 m, u8 k, u8 flags (bit 0 kind, rest start slot), u32 seed
-#   then opcodes (byte % 20), each followed by its operands; see OPS below.
+#           blocked: u8 blocks, u8 k, u32 seed (blocks % 64 + 1, k % 128 + 1)
+#   then opcodes (byte % 26), each followed by its operands; see OPS below.
+#   A batch is a u8 count (count % 70 + 1) and that many keys.
 #   A key is a length byte (255: a u16 length follows) and that many bytes.
 
 require "fileutils"
@@ -19,7 +21,8 @@ OPS = {
   bk_set: 4, bk_get: 5, bk_inc: 6, bk_dec: 7, bk_check: 8,
   bloom_add: 9, bloom_contains: 10, bloom_recent: 11,
   cont_add: 12, cont_tick: 13, cont_lookup: 14, cont_tick_big: 15,
-  hash: 16, positions: 17, reinit: 18, nbytes: 19
+  hash: 16, positions: 17, reinit: 18, nbytes: 19,
+  bloom_batch: 20, cont_batch: 21, blocked_add: 22, blocked_contains: 23, blocked_batch: 24, blocked_size: 25
 }.freeze
 
 def u8(v) = [v].pack("C")
@@ -33,9 +36,11 @@ def bits_hdr(n) = u16(n - 1)
 def buckets_hdr(width, n) = u8(width - 1) + u16(n - 1)
 def bloom_hdr(m, k, kind, seed) = u16(m - 1) + u8(k - 1) + u8(kind) + u32(seed)
 def cont_hdr(m, k, kind, slot, seed) = u16(m - 1) + u8(k - 1) + u8(kind | ((slot - 1) << 1)) + u32(seed)
+def blocked_hdr(blocks, k, seed) = u8(blocks - 1) + u8(k - 1) + u32(seed)
+def batch(keys) = u8(keys.size - 1) + keys.map { |k| key(k) }.join
 
-def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 3, 0, 1, 0])
-  bits_hdr(bits) + buckets_hdr(width, buckets) + bloom_hdr(*bloom) + cont_hdr(*cont)
+def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 3, 0, 1, 0], blocked: [4, 6, 0])
+  bits_hdr(bits) + buckets_hdr(width, buckets) + bloom_hdr(*bloom) + cont_hdr(*cont) + blocked_hdr(*blocked)
 end
 
 seeds = {}
@@ -94,6 +99,19 @@ seeds["reinit"] = header +
   op(:bloom_add) + key("q") + op(:reinit) + u8(2) + bloom_hdr(1, 1, 1, 0) + op(:bloom_add) + key("r") +
   op(:cont_add) + key("s") + op(:reinit) + u8(3) + cont_hdr(1, 128, 0, 15, 0) + op(:cont_add) + key("t") +
   op(:cont_tick) + u8(2) + op(:cont_lookup) + key("t") + u8(1)
+
+words = (1..70).map { |i| "key-#{i}" }
+seeds["batches"] = header(bloom: [512, 5, 0, 3], cont: [256, 4, 1, 2, 0]) +
+  op(:bloom_batch) + u8(1) + batch(words.first(40)) + op(:bloom_batch) + u8(0) + batch(words) +
+  op(:cont_batch) + u8(1) + batch(words.first(20)) + op(:cont_tick) + u8(2) +
+  op(:cont_batch) + u8(2) + batch(words.first(30)) + op(:cont_tick) + u8(1) +
+  op(:cont_batch) + u8(2) + batch(words.first(30))
+
+seeds["blocked"] = header(blocked: [8, 12, 77]) +
+  %w[a b c d e f].map { |k| op(:blocked_add) + key(k) }.join +
+  op(:blocked_contains) + key("a") + op(:blocked_contains) + key("zzz") +
+  op(:blocked_batch) + u8(1) + batch(words.first(50)) + op(:blocked_batch) + u8(0) + batch(words) +
+  op(:blocked_size) + u16(999) + u16(42)
 
 dir = File.join(__dir__, "corpus")
 FileUtils.mkdir_p(dir)
