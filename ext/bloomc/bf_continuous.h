@@ -33,12 +33,6 @@ typedef struct {
     uint64_t recent_adds[BF_CONT_DIVISOR + 1];
 } bf_continuous;
 
-/* Ticks from slot start to slot current on the ring (bloombroom's elapsed). */
-static inline uint32_t bf_ring_elapsed(uint32_t start, uint32_t current)
-{
-    return current >= start ? current - start : current + BF_CONT_SLOTS - start;
-}
-
 void bf_continuous_add(bf_continuous *f, bf_key_hash h);
 /* Whether every bucket of the key is live. Expired buckets it reads are
  * cleared when clear_expired is set (ticks clear them too, so this matters only
