@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_batch.h"
 #include "bf_bits.h"
 #include "bf_blocked.h"
 #include "bf_bloom.h"
@@ -73,6 +74,9 @@ __extension__ typedef unsigned __int128 fuzz_u128;
  * where everything is always compared.  Keeps every input fast. */
 #define SCAN_BUDGET (1u << 18)
 #define MAX_REINITS 8
+/* A rate spot check costs up to ~15 ms here (three bf_blocked_fpr calls at a
+ * million keys per block), most far less. */
+#define MAX_RATES 4
 
 /* ------------------------------------------------------------------ input */
 
@@ -82,6 +86,7 @@ typedef struct {
     uint64_t scan_budget; /* see SCAN_BUDGET */
     unsigned reinits;
     unsigned sizings;     /* blocked-filter sizings (milliseconds each): one per input */
+    unsigned rates;       /* blocked-filter rate spot checks, see MAX_RATES */
 } reader;
 
 /* Whether a mid-program scan costing `cost` may run (and pay for it). */
@@ -948,6 +953,26 @@ static void rd_batch(reader *r, batch *b, uint32_t seed, bf_hash_kind kind)
     }
 }
 
+/* The batch functions get heap blocks of exactly n hashes and n answers: a
+ * look-ahead that reads h[n] or later (it only prefetches, so the answers
+ * would not show it) or a write past out[n - 1] is an ASan report, where the
+ * spare room of a BATCH_MAX array would hide it. */
+static bf_key_hash *exact_hashes(const bf_key_hash *h, size_t n)
+{
+    bf_key_hash *copy = malloc(n * sizeof *copy);
+    CHECK(copy != NULL || n == 0);
+    if (n) memcpy(copy, h, n * sizeof *copy);
+    return copy;
+}
+
+static uint8_t *exact_answers(size_t n)
+{
+    uint8_t *out = malloc(n);
+    CHECK(out != NULL || n == 0);
+    if (n) memset(out, 0xA5, n); /* neither 0 nor 1: an answer left unwritten shows */
+    return out;
+}
+
 static void bloom_batch_op(bloom_state *s, reader *r)
 {
     uint8_t add = rd_u8(r) & 1;
@@ -955,8 +980,10 @@ static void bloom_batch_op(bloom_state *s, reader *r)
     rd_batch(r, &b, s->f.seed, s->f.hash);
     if (!s->f.bits.data) return;
     uint64_t pos[BF_K_MAX];
+    bf_key_hash *h = exact_hashes(b.h, b.n);
+    uint8_t *out = exact_answers(b.n);
     if (add) {
-        bf_bloom_add_many(&s->f, b.h, b.n);
+        bf_bloom_add_many(&s->f, h, b.n);
         for (size_t j = 0; j < b.n; j++) {
             positions(b.h[j], s->f.hash, s->f.k, s->f.bits.nbits, pos);
             for (uint32_t i = 0; i < s->f.k; i++) {
@@ -967,8 +994,7 @@ static void bloom_batch_op(bloom_state *s, reader *r)
             keys_push(&s->keys, b.keys[j]);
         }
     }
-    uint8_t out[BATCH_MAX];
-    bf_bloom_contains_many(&s->f, b.h, b.n, out);
+    bf_bloom_contains_many(&s->f, h, b.n, out);
     for (size_t j = 0; j < b.n; j++) {
         positions(b.h[j], s->f.hash, s->f.k, s->f.bits.nbits, pos);
         int want = bloom_model_contains(s, pos);
@@ -976,6 +1002,8 @@ static void bloom_batch_op(bloom_state *s, reader *r)
         CHECK(out[j] == want);
     }
     bloom_check(s);
+    free(h);
+    free(out);
 }
 
 static void cont_batch_op(cont_state *s, reader *r)
@@ -985,8 +1013,10 @@ static void cont_batch_op(cont_state *s, reader *r)
     rd_batch(r, &b, s->f.seed, s->f.hash);
     if (!s->f.buckets.data) return;
     uint64_t pos[BF_K_MAX];
+    bf_key_hash *h = exact_hashes(b.h, b.n);
+    uint8_t *out = exact_answers(b.n);
     if (flags & 1) {
-        bf_continuous_add_many(&s->f, b.h, b.n);
+        bf_continuous_add_many(&s->f, h, b.n);
         for (size_t j = 0; j < b.n; j++) {
             positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
             for (uint32_t i = 0; i < s->f.k; i++) {
@@ -996,8 +1026,7 @@ static void cont_batch_op(cont_state *s, reader *r)
             keys_push(&s->keys, b.keys[j]);
         }
     }
-    uint8_t out[BATCH_MAX];
-    bf_continuous_lookup_many(&s->f, b.h, b.n, (flags >> 1) & 1, out);
+    bf_continuous_lookup_many(&s->f, h, b.n, (flags >> 1) & 1, out);
     for (size_t j = 0; j < b.n; j++) {
         positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
         int want = 1;
@@ -1006,6 +1035,8 @@ static void cont_batch_op(cont_state *s, reader *r)
         CHECK(out[j] == want);
     }
     CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
+    free(h);
+    free(out);
 }
 
 /* --------------------------------------------------------- blocked filter */
@@ -1114,8 +1145,10 @@ static void blocked_op(blocked_state *s, unsigned op, reader *r)
         batch b;
         rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
         if (!s->f.bits.data) return;
+        bf_key_hash *h = exact_hashes(b.h, b.n);
+        uint8_t *out = exact_answers(b.n);
         if (add) {
-            bf_blocked_add_many(&s->f, b.h, b.n);
+            bf_blocked_add_many(&s->f, h, b.n);
             for (size_t j = 0; j < b.n; j++) {
                 blocked_positions(s, b.h[j], pos);
                 for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
@@ -1123,12 +1156,14 @@ static void blocked_op(blocked_state *s, unsigned op, reader *r)
                 keys_push(&s->keys, b.keys[j]);
             }
         }
-        uint8_t out[BATCH_MAX];
-        bf_blocked_contains_many(&s->f, b.h, b.n, out);
+        bf_blocked_contains_many(&s->f, h, b.n, out);
         for (size_t j = 0; j < b.n; j++) {
             blocked_positions(s, b.h[j], pos);
             CHECK(out[j] == blocked_model_contains(s, pos));
         }
+        CHECK(s->f.count == s->adds);
+        free(h);
+        free(out);
         break;
     }
     }
@@ -1144,12 +1179,52 @@ MODEL static void blocked_final(const blocked_state *s, const reader *r)
     blocked_check_image(s);
 }
 
+/* The most recent keys are all still there; the whole image while the scan
+ * budget lasts (the final check alone would not say which op went wrong). */
+static void blocked_recent(const blocked_state *s, reader *r)
+{
+    if (!s->f.bits.data) return;
+    size_t from = s->keys.len > RECENT_KEYS ? s->keys.len - RECENT_KEYS : 0;
+    for (size_t i = from; i < s->keys.len; i++) {
+        key_ref k = s->keys.items[i].key;
+        CHECK(bf_blocked_contains(&s->f, key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3)));
+    }
+    CHECK(s->f.count == s->adds);
+    if (may_scan(r, s->f.bits.nbits)) blocked_check_image(s);
+}
+
+/* Rates anywhere in n 1..1e7, any k and up to 2^40 blocks (mean loads up to
+ * 1e7 keys per block, where the old log-space Poisson sum passed 1): a
+ * probability, and no higher with more blocks. Where the rate is flat near 1,
+ * adjacent block counts differ by rounding only, hence the relative slack of
+ * 1e-12 (seen: 3e-15 in 200,000 samples). */
+static void blocked_fpr_op(reader *r)
+{
+    double n = 1 + (double)((rd_u32(r) % 10000000) >> (rd_u8(r) % 24));
+    uint8_t shift = rd_u8(r);
+    uint64_t nblocks = 1 + (rd_u64(r) >> (24 + shift % 40));
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    uint64_t more = 1 + rd_u8(r);
+    if (r->rates++ >= MAX_RATES) return;
+    double rate = bf_blocked_fpr(n, nblocks, k);
+    CHECK(rate >= 0 && rate <= 1);
+    double next = bf_blocked_fpr(n, nblocks + more, k), twice = bf_blocked_fpr(n, nblocks * 2, k);
+    CHECK(next >= 0 && next <= rate * (1 + 1e-12));
+    CHECK(twice >= 0 && twice <= rate * (1 + 1e-12));
+}
+
 /* The sizing model: the blocks it picks reach the rate, one block fewer does
  * not (for its k), and rates are probabilities that fall as blocks grow. */
 static void blocked_size_op(reader *r)
 {
+    static const double n_scale[4] = {1, 10, 100, 500}, error_scale[3] = {1, 10, 100};
     double n = 1 + rd_u16(r) % 20000;
     double error = 0.3 / (1 + rd_u16(r) % 3000); /* 1e-4 .. 0.3 */
+    /* Last, so that a missing byte (0) keeps the ranges above: up to 1e7
+     * keys and down to 1e-6. */
+    uint8_t scale = rd_u8(r);
+    n *= n_scale[scale % 4];
+    error /= error_scale[(scale >> 2) % 3];
     if (r->sizings++ > 0) return;
     uint32_t k = 0;
     uint64_t nblocks = bf_blocked_size(n, error, &k);
@@ -1162,59 +1237,183 @@ static void blocked_size_op(reader *r)
     CHECK(bf_blocked_size(-1, error, &k) == 0 && bf_blocked_size(n, 1.5, &k) == 0);
 }
 
-/* Once per process: filters of 2 MiB, past BF_BATCH_PREFETCH_MIN_BYTES, so
- * the batches' prefetching runs under the sanitizers; their answers must be
- * the single-key ones. */
+/* Once per process: every batch function on filters of at least
+ * BF_BATCH_PREFETCH_MIN_BYTES, so that prefetching runs under the sanitizers,
+ * at every batch size 0..BATCH_MAX (the look-ahead's edges are at
+ * BF_BATCH_AHEAD), with heap blocks of exactly n hashes and answers. Each
+ * filter has a twin fed one key at a time: images and answers must agree. */
+
+/* Hashes of the 8-byte keys from .. from + n - 1, in a block of exactly n. */
+static bf_key_hash *large_keys(uint64_t from, size_t n, bf_hash_kind kind)
+{
+    bf_key_hash *h = malloc(n * sizeof *h);
+    CHECK(h != NULL || n == 0);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t key[8];
+        uint64_t v = from + i;
+        for (int b = 0; b < 8; b++) key[b] = (uint8_t)(v >> (8 * b));
+        h[i] = bf_key_hash_bytes(key, sizeof key, 7, kind);
+    }
+    return h;
+}
+
+/* Round n adds keys next .. next + n - 1, then looks up n keys: the last
+ * `added` of those and n - added never added yet, so answers are mixed. */
+typedef struct {
+    bf_key_hash *add, *look;
+    uint8_t *out;
+    size_t n, added;
+} large_round;
+
+static void large_round_start(large_round *q, size_t n, uint64_t *next, bf_hash_kind kind)
+{
+    q->n = n;
+    q->added = (n + 1) / 2;
+    q->add = large_keys(*next, n, kind);
+    *next += n;
+    q->look = large_keys(*next - q->added, n, kind);
+    q->out = exact_answers(n);
+}
+
+static void large_round_end(large_round *q)
+{
+    free(q->add);
+    free(q->look);
+    free(q->out);
+}
+
+static void check_prefetching_bloom(uint32_t k, bf_hash_kind kind)
+{
+    bf_bloom a, b;
+    memset(&a, 0, sizeof a);
+    a.bits.nbits = (uint64_t)8 << 20;
+    a.k = k;
+    a.seed = 7;
+    a.hash = kind;
+    b = a;
+    size_t nbytes = bf_bits_nbytes(a.bits.nbits);
+    CHECK(bf_batch_prefetches(nbytes));
+    a.bits.data = calloc(nbytes, 1);
+    b.bits.data = calloc(nbytes, 1);
+    CHECK(a.bits.data && b.bits.data);
+    uint64_t next = 0;
+    for (size_t n = 0; n <= BATCH_MAX; n++) {
+        large_round q;
+        large_round_start(&q, n, &next, kind);
+        bf_bloom_add_many(&a, q.add, n);
+        for (size_t i = 0; i < n; i++) bf_bloom_add(&b, q.add[i]);
+        CHECK(a.count == b.count && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
+        bf_bloom_contains_many(&a, q.look, n, q.out);
+        for (size_t i = 0; i < n; i++)
+            CHECK(q.out[i] == bf_bloom_contains(&b, q.look[i]) && (i >= q.added || q.out[i] == 1));
+        large_round_end(&q);
+    }
+    free(a.bits.data);
+    free(b.bits.data);
+}
+
+static void check_prefetching_blocked(uint32_t k, uint32_t seed)
+{
+    bf_blocked a, b;
+    memset(&a, 0, sizeof a);
+    a.nblocks = ((size_t)1 << 20) / BF_BLOCK_BYTES;
+    a.bits.nbits = a.nblocks * BF_BLOCK_BITS;
+    a.k = k;
+    a.seed = seed;
+    b = a;
+    size_t nbytes = bf_bits_nbytes(a.bits.nbits);
+    CHECK(nbytes == a.nblocks * BF_BLOCK_BYTES && bf_batch_prefetches(nbytes));
+    a.bits.data = aligned_alloc(BF_BLOCK_BYTES, nbytes);
+    b.bits.data = aligned_alloc(BF_BLOCK_BYTES, nbytes);
+    CHECK(a.bits.data && b.bits.data);
+    memset(a.bits.data, 0, nbytes);
+    memset(b.bits.data, 0, nbytes);
+    uint64_t next = 0;
+    for (size_t n = 0; n <= BATCH_MAX; n++) {
+        large_round q;
+        large_round_start(&q, n, &next, BF_HASH_MURMUR3);
+        bf_blocked_add_many(&a, q.add, n);
+        for (size_t i = 0; i < n; i++) bf_blocked_add(&b, q.add[i]);
+        CHECK(a.count == b.count && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
+        bf_blocked_contains_many(&a, q.look, n, q.out);
+        for (size_t i = 0; i < n; i++)
+            CHECK(q.out[i] == bf_blocked_contains(&b, q.look[i]) && (i >= q.added || q.out[i] == 1));
+        large_round_end(&q);
+    }
+    free(a.bits.data);
+    free(b.bits.data);
+}
+
+/* Ticks of 0..2 between rounds, and a stale bucket (which ticks never leave)
+ * planted under a key not added, so that lookups with clear_expired reset it
+ * in the batch as one at a time. */
+static void check_prefetching_continuous(uint32_t k, bf_hash_kind kind)
+{
+    bf_continuous a, b;
+    memset(&a, 0, sizeof a);
+    uint64_t count = (uint64_t)2 << 20;
+    a.k = k;
+    a.seed = 7;
+    a.hash = kind;
+    a.slot = 1;
+    size_t nbytes = bf_buckets_nbytes(count, BF_CONT_BITS);
+    CHECK(bf_batch_prefetches(nbytes));
+    a.buckets.data = calloc(nbytes, 1);
+    bf_buckets_init(&a.buckets, count, BF_CONT_BITS);
+    b = a;
+    b.buckets.data = calloc(nbytes, 1);
+    CHECK(a.buckets.data && b.buckets.data);
+    uint64_t next = 0;
+    for (size_t n = 0; n <= BATCH_MAX; n++) {
+        bf_continuous_tick(&a, n % 3);
+        bf_continuous_tick(&b, n % 3);
+        large_round q;
+        large_round_start(&q, n, &next, kind);
+        bf_continuous_add_many(&a, q.add, n);
+        for (size_t i = 0; i < n; i++) bf_continuous_add(&b, q.add[i]);
+        CHECK(memcmp(a.buckets.data, b.buckets.data, nbytes) == 0);
+        uint64_t planted = count; /* none */
+        if (n >= 2) {
+            /* Any slot 3 or more ticks old, in the first bucket of the last
+             * key looked up (never added) unless a key just added has it. */
+            uint64_t pos[BF_K_MAX], other[BF_K_MAX];
+            uint32_t stale = (a.slot - 1 + BF_CONT_DIVISOR + 3) % BF_CONT_SLOTS + 1;
+            bf_positions(q.look[n - 1], kind, k, count, pos);
+            int shared = 0;
+            for (size_t i = 0; i < q.added; i++) {
+                bf_positions(q.look[i], kind, k, count, other);
+                for (uint32_t j = 0; j < k; j++) shared |= other[j] == pos[0];
+            }
+            if (!shared) {
+                planted = pos[0];
+                bf_buckets_set(&a.buckets, planted, stale);
+                bf_buckets_set(&b.buckets, planted, stale);
+            }
+        }
+        int clear = (n >> 1) & 1;
+        bf_continuous_lookup_many(&a, q.look, n, clear, q.out);
+        for (size_t i = 0; i < n; i++)
+            CHECK(q.out[i] == bf_continuous_lookup(&b, q.look[i], clear) && (i >= q.added || q.out[i] == 1));
+        CHECK(memcmp(a.buckets.data, b.buckets.data, nbytes) == 0);
+        /* A key's first bucket is always read, so a stale one there is reset. */
+        if (planted < count) CHECK((bf_buckets_get(&a.buckets, planted) == 0) == clear);
+        large_round_end(&q);
+    }
+    free(a.buckets.data);
+    free(b.buckets.data);
+}
+
 static void check_prefetching_batches(void)
 {
     static int done;
     if (done) return;
     done = 1;
-    enum { N = 600, ADDED = 300 };
-    bf_key_hash h[N];
-    uint8_t out[N];
-    for (uint64_t i = 0; i < N; i++) {
-        uint8_t key[8];
-        memcpy(key, &i, sizeof key);
-        h[i] = bf_key_hash_bytes(key, sizeof key, 7, BF_HASH_MURMUR3);
-    }
-
-    bf_bloom bloom;
-    memset(&bloom, 0, sizeof bloom);
-    bloom.bits.nbits = (uint64_t)1 << 24;
-    bloom.bits.data = calloc(bf_bits_nbytes(bloom.bits.nbits), 1);
-    bloom.k = 7;
-    CHECK(bloom.bits.data);
-    bf_bloom_add_many(&bloom, h, ADDED);
-    bf_bloom_contains_many(&bloom, h, N, out);
-    for (size_t i = 0; i < N; i++) CHECK(out[i] == bf_bloom_contains(&bloom, h[i]) && (i >= ADDED || out[i]));
-    free(bloom.bits.data);
-
-    bf_blocked blocked;
-    memset(&blocked, 0, sizeof blocked);
-    blocked.nblocks = (2u << 20) / BF_BLOCK_BYTES;
-    blocked.bits.nbits = blocked.nblocks * BF_BLOCK_BITS;
-    blocked.bits.data = aligned_alloc(BF_BLOCK_BYTES, 2u << 20);
-    blocked.k = 8;
-    CHECK(blocked.bits.data);
-    memset(blocked.bits.data, 0, 2u << 20);
-    bf_blocked_add_many(&blocked, h, ADDED);
-    bf_blocked_contains_many(&blocked, h, N, out);
-    for (size_t i = 0; i < N; i++) CHECK(out[i] == bf_blocked_contains(&blocked, h[i]) && (i >= ADDED || out[i]));
-    free(blocked.bits.data);
-
-    bf_continuous cont;
-    memset(&cont, 0, sizeof cont);
-    uint64_t count = (uint64_t)4 << 20;
-    cont.buckets.data = calloc(bf_buckets_nbytes(count, BF_CONT_BITS), 1);
-    CHECK(cont.buckets.data);
-    bf_buckets_init(&cont.buckets, count, BF_CONT_BITS);
-    cont.k = 7;
-    cont.slot = 1;
-    bf_continuous_add_many(&cont, h, ADDED);
-    bf_continuous_lookup_many(&cont, h, N, 1, out);
-    for (size_t i = 0; i < N; i++) CHECK(out[i] == bf_continuous_lookup(&cont, h[i], 1) && (i >= ADDED || out[i]));
-    free(cont.buckets.data);
+    check_prefetching_bloom(7, BF_HASH_MURMUR3);
+    check_prefetching_bloom(3, BF_HASH_FNV1A);
+    check_prefetching_blocked(8, 0);
+    check_prefetching_blocked(13, 99); /* probes past the unrolled eight, a remixed word */
+    check_prefetching_continuous(4, BF_HASH_MURMUR3);
+    check_prefetching_continuous(7, BF_HASH_FNV1A);
 }
 
 /* ------------------------------------------------------------------ main */
@@ -1226,6 +1425,7 @@ enum {
     OP_CONT_ADD, OP_CONT_TICK, OP_CONT_LOOKUP, OP_CONT_TICK_BIG,
     OP_HASH, OP_POSITIONS, OP_REINIT, OP_NBYTES,
     OP_BLOOM_BATCH, OP_CONT_BATCH, OP_BLOCKED_ADD, OP_BLOCKED_CONTAINS, OP_BLOCKED_BATCH, OP_BLOCKED_SIZE,
+    OP_BLOCKED_RECENT, OP_BLOCKED_RATE,
     OP_COUNT
 };
 
@@ -1233,7 +1433,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0, SCAN_BUDGET, 0, 0};
+    reader r = {data, size, 0, SCAN_BUDGET, 0, 0, 0};
     bits_state bits;
     buckets_state buckets;
     bloom_state bloom;
@@ -1283,12 +1483,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             positions_op(&r);
             break;
         case OP_REINIT: { /* check one structure in full, then start it over */
-            unsigned which = rd_u8(&r) % 4;
+            unsigned which = rd_u8(&r) % 5;
             if (r.reinits++ >= MAX_REINITS) break; /* the header bytes then read as ops */
             switch (which) {
             case 0: bits_check(&bits, NULL); bits_init(&bits, &r); break;
             case 1: buckets_check(&buckets, NULL); buckets_init(&buckets, &r); break;
             case 2: bloom_final(&bloom, &r); bloom_init(&bloom, &r); break;
+            case 4: blocked_final(&blocked, &r); blocked_init(&blocked, &r); break;
             default:
                 if (cont.f.buckets.data) {
                     cont_check_all(&cont, NULL);
@@ -1313,6 +1514,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case OP_BLOCKED_SIZE:
             blocked_size_op(&r);
+            break;
+        case OP_BLOCKED_RECENT:
+            blocked_recent(&blocked, &r);
+            break;
+        case OP_BLOCKED_RATE:
+            blocked_fpr_op(&r);
             break;
         }
     }

@@ -10,7 +10,8 @@
 #           bloom:   u16 m, u8 k, u8 kind, u32 seed
 #           cont:    u16 m, u8 k, u8 flags (bit 0 kind, rest start slot), u32 seed
 #           blocked: u8 blocks, u8 k, u32 seed (blocks % 64 + 1, k % 128 + 1)
-#   then opcodes (byte % 26), each followed by its operands; see OPS below.
+#   then opcodes (byte % 28), each followed by its operands; see OPS below.
+#   reinit: u8 which (% 5: bits, buckets, bloom, cont, blocked), then that header.
 #   A batch is a u8 count (count % 70 + 1) and that many keys.
 #   A key is a length byte (255: a u16 length follows) and that many bytes.
 
@@ -22,7 +23,8 @@ OPS = {
   bloom_add: 9, bloom_contains: 10, bloom_recent: 11,
   cont_add: 12, cont_tick: 13, cont_lookup: 14, cont_tick_big: 15,
   hash: 16, positions: 17, reinit: 18, nbytes: 19,
-  bloom_batch: 20, cont_batch: 21, blocked_add: 22, blocked_contains: 23, blocked_batch: 24, blocked_size: 25
+  bloom_batch: 20, cont_batch: 21, blocked_add: 22, blocked_contains: 23, blocked_batch: 24, blocked_size: 25,
+  blocked_recent: 26, blocked_rate: 27
 }.freeze
 
 def u8(v) = [v].pack("C")
@@ -38,6 +40,8 @@ def bloom_hdr(m, k, kind, seed) = u16(m - 1) + u8(k - 1) + u8(kind) + u32(seed)
 def cont_hdr(m, k, kind, slot, seed) = u16(m - 1) + u8(k - 1) + u8(kind | ((slot - 1) << 1)) + u32(seed)
 def blocked_hdr(blocks, k, seed) = u8(blocks - 1) + u8(k - 1) + u32(seed)
 def batch(keys) = u8(keys.size - 1) + keys.map { |k| key(k) }.join
+# bf_blocked_fpr at n keys in nblocks (< 2^40) blocks, against nblocks + more and 2 * nblocks.
+def rate(n, nblocks, k, more) = op(:blocked_rate) + u32(n - 1) + u8(0) + u8(0) + u64((nblocks - 1) << 24) + u8(k - 1) + u8(more - 1)
 
 def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 3, 0, 1, 0], blocked: [4, 6, 0])
   bits_hdr(bits) + buckets_hdr(width, buckets) + bloom_hdr(*bloom) + cont_hdr(*cont) + blocked_hdr(*blocked)
@@ -112,6 +116,18 @@ seeds["blocked"] = header(blocked: [8, 12, 77]) +
   op(:blocked_contains) + key("a") + op(:blocked_contains) + key("zzz") +
   op(:blocked_batch) + u8(1) + batch(words.first(50)) + op(:blocked_batch) + u8(0) + batch(words) +
   op(:blocked_size) + u16(999) + u16(42)
+
+# k = 128: every probe past the unrolled eight and twelve remixed words; then
+# one block and k = 9, and rates from an empty block to a million keys per
+# block (n = 4289384 in 7 blocks at k = 116 once came out above 1).
+seeds["blocked_more"] = header(blocked: [3, 128, 5]) +
+  words.first(12).map { |k| op(:blocked_add) + key(k) }.join + op(:blocked_recent) +
+  op(:blocked_batch) + u8(1) + batch(words.first(9)) + op(:blocked_contains) + key("nope") +
+  op(:reinit) + u8(4) + blocked_hdr(1, 9, 0xffffffff) + op(:blocked_batch) + u8(1) + batch(words.first(70)) +
+  op(:blocked_recent) + op(:blocked_batch) + u8(0) + batch(%w[x y z]) +
+  rate(1000, 3, 7, 1) + rate(4289384, 7, 116, 1) + rate(10_000_000, 10, 8, 200) +
+  rate(9_999_999, (1 << 40) - 1, 128, 256) +
+  op(:blocked_size) + u16(19_999) + u16(2999) + u8(3 | (2 << 2)) # 1e7 keys at 1e-6
 
 dir = File.join(__dir__, "corpus")
 FileUtils.mkdir_p(dir)
