@@ -10,6 +10,9 @@ require_relative "bloomc/version"
 module Bloomc
   # The base of every error the gem raises itself.
   class Error < StandardError; end
+  # An operation the filter's kind cannot do (delete on a minimum-increase
+  # spectral filter).
+  class UnsupportedError < Error; end
 end
 
 require_relative "bloomc/bloomc"
@@ -19,3 +22,8 @@ require_relative "bloomc/batch"
 require_relative "bloomc/bloom_filter"
 require_relative "bloomc/continuous_bloom_filter"
 require_relative "bloomc/blocked_bloom_filter"
+require_relative "bloomc/counting_bloom_filter"
+require_relative "bloomc/spectral_bloom_filter"
+require_relative "bloomc/bitwise_bloom_filter"
+require_relative "bloomc/stable_bloom_filter"
+require_relative "bloomc/a2_bloom_filter"

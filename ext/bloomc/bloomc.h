@@ -8,6 +8,9 @@
 #include "bf_bloom.h"
 #include "bf_continuous.h"
 #include "bf_blocked.h"
+#include "bf_counting.h"
+#include "bf_stable.h"
+#include "bf_a2.h"
 
 #ifndef RBOOL /* public from Ruby 3.2 on */
 #define RBOOL(v) ((v) ? Qtrue : Qfalse)
@@ -51,6 +54,13 @@ uint64_t bloomc_count_arg(VALUE v, const char *name, uint64_t max);   /* Argumen
 uint32_t bloomc_uint32_arg(VALUE v, const char *name);                /* RangeError */
 bf_hash_kind bloomc_hash_kind_arg(VALUE v);                           /* ArgumentError */
 
+/* cells.c: for the filters of counters. bloomc_buckets_replace returns
+ * zeroed cells (or a copy of src's) and frees old, or raises ArgumentError
+ * when the field cannot exist on this machine (and frees nothing). */
+uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src);
+int bloomc_counting_equal(const bf_counting *a, const bf_counting *b);
+st_index_t bloomc_counting_hash(const bf_counting *f);
+
 /* Views that share a filter's storage (filter.bits, filter.buckets). */
 VALUE bloomc_bit_field_view(VALUE owner, bf_bits *bits);
 VALUE bloomc_bit_bucket_field_view(VALUE owner, bf_buckets *buckets);
@@ -60,6 +70,11 @@ void bloomc_init_bit_bucket_field(VALUE mBloomc);
 void bloomc_init_bloom_filter(VALUE mBloomc);
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc);
 void bloomc_init_blocked_bloom_filter(VALUE mBloomc);
+void bloomc_init_counting_bloom_filter(VALUE mBloomc);
+void bloomc_init_spectral_bloom_filter(VALUE mBloomc);
+void bloomc_init_bitwise_bloom_filter(VALUE mBloomc);
+void bloomc_init_stable_bloom_filter(VALUE mBloomc);
+void bloomc_init_a2_bloom_filter(VALUE mBloomc);
 void bloomc_init_bloom_helper(VALUE mBloomc);
 void bloomc_init_fnv(VALUE mBloomc);
 void bloomc_init_murmur3(VALUE mBloomc);

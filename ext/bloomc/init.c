@@ -27,4 +27,9 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_init_bloom_filter(bloomc_mBloomc);
     bloomc_init_continuous_bloom_filter(bloomc_mBloomc);
     bloomc_init_blocked_bloom_filter(bloomc_mBloomc);
+    bloomc_init_counting_bloom_filter(bloomc_mBloomc);
+    bloomc_init_spectral_bloom_filter(bloomc_mBloomc);
+    bloomc_init_bitwise_bloom_filter(bloomc_mBloomc);
+    bloomc_init_stable_bloom_filter(bloomc_mBloomc);
+    bloomc_init_a2_bloom_filter(bloomc_mBloomc);
 }

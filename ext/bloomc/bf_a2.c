@@ -1,0 +1,61 @@
+#include <math.h>
+#include <string.h>
+#include "bf_a2.h"
+
+static int half_contains(const bf_bits *b, bf_key_hash h, uint32_t k)
+{
+    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, b->nbits);
+    for (uint32_t i = 0; i < k; i++)
+        if (!bf_bits_get(b, bf_probe_next(&p))) return 0;
+    return 1;
+}
+
+static void half_add(bf_bits *b, bf_key_hash h, uint32_t k)
+{
+    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, b->nbits);
+    for (uint32_t i = 0; i < k; i++) bf_bits_set(b, bf_probe_next(&p));
+}
+
+void bf_a2_add(bf_a2 *f, bf_key_hash h)
+{
+    f->count++;
+    bf_bits *active = &f->halves[f->active];
+    if (half_contains(active, h, f->k)) return;
+    if (f->in_active >= f->capacity) {
+        /* The active half is full: the other one (the older keys) is
+         * dropped and takes the new keys from now on. */
+        f->active ^= 1;
+        active = &f->halves[f->active];
+        memset(active->data, 0, bf_bits_nbytes(active->nbits));
+        f->in_active = 0;
+        f->swaps++;
+    }
+    half_add(active, h, f->k);
+    f->in_active++;
+}
+
+int bf_a2_contains(const bf_a2 *f, bf_key_hash h)
+{
+    return half_contains(&f->halves[f->active], h, f->k) || half_contains(&f->halves[f->active ^ 1], h, f->k);
+}
+
+uint32_t bf_a2_optimal_k(double p)
+{
+    double p1 = 1.0 - sqrt(1.0 - p);
+    double k = ceil(-log2(p1) - 1e-9); /* the manual floors; see bf_a2.h */
+    if (!(k >= 1)) return 1;
+    return k > BF_K_MAX ? BF_K_MAX : (uint32_t)k;
+}
+
+uint64_t bf_a2_optimal_capacity(uint64_t m, uint32_t k)
+{
+    double c = floor((double)m / (2.0 * k) * log(2.0));
+    return c < 1 ? 1 : (uint64_t)c;
+}
+
+double bf_a2_fpr(uint64_t m, uint32_t k, double n)
+{
+    double half = (double)(m / 2);
+    double p1 = pow(1.0 - exp(-(double)k * n / half), k);
+    return 1.0 - (1.0 - p1) * (1.0 - p1);
+}

@@ -1,0 +1,37 @@
+/* The A² filter (active-active buffering, Yoon 2010): two plain filters of
+ * m/2 bits. New keys go into the active one; when it holds `capacity` keys,
+ * the other is cleared and becomes the active one, so the filter remembers at
+ * least the last `capacity` distinct keys and forgets older ones in bulk. A
+ * key is found when either filter holds it. */
+#ifndef BF_A2_H
+#define BF_A2_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bf_bits.h"
+#include "bf_probe.h"
+
+typedef struct {
+    bf_bits halves[2];   /* halves[active] takes new keys; both share one allocation */
+    unsigned active;
+    uint32_t k, seed;
+    uint64_t capacity;   /* keys the active half takes before a swap */
+    uint64_t in_active;  /* distinct keys added to the active half */
+    uint64_t count;      /* adds */
+    uint64_t swaps;
+} bf_a2;
+
+void bf_a2_add(bf_a2 *f, bf_key_hash h);
+int bf_a2_contains(const bf_a2 *f, bf_key_hash h);
+
+/* The manual's optimum for a target rate p over both halves: each half may
+ * err at p1 = 1 - sqrt(1 - p), k = -log2 p1 and a half of m/2 bits holds
+ * floor(m / (2k) ln 2) keys, at which it is half full and errs at 2^-k. The
+ * manual rounds k down, which lands up to twice above p (2^-floor(x) can be
+ * 2 * 2^-x); bloomc rounds it up, so the rate never exceeds p. */
+uint32_t bf_a2_optimal_k(double p);
+uint64_t bf_a2_optimal_capacity(uint64_t m, uint32_t k);
+/* The false-positive rate with both halves holding n keys each. */
+double bf_a2_fpr(uint64_t m, uint32_t k, double n);
+
+#endif

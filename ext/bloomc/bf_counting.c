@@ -1,0 +1,210 @@
+#include "bf_counting.h"
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+bf_key_hash bf_key_hash_salted(bf_key_hash h, uint64_t salt)
+{
+    bf_key_hash out;
+    out.h1 = mix64(h.h1 ^ (salt * 0x9e3779b97f4a7c15ULL));
+    out.h2 = mix64(h.h2 + salt);
+    return out;
+}
+
+uint32_t bf_cells_locate(const bf_buckets *b, bf_key_hash h, uint32_t k, uint64_t *pos)
+{
+    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, b->count);
+    uint32_t min = b->max;
+    for (uint32_t i = 0; i < k; i++) {
+        pos[i] = bf_probe_next(&p);
+        uint32_t v = bf_buckets_get(b, pos[i]);
+        if (v < min) min = v;
+    }
+    return min;
+}
+
+uint32_t bf_cells_min(const bf_buckets *b, const uint64_t *pos, uint32_t k)
+{
+    uint32_t min = b->max;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t v = bf_buckets_get(b, pos[i]);
+        if (v < min) min = v;
+    }
+    return min;
+}
+
+uint64_t bf_cells_add(bf_buckets *b, const uint64_t *pos, uint32_t k, uint32_t by)
+{
+    uint64_t saturated = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t v = bf_buckets_get(b, pos[i]);
+        if (v == b->max || by == 0) continue;
+        v = by >= b->max - v ? b->max : v + by;
+        bf_buckets_set(b, pos[i], v);
+        saturated += v == b->max;
+    }
+    return saturated;
+}
+
+void bf_cells_remove(bf_buckets *b, const uint64_t *pos, uint32_t k)
+{
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t v = bf_buckets_get(b, pos[i]);
+        if (v != 0 && v != b->max) bf_buckets_set(b, pos[i], v - 1);
+    }
+}
+
+int bf_cells_recurring_min(const bf_buckets *b, const uint64_t *pos, uint32_t k)
+{
+    uint32_t min = bf_cells_min(b, pos, k);
+    uint32_t first = k;
+    for (uint32_t i = 0; i < k; i++) {
+        if (bf_buckets_get(b, pos[i]) != min) continue;
+        if (first == k) first = i;
+        else if (pos[i] != pos[first]) return 1; /* a probe repeating a cell is not a second cell */
+    }
+    return 0;
+}
+
+void bf_counting_add(bf_counting *f, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    bf_cells_locate(&f->cells, h, f->k, pos);
+    f->saturated += bf_cells_add(&f->cells, pos, f->k, 1);
+    f->count++;
+}
+
+int bf_counting_remove(bf_counting *f, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    if (bf_cells_locate(&f->cells, h, f->k, pos) == 0) return 0;
+    bf_cells_remove(&f->cells, pos, f->k);
+    if (f->count) f->count--;
+    return 1;
+}
+
+uint32_t bf_counting_count(const bf_counting *f, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    return bf_cells_locate(&f->cells, h, f->k, pos);
+}
+
+/* ---- spectral ----------------------------------------------------------- */
+
+#define SECONDARY_SALT 1
+
+/* Minimum increase: only the cells holding the key's minimum go up (each cell
+ * once, even when two probes share it: the second one reads min + 1). */
+static void add_minimum_increase(bf_counting *c, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    uint32_t min = bf_cells_locate(&c->cells, h, c->k, pos);
+    c->count++;
+    if (min == c->cells.max) return;
+    for (uint32_t i = 0; i < c->k; i++) {
+        if (bf_buckets_get(&c->cells, pos[i]) != min) continue;
+        bf_buckets_set(&c->cells, pos[i], min + 1);
+        c->saturated += min + 1 == c->cells.max;
+    }
+}
+
+void bf_spectral_add(bf_spectral *f, bf_key_hash h)
+{
+    if (f->algorithm == BF_SPECTRAL_MI) {
+        add_minimum_increase(&f->primary, h);
+        return;
+    }
+    /* Recurring minimum: count in the primary; a key whose minimum is held
+     * by one cell only is likely to have been inflated there by another key,
+     * so it is counted in the secondary too, entering it with its primary
+     * minimum and going up by one on each later add. */
+    bf_counting *p = &f->primary, *s = &f->secondary;
+    uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
+    bf_cells_locate(&p->cells, h, p->k, pos);
+    p->saturated += bf_cells_add(&p->cells, pos, p->k, 1);
+    p->count++;
+    if (bf_cells_recurring_min(&p->cells, pos, p->k)) return;
+    uint32_t in_secondary = bf_cells_locate(&s->cells, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos);
+    uint32_t by = in_secondary ? 1 : bf_cells_min(&p->cells, pos, p->k);
+    s->saturated += bf_cells_add(&s->cells, spos, s->k, by);
+    s->count++;
+}
+
+int bf_spectral_remove(bf_spectral *f, bf_key_hash h)
+{
+    if (f->algorithm != BF_SPECTRAL_RM) return 0;
+    if (!bf_counting_remove(&f->primary, h)) return 0;
+    bf_counting *s = &f->secondary;
+    uint64_t spos[BF_K_MAX];
+    if (bf_cells_locate(&s->cells, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos) > 0) {
+        bf_cells_remove(&s->cells, spos, s->k);
+        if (s->count) s->count--;
+    }
+    return 1;
+}
+
+uint32_t bf_spectral_count(const bf_spectral *f, bf_key_hash h)
+{
+    const bf_counting *p = &f->primary, *s = &f->secondary;
+    uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
+    uint32_t min = bf_cells_locate(&p->cells, h, p->k, pos);
+    if (f->algorithm == BF_SPECTRAL_MI || min == 0 || bf_cells_recurring_min(&p->cells, pos, p->k)) return min;
+    uint32_t second = bf_cells_locate(&s->cells, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos);
+    /* The secondary can only sharpen the estimate: it never raises it. */
+    return second > 0 && second < min ? second : min;
+}
+
+int bf_spectral_contains(const bf_spectral *f, bf_key_hash h)
+{
+    return bf_counting_count(&f->primary, h) > 0;
+}
+
+/* ---- bitwise ------------------------------------------------------------ */
+
+unsigned bf_bitwise_level_width(unsigned width, size_t level)
+{
+    if (level >= 6) return BF_BUCKET_WIDTH_MAX;
+    uint64_t w = (uint64_t)width << level;
+    return w > BF_BUCKET_WIDTH_MAX ? BF_BUCKET_WIDTH_MAX : (unsigned)w;
+}
+
+/* Each level's cells are found by a hash of their own. */
+static uint32_t level_locate(const bf_bitwise *f, bf_key_hash h, size_t level, uint64_t *pos)
+{
+    return bf_cells_locate(&f->levels[level], level ? bf_key_hash_salted(h, SECONDARY_SALT + level) : h, f->k, pos);
+}
+
+size_t bf_bitwise_target_level(const bf_bitwise *f, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    for (size_t l = 0; l < f->nlevels; l++) {
+        if (level_locate(f, h, l, pos) < f->levels[l].max) return l;
+    }
+    return f->nlevels;
+}
+
+void bf_bitwise_add_at(bf_bitwise *f, bf_key_hash h, size_t level)
+{
+    uint64_t pos[BF_K_MAX];
+    level_locate(f, h, level, pos);
+    bf_cells_add(&f->levels[level], pos, f->k, 1);
+    f->count++;
+}
+
+uint64_t bf_bitwise_count(const bf_bitwise *f, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX], total = 0;
+    for (size_t l = 0; l < f->nlevels; l++) {
+        uint32_t min = level_locate(f, h, l, pos);
+        total = total + min < total ? UINT64_MAX : total + min;
+        if (min < f->levels[l].max) break; /* not carried past this level */
+    }
+    return total;
+}

@@ -1,0 +1,60 @@
+#include <math.h>
+#include "bf_stable.h"
+
+uint64_t bf_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+void bf_stable_add(bf_stable *f, bf_key_hash h)
+{
+    uint64_t m = f->cells.count;
+    for (uint64_t i = 0; i < f->d; i++) {
+        uint64_t c = bf_reduce(bf_splitmix64(&f->random), m);
+        uint32_t v = bf_buckets_get(&f->cells, c);
+        if (v) bf_buckets_set(&f->cells, c, v - 1);
+    }
+    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, m);
+    for (uint32_t i = 0; i < f->k; i++) bf_buckets_set(&f->cells, bf_probe_next(&p), f->cells.max);
+    f->count++;
+}
+
+int bf_stable_contains(const bf_stable *f, bf_key_hash h)
+{
+    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, f->cells.count);
+    for (uint32_t i = 0; i < f->k; i++)
+        if (!bf_buckets_get(&f->cells, bf_probe_next(&p))) return 0;
+    return 1;
+}
+
+double bf_stable_zero_fraction(uint64_t m, uint32_t k, uint64_t d, unsigned width)
+{
+    double max = ldexp(1.0, (int)width) - 1;
+    double spread = (double)d * (1.0 / k - 1.0 / (double)m);
+    if (spread <= 0) return 0; /* k >= m: every add sets every cell */
+    return pow(1.0 / (1.0 + 1.0 / spread), max);
+}
+
+double bf_stable_fpr(uint64_t m, uint32_t k, uint64_t d, unsigned width)
+{
+    return pow(1.0 - bf_stable_zero_fraction(m, k, d, width), k);
+}
+
+uint64_t bf_stable_d_for(uint64_t m, uint32_t k, unsigned width, double fpr)
+{
+    if (!(fpr > 0 && fpr < 1) || k >= m) return 0;
+    /* Solve the formula for d: zero fraction z = 1 - fpr^(1/k),
+     * d = 1 / ((z^(-1/max) - 1) (1/k - 1/m)), rounded up (more decrements, a
+     * lower rate); the rate falls as d grows, so check and step. */
+    double max = ldexp(1.0, (int)width) - 1;
+    double z = 1.0 - pow(fpr, 1.0 / k);
+    double denom = (pow(z, -1.0 / max) - 1.0) * (1.0 / k - 1.0 / (double)m);
+    if (!(denom > 0)) return 0;
+    double d = ceil(1.0 / denom);
+    if (!(d >= 1)) d = 1;
+    if (d > (double)m) return 0; /* more decrements than cells: no such filter */
+    return (uint64_t)d;
+}

@@ -1,0 +1,42 @@
+/* The stable Bloom filter (Deng and Rafiei, 2006): a filter for an endless
+ * stream that forgets old keys at a steady rate. Each add first takes 1 from
+ * d cells chosen at random, then sets the key's k cells to the maximum
+ * 2^width - 1. The fraction of zero cells settles at a fixed point whatever
+ * the stream's length, and with it the false-positive rate.
+ *
+ * The random cells come from a splitmix64 generator whose state is part of
+ * the filter, so a filter with a given seed behaves the same on every run. */
+#ifndef BF_STABLE_H
+#define BF_STABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bf_buckets.h"
+#include "bf_probe.h"
+
+typedef struct {
+    bf_buckets cells;
+    uint32_t k;       /* cells set per key, 1..BF_K_MAX */
+    uint32_t seed;    /* MurmurHash3 seed */
+    uint64_t d;       /* cells decremented per add, 1..cells.count */
+    uint64_t random;  /* generator state */
+    uint64_t count;   /* adds */
+} bf_stable;
+
+/* The next value of a splitmix64 generator (Steele, Lea and Flood, 2014). */
+uint64_t bf_splitmix64(uint64_t *state);
+
+void bf_stable_add(bf_stable *f, bf_key_hash h);
+int bf_stable_contains(const bf_stable *f, bf_key_hash h);
+
+/* The stable point: the expected fraction of zero cells after many adds,
+ * (1 / (1 + 1 / (d (1/k - 1/m))))^max, and the false-positive rate there,
+ * (1 - that)^k (Deng and Rafiei's Theorem 2 and its corollary; the libBf
+ * manual's rendering of the formula lost its exponents). */
+double bf_stable_zero_fraction(uint64_t m, uint32_t k, uint64_t d, unsigned width);
+double bf_stable_fpr(uint64_t m, uint32_t k, uint64_t d, unsigned width);
+/* The d whose stable point has false-positive rate fpr (0 when none can:
+ * fpr is out of (0, 1), or k >= m). */
+uint64_t bf_stable_d_for(uint64_t m, uint32_t k, unsigned width, double fpr);
+
+#endif

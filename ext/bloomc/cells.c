@@ -1,0 +1,27 @@
+/* Helpers shared by the bindings of the filters of counters. */
+#include "bloomc.h"
+
+uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src)
+{
+    size_t nbytes = bf_buckets_nbytes(count, width);
+    if (!nbytes) rb_raise(rb_eArgError, "%" PRIu64 " cells of %u bits are too many for this machine", count, width);
+    uint8_t *data = ruby_xcalloc(nbytes, 1);
+    if (src) memcpy(data, src, nbytes);
+    ruby_xfree(old);
+    return data;
+}
+
+int bloomc_counting_equal(const bf_counting *a, const bf_counting *b)
+{
+    if (!a->cells.data || !b->cells.data) return a->cells.data == b->cells.data;
+    return a->cells.count == b->cells.count && a->cells.width == b->cells.width && a->k == b->k && a->seed == b->seed &&
+           a->count == b->count && a->saturated == b->saturated &&
+           memcmp(a->cells.data, b->cells.data, bf_buckets_nbytes(a->cells.count, a->cells.width)) == 0;
+}
+
+st_index_t bloomc_counting_hash(const bf_counting *f)
+{
+    if (!f->cells.data) return 0;
+    st_index_t h = rb_memhash(f->cells.data, (long)bf_buckets_nbytes(f->cells.count, f->cells.width));
+    return h ^ (st_index_t)(f->cells.count * 31 + f->cells.width * 17 + f->k * 7 + f->seed + f->count * 131);
+}

@@ -1,0 +1,250 @@
+/* Bloomc::CountingBloomFilter: a filter of saturating counters that can
+ * delete keys and estimate how often each was added. Keyword construction is
+ * in lib/bloomc/counting_bloom_filter.rb. */
+#include "bloomc.h"
+
+static VALUE cCountingBloomFilter;
+
+static void counting_free(void *ptr)
+{
+    bf_counting *f = ptr;
+    ruby_xfree(f->cells.data);
+    ruby_xfree(f);
+}
+
+static size_t counting_memsize(const void *ptr)
+{
+    const bf_counting *f = ptr;
+    return sizeof(*f) + (f->cells.data ? bf_buckets_nbytes(f->cells.count, f->cells.width) : 0);
+}
+
+static const rb_data_type_t counting_type = {
+    .wrap_struct_name = "bloomc/counting_bloom_filter",
+    .function = {
+        .dfree = counting_free,
+        .dsize = counting_memsize,
+    },
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
+};
+
+static VALUE counting_alloc(VALUE klass)
+{
+    bf_counting *f;
+    return TypedData_Make_Struct(klass, bf_counting, &counting_type, f);
+}
+
+static bf_counting *get_filter(VALUE self)
+{
+    bf_counting *f = bloomc_typed_data(self, &counting_type);
+    if (!f->cells.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    return f;
+}
+
+/* Replace the filter's state: m zeroed cells, or a copy of src. */
+static void counting_reset(bf_counting *f, uint64_t m, unsigned width, uint32_t k, uint32_t seed, const bf_counting *src)
+{
+    f->cells.data = bloomc_buckets_replace(f->cells.data, m, width, src ? src->cells.data : NULL);
+    bf_buckets_init(&f->cells, m, width);
+    f->k = k;
+    f->seed = seed;
+    f->count = src ? src->count : 0;
+    f->saturated = src ? src->saturated : 0;
+}
+
+/* :nodoc: called by initialize once the Ruby layer has settled m and k. */
+static VALUE counting_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed)
+{
+    rb_check_frozen(self);
+    uint64_t cells = bloomc_count_arg(m, "m", BF_BUCKETS_MAX);
+    uint32_t probes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
+    unsigned bits = (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX);
+    uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
+    counting_reset(bloomc_typed_data(self, &counting_type), cells, bits, probes, hash_seed, NULL);
+    return self;
+}
+
+/* :nodoc: deep copy for dup and clone. */
+static VALUE counting_initialize_copy(VALUE self, VALUE orig)
+{
+    rb_check_frozen(self);
+    if (self == orig) return self;
+    const bf_counting *src = get_filter(orig);
+    counting_reset(bloomc_typed_data(self, &counting_type), src->cells.count, src->cells.width, src->k, src->seed, src);
+    return self;
+}
+
+static bf_key_hash key_hash(const bf_counting *f, VALUE key)
+{
+    return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3);
+}
+
+/*
+ * call-seq:
+ *   add(key) -> self
+ *   self << key -> self
+ *
+ * Counts one more +key+ (a String, Symbol or Integer).
+ */
+static VALUE counting_add(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_counting *f = get_filter(self);
+    bf_counting_add(f, key_hash(f, key));
+    return self;
+}
+
+/*
+ * call-seq:
+ *   delete(key) -> true or false
+ *   remove(key) -> true or false
+ *
+ * Counts one +key+ less: true when it was counted, false (and nothing
+ * changes) when its count is 0. Deleting a key that was never added but is
+ * found (a false positive) takes from other keys' counts: delete only keys
+ * you added.
+ */
+static VALUE counting_delete(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_counting *f = get_filter(self);
+    return RBOOL(bf_counting_remove(f, key_hash(f, key)));
+}
+
+/*
+ * call-seq: count(key) -> Integer
+ *
+ * How many times +key+ was added less the times it was deleted: never less,
+ * more when other keys share all its cells, and at most the cell maximum
+ * (2**width - 1).
+ */
+static VALUE counting_count(VALUE self, VALUE key)
+{
+    const bf_counting *f = get_filter(self);
+    return UINT2NUM(bf_counting_count(f, key_hash(f, key)));
+}
+
+/*
+ * call-seq:
+ *   include?(key) -> true or false
+ *   self[key] -> true or false
+ *
+ * Whether count(key) is above 0.
+ */
+static VALUE counting_include_p(VALUE self, VALUE key)
+{
+    const bf_counting *f = get_filter(self);
+    return RBOOL(bf_counting_count(f, key_hash(f, key)) > 0);
+}
+
+static void add_many(void *f, const bf_key_hash *h, size_t n)
+{
+    for (size_t i = 0; i < n; i++) bf_counting_add(f, h[i]);
+}
+
+static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) out[i] = bf_counting_count(f, h[i]) > 0;
+}
+
+/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
+static VALUE counting_batch_add(VALUE self, VALUE keys)
+{
+    rb_check_frozen(self);
+    bf_counting *f = get_filter(self);
+    bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
+    bloomc_batch_add(&b, keys);
+    return self;
+}
+
+/* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
+static VALUE counting_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+{
+    bf_counting *f = get_filter(self);
+    bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
+    return bloomc_batch_lookup(&b, keys, mode);
+}
+
+/* call-seq: m -> Integer
+ *
+ * The number of cells. */
+static VALUE counting_m(VALUE self) { return ULL2NUM(get_filter(self)->cells.count); }
+
+/* call-seq: k -> Integer
+ *
+ * The number of cells per key. */
+static VALUE counting_k(VALUE self) { return UINT2NUM(get_filter(self)->k); }
+
+/* call-seq: width -> Integer
+ *
+ * Bits per cell. */
+static VALUE counting_width(VALUE self) { return UINT2NUM(get_filter(self)->cells.width); }
+
+/* call-seq: seed -> Integer
+ *
+ * The MurmurHash3 seed of the key hash. */
+static VALUE counting_seed(VALUE self) { return UINT2NUM(get_filter(self)->seed); }
+
+/* call-seq: size -> Integer
+ *
+ * Adds less successful deletes. */
+static VALUE counting_size(VALUE self) { return ULL2NUM(get_filter(self)->count); }
+
+/* call-seq: saturated -> Integer
+ *
+ * The number of cells that reached 2**width - 1. They stay there: a count
+ * that reaches a saturated cell is a lower bound no longer, and deletes
+ * leave such cells alone so that no other key loses its count. */
+static VALUE counting_saturated(VALUE self) { return ULL2NUM(get_filter(self)->saturated); }
+
+/* call-seq: cells_in_use -> Integer
+ *
+ * The number of cells above 0. */
+static VALUE counting_cells_in_use(VALUE self) { return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->cells)); }
+
+/*
+ * call-seq: self == other -> true or false
+ *
+ * Equal when +other+ is a CountingBloomFilter of the same shape and seed with
+ * the same cells and counts.
+ */
+static VALUE counting_equal(VALUE self, VALUE other)
+{
+    if (self == other) return Qtrue;
+    if (!rb_typeddata_is_kind_of(other, &counting_type)) return Qfalse;
+    const bf_counting *a = get_filter(self), *b = get_filter(other);
+    return RBOOL(bloomc_counting_equal(a, b));
+}
+
+/* call-seq: hash -> Integer
+ *
+ * Consistent with ==. */
+static VALUE counting_hash(VALUE self)
+{
+    return ST2FIX(bloomc_counting_hash(get_filter(self)));
+}
+
+void bloomc_init_counting_bloom_filter(VALUE mBloomc)
+{
+    cCountingBloomFilter = rb_define_class_under(mBloomc, "CountingBloomFilter", rb_cObject);
+    rb_define_alloc_func(cCountingBloomFilter, counting_alloc);
+    rb_define_private_method(cCountingBloomFilter, "setup", counting_setup, 4);
+    rb_define_method(cCountingBloomFilter, "initialize_copy", counting_initialize_copy, 1);
+    rb_define_method(cCountingBloomFilter, "add", counting_add, 1);
+    rb_define_method(cCountingBloomFilter, "<<", counting_add, 1);
+    rb_define_method(cCountingBloomFilter, "delete", counting_delete, 1);
+    rb_define_method(cCountingBloomFilter, "remove", counting_delete, 1);
+    rb_define_method(cCountingBloomFilter, "count", counting_count, 1);
+    rb_define_method(cCountingBloomFilter, "include?", counting_include_p, 1);
+    rb_define_method(cCountingBloomFilter, "[]", counting_include_p, 1);
+    bloomc_define_batch_methods(cCountingBloomFilter, counting_batch_add, counting_batch_lookup);
+    rb_define_method(cCountingBloomFilter, "m", counting_m, 0);
+    rb_define_method(cCountingBloomFilter, "k", counting_k, 0);
+    rb_define_method(cCountingBloomFilter, "width", counting_width, 0);
+    rb_define_method(cCountingBloomFilter, "seed", counting_seed, 0);
+    rb_define_method(cCountingBloomFilter, "size", counting_size, 0);
+    rb_define_method(cCountingBloomFilter, "saturated", counting_saturated, 0);
+    rb_define_method(cCountingBloomFilter, "cells_in_use", counting_cells_in_use, 0);
+    rb_define_method(cCountingBloomFilter, "==", counting_equal, 1);
+    rb_define_method(cCountingBloomFilter, "eql?", counting_equal, 1);
+    rb_define_method(cCountingBloomFilter, "hash", counting_hash, 0);
+}

@@ -1,0 +1,74 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # Active-active buffering (the A² filter): two plain filters of m/2 bits.
+  # New keys go into the active half; once it holds +capacity+ distinct
+  # keys, the other half is cleared and takes over. The filter therefore
+  # always finds the last +capacity+ distinct keys added, and forgets older
+  # ones a half at a time: a fixed-memory filter for a sliding window of
+  # keys, with no clock.
+  #
+  # @example
+  #   recent = Bloomc::A2BloomFilter.new(capacity: 50_000, error_rate: 0.01)
+  #   stream.each { |id| handle(id) unless recent.include?(id); recent << id }
+  class A2BloomFilter
+    include Batch
+
+    # @overload initialize(m, k = nil, error_rate: nil, capacity: nil, seed: 0)
+    #   @param m [Integer] bits of both halves, > 0 (rounded up to even)
+    #   @param k [Integer, nil] bits per key, 1..MAX_K; with error_rate:
+    #     instead, the manual's k = -log2(1 - sqrt(1 - error_rate)), rounded
+    #     up (the manual rounds down, which can double the rate)
+    #   @param capacity [Integer, nil] keys per half (default: the manual's
+    #     floor(m / (2k) ln 2))
+    # @overload initialize(capacity:, error_rate:, seed: 0)
+    #   The manual's k for +error_rate+, and the fewest bits whose halves
+    #   hold +capacity+ keys each at that k.
+    #   @param capacity [Integer] keys per half, > 0
+    #   @param error_rate [Float] target rate with both halves full, 0 < error_rate < 1
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0)
+      m, k, capacity = self.class.sizing(m, k, capacity, error_rate)
+      setup(m, k, capacity, seed)
+    end
+
+    # [m, k, capacity] from the constructor's arguments.
+    # @api private
+    def self.sizing(m, k, capacity, error_rate)
+      raise ArgumentError, "give k or error_rate:, not both" if k && error_rate
+      raise ArgumentError, "give m, or capacity: and error_rate:" if m.nil? && (capacity.nil? || error_rate.nil?)
+
+      if error_rate
+        BloomHelper.find_m_k(1, error_rate) # the rate's checks
+        k = optimal_k(error_rate)
+        if m.nil?
+          BloomHelper.find_m_k(capacity, error_rate) # the capacity's checks
+          m = 2 * (capacity * k / Math.log(2)).ceil
+        end
+      end
+      raise ArgumentError, "give k or error_rate:" if k.nil?
+
+      if capacity.nil? && m.is_a?(Integer) && m.positive? && k.is_a?(Integer) && k.between?(1, MAX_K)
+        capacity = optimal_capacity(m + (m & 1), k)
+      end
+      [m, k, capacity]
+    end
+
+    # The false-positive rate with both halves holding +count+ keys each
+    # (by default #capacity, the worst moment: just before a swap),
+    # 1 - (1 - p1)**2 for a half's rate p1.
+    # @param count [Numeric] >= 0
+    # @return [Float]
+    def expected_false_positive_rate(count = capacity)
+      raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
+      raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
+
+      self.class.send(:model_fpr, m, k, count)
+    end
+
+    include Inspect
+
+    private def inspect_fields = "m=#{m} k=#{k} capacity=#{capacity} size=#{size} swaps=#{swaps}"
+  end
+end

@@ -1,0 +1,42 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A counting filter whose counts have no upper bound: levels of counters,
+  # a key's adds carried into the next level once its cells in the last one
+  # are full. Level 0 has cells of +width+ bits; each new level has as many
+  # cells, twice as wide (up to 32 bits), and is created only when a key
+  # first needs it, so a stream of light keys costs one level.
+  #
+  # Unlike the libBf manual's bitwise filter, an overflow does not take the
+  # key out of the level below (that would decrement cells other keys share
+  # and undercount them): full cells stay full, and a key's count is the sum
+  # of its minima over the levels it reached, never below its true count.
+  #
+  # @example
+  #   filter = Bloomc::BitwiseBloomFilter.new(capacity: 100_000, error_rate: 0.01)
+  #   1_000.times { filter << "hot" }
+  #   filter.count("hot") # => 1000
+  #   filter.levels       # => 3
+  class BitwiseBloomFilter
+    include Batch
+
+    # @overload initialize(m, k, width: 4, seed: 0)
+    #   @param m [Integer] number of cells per level, > 0
+    #   @param k [Integer] cells per key and level, 1..MAX_K
+    # @overload initialize(capacity:, error_rate:, width: 4, seed: 0)
+    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
+    #   @param capacity [Integer] expected number of distinct keys, > 0
+    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
+    # @param width [Integer] bits per cell of level 0, 1..32
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, width: 4, seed: 0)
+      m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
+      setup(m, k, width, seed)
+    end
+
+    include Inspect
+
+    private def inspect_fields = "m=#{m} k=#{k} width=#{width} levels=#{levels} size=#{size}"
+  end
+end

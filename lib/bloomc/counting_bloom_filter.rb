@@ -1,0 +1,37 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A Bloom filter of counters: keys can be deleted, and count(key) estimates
+  # how often a key was added. Each cell is a counter of +width+ bits (4 by
+  # default, enough for uniform streams); a counter that reaches
+  # 2**width - 1 saturates and stays there, so no key added and not deleted
+  # ever reads 0. #saturated says how many cells did.
+  #
+  # @example
+  #   filter = Bloomc::CountingBloomFilter.new(capacity: 100_000, error_rate: 0.01)
+  #   filter << "alice" << "alice" << "bob"
+  #   filter.count("alice") # => 2
+  #   filter.delete("bob")  # => true
+  class CountingBloomFilter
+    include Batch
+
+    # @overload initialize(m, k, width: 4, seed: 0)
+    #   @param m [Integer] number of cells, > 0
+    #   @param k [Integer] cells per key, 1..MAX_K
+    # @overload initialize(capacity:, error_rate:, width: 4, seed: 0)
+    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
+    #   @param capacity [Integer] expected number of distinct keys, > 0
+    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
+    # @param width [Integer] bits per cell, 1..32
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, width: 4, seed: 0)
+      m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
+      setup(m, k, width, seed)
+    end
+
+    include Inspect
+
+    private def inspect_fields = "m=#{m} k=#{k} width=#{width} size=#{size} saturated=#{saturated}"
+  end
+end

@@ -1,0 +1,62 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A counting filter with sharper counts for skewed streams (Cohen and
+  # Matias' spectral Bloom filter), by one of two algorithms:
+  #
+  # - +:mi+ (minimum increase): an add raises only the key's smallest cells.
+  #   Fewer increments mean fewer inflated counts, but a delete could take
+  #   from other keys, so MI refuses delete (Bloomc::UnsupportedError).
+  # - +:rm+ (recurring minimum): counts as a counting filter does, and keeps
+  #   the keys whose minimum sits in a single cell (the ones likely inflated
+  #   by a collision) in a secondary filter as well, which answers for them.
+  #   Supports delete.
+  #
+  # Both answer include? from the primary cells, so a key added (and, for RM,
+  # not deleted) is always found. Their counts are at least as accurate as a
+  # counting filter's minimum on skewed (Zipf) streams; RM's can, rarely, fall
+  # below the true count when the secondary answers for a key it never held.
+  #
+  # @example
+  #   filter = Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, algorithm: :mi)
+  #   words.each { |w| filter << w }
+  #   filter.count("the") # => about how often "the" came
+  class SpectralBloomFilter
+    ALGORITHMS = %i[mi rm].freeze
+
+    include Batch
+
+    # @overload initialize(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+    #   @param m [Integer] number of primary cells, > 0
+    #   @param k [Integer] cells per key, 1..MAX_K
+    # @overload initialize(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
+    #   @param capacity [Integer] expected number of distinct keys, > 0
+    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
+    # @param algorithm [Symbol] :mi or :rm
+    # @param width [Integer] bits per cell, 1..32
+    # @param secondary_m [Integer, nil] RM's secondary cells (default m / 2,
+    #   at least 1); must be nil for MI
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @raise [ArgumentError, TypeError] for sizes, rates or algorithms out of range
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+      unless ALGORITHMS.include?(algorithm)
+        raise ArgumentError, "unknown algorithm #{algorithm.inspect} (:mi or :rm)"
+      end
+      raise ArgumentError, "secondary_m: is for algorithm: :rm only" if algorithm == :mi && !secondary_m.nil?
+
+      m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
+      if algorithm == :rm && secondary_m.nil? && m.is_a?(Integer) && m.positive?
+        secondary_m = [(m + 1) / 2, 1].max
+      end
+      setup(m, k, width, seed, algorithm == :rm, secondary_m)
+    end
+
+    # @return [Symbol] :mi or :rm
+    def algorithm = ALGORITHMS[algorithm_number]
+
+    include Inspect
+
+    private def inspect_fields = "algorithm=#{algorithm} m=#{m} k=#{k} width=#{width} size=#{size}"
+  end
+end

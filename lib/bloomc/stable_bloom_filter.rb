@@ -1,0 +1,75 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A filter for an endless stream that forgets old keys at a steady rate
+  # (Deng and Rafiei's stable Bloom filter): each add takes 1 from d random
+  # cells and sets the key's k cells to 2**width - 1. However long the
+  # stream, the fraction of zero cells settles at #stable_zero_fraction and
+  # the false-positive rate at #stable_false_positive_rate. Recent keys are
+  # found; a key added long ago may not be (a false negative, by design).
+  #
+  # Pick it to flag duplicates in a stream too long for any fixed filter when
+  # an old duplicate now and then may pass. The random cells come from a
+  # generator seeded by +random_seed:+, so a seeded filter is reproducible.
+  #
+  # @example
+  #   seen = Bloomc::StableBloomFilter.new(capacity: 100_000, error_rate: 0.01)
+  #   stream.each { |id| emit(id) unless seen.include?(id); seen << id }
+  class StableBloomFilter
+    include Batch
+
+    # @overload initialize(m, k, d, width: 3, seed: 0, random_seed: nil)
+    #   @param m [Integer] number of cells, > 0
+    #   @param k [Integer] cells set per key, 1..MAX_K
+    #   @param d [Integer] cells decremented per add, 1..m
+    # @overload initialize(capacity:, error_rate:, width: 3, seed: 0, random_seed: nil)
+    #   m and k as a plain filter for +capacity+ keys at +error_rate+ would
+    #   have them ({BloomHelper.find_m_k}, in cells), and d from Deng and
+    #   Rafiei's stable point so that the settled rate is +error_rate+.
+    #   @param capacity [Integer] number of recent keys to size for, > 0
+    #   @param error_rate [Float] settled false-positive rate, 0 < error_rate < 1
+    # @param width [Integer] bits per cell, 1..32
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @param random_seed [Integer, nil] the generator's seed, 0...2**64 (nil: random)
+    # @raise [ArgumentError, TypeError, RangeError] for arguments out of range
+    def initialize(m = nil, k = nil, d = nil, capacity: nil, error_rate: nil, width: 3, seed: 0, random_seed: nil)
+      random_seed = Bloomc.random_seed_argument(random_seed)
+      if capacity.nil? && error_rate.nil?
+        raise ArgumentError, "give m, k and d, or capacity: and error_rate:" if m.nil? || k.nil? || d.nil?
+      else
+        raise ArgumentError, "give either m, k and d or capacity: and error_rate:, not both" if m || k || d
+
+        m, k, d = self.class.sizing(capacity, error_rate, width)
+      end
+      setup(m, k, d, width, seed, random_seed)
+    end
+
+    # [m, k, d] for a stable filter sized like a plain one for +capacity+
+    # keys, settling at rate +error+.
+    # @api private
+    def self.sizing(capacity, error, width)
+      m, k = BloomHelper.find_m_k(capacity, error)
+      raise TypeError, "width must be an Integer, not #{width.class}" unless width.is_a?(Integer)
+      raise ArgumentError, "width must be in 1..32, got #{width}" unless (1..32).cover?(width)
+
+      d = d_for(m, k, width, error)
+      raise ArgumentError, "no stable filter of #{m} cells and k=#{k} settles at #{error}" if d.zero?
+
+      [m, k, d]
+    end
+
+    include Inspect
+
+    private def inspect_fields = "m=#{m} k=#{k} d=#{d} width=#{width} size=#{size} zeros=#{(zero_fraction * 100).round(1)}%"
+  end
+
+  # @api private
+  # A generator seed: an Integer in 0...2**64, or a random one for nil.
+  def self.random_seed_argument(seed)
+    return Random.new_seed & (2**64 - 1) if seed.nil?
+    raise TypeError, "random_seed must be an Integer, not #{seed.class}" unless seed.is_a?(Integer)
+    raise RangeError, "random_seed #{seed} outside 0...2**64" unless (0...2**64).cover?(seed)
+
+    seed
+  end
+end
