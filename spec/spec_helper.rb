@@ -44,6 +44,18 @@ module SpecHelpers
     keys[rng.bytes(20).unpack1("H*")] = true while keys.size < count
     keys.keys
   end
+
+  # A skewed stream: length draws of key indexes 0...distinct, index i
+  # drawn with weight 1 / (i + 1) (Zipf, s = 1), the same for the same seed.
+  def zipf_stream(distinct, length, seed:)
+    rng = Random.new(seed)
+    total = 0.0
+    cdf = (1..distinct).map { |i| total += 1.0 / i }
+    Array.new(length) { x = rng.rand * total; cdf.bsearch_index { |c| c >= x } || distinct - 1 }
+  end
+
+  # The true count of each key of a stream.
+  def tally(stream) = stream.tally
 end
 
 RSpec.configure do |config|
