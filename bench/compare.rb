@@ -21,6 +21,7 @@ require "set"
 require "objspace"
 require "bloomc"
 require_relative "support"
+require_relative "variants"
 
 include BenchSupport
 
@@ -407,6 +408,8 @@ end
 
 print_speed_table(results)
 results.each_value { |res| print_memory_table(res) }
+run_variants(capacity: 200_000, present: hex_keys(200_000, 1).each(&:freeze), absent: hex_keys(200_000, 2).each(&:freeze),
+             rounds: ROUNDS)
 tick_timings = time_ticks(LARGE ? [1_000_000, 10_000_000, 100_000_000] : [1_000_000, 10_000_000])
 print_targets(results, tick_timings)
 puts format("(the whole bench took %.0f s)", now - STARTED)

@@ -11,11 +11,17 @@ uint64_t bf_splitmix64(uint64_t *state)
 
 void bf_stable_add(bf_stable *f, bf_key_hash h)
 {
+    /* d consecutive cells from a random start, wrapping at the end: Deng
+     * and Rafiei's own shortcut (one random number per add, and a run of
+     * cells in a cache line or two instead of d scattered misses). Every cell
+     * is still decremented with probability d/m per add, which is what the
+     * stable point depends on. */
     uint64_t m = f->cells.count;
+    uint64_t c = bf_reduce(bf_splitmix64(&f->random), m);
     for (uint64_t i = 0; i < f->d; i++) {
-        uint64_t c = bf_reduce(bf_splitmix64(&f->random), m);
         uint32_t v = bf_buckets_get(&f->cells, c);
         if (v) bf_buckets_set(&f->cells, c, v - 1);
+        if (++c == m) c = 0;
     }
     bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, m);
     for (uint32_t i = 0; i < f->k; i++) bf_buckets_set(&f->cells, bf_probe_next(&p), f->cells.max);

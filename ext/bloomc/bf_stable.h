@@ -2,7 +2,8 @@
  * stream that forgets old keys at a steady rate. Each add first takes 1 from
  * d cells chosen at random, then sets the key's k cells to the maximum
  * 2^width - 1. The fraction of zero cells settles at a fixed point whatever
- * the stream's length, and with it the false-positive rate.
+ * the stream's length, and with it the false-positive rate. The d cells are
+ * consecutive, from a random start.
  *
  * The random cells come from a splitmix64 generator whose state is part of
  * the filter, so a filter with a given seed behaves the same on every run. */
