@@ -16,19 +16,58 @@ void bf_buckets_init(bf_buckets *b, uint64_t count, unsigned width)
     b->max = (uint32_t)(((uint64_t)1 << width) - 1);
 }
 
+/* The masks of the lane tricks below, for `lanes` buckets of width w in a
+ * word: low holds each lane's low w - 1 bits, high each lane's top bit.
+ * Adding low's lane bits to a lane's low bits carries into the lane's top
+ * bit exactly when those low bits are non-zero, and never past the lane. */
+static void lane_masks(const bf_buckets *b, unsigned lanes, uint64_t *low, uint64_t *high)
+{
+    unsigned w = b->width;
+    *low = *high = 0;
+    for (unsigned j = 0; j < lanes; j++) {
+        *low |= ((uint64_t)(b->max >> 1)) << (j * w);
+        *high |= (uint64_t)1 << (j * w + w - 1);
+    }
+}
+
+/* Top bit of each non-zero lane of x. */
+static inline uint64_t nonzero_lanes(uint64_t x, uint64_t low, uint64_t high)
+{
+    return (((x & low) + low) | x) & high;
+}
+
+void bf_buckets_decrement_run(bf_buckets *b, uint64_t first, uint64_t n)
+{
+    /* 57 / width buckets per 8-byte load: subtract 1 from the lowest bit of
+     * every non-zero lane at once (a lane holding at least 1 never borrows
+     * from its neighbour). */
+    unsigned w = b->width;
+    unsigned lanes = 57 / w;
+    uint64_t low, high;
+    lane_masks(b, lanes, &low, &high);
+    for (uint64_t i = first, end = first + n; i < end;) {
+        uint64_t rem = end - i;
+        unsigned cnt = rem < lanes ? (unsigned)rem : lanes;
+        uint64_t bit = i * w;
+        uint8_t *p = b->data + (bit >> 3);
+        unsigned shift = (unsigned)(bit & 7);
+        uint64_t mask = ((uint64_t)1 << (cnt * w)) - 1; /* cnt * w <= 57 */
+        uint64_t word = bf_load_le64(p);
+        uint64_t x = (word >> shift) & mask;
+        x -= nonzero_lanes(x, low, high) >> (w - 1);
+        bf_store_le64(p, (word & ~(mask << shift)) | (x << shift));
+        i += cnt;
+    }
+}
+
 uint64_t bf_buckets_count_nonzero(const bf_buckets *b)
 {
     /* Read `lanes` buckets per 8-byte load (57 bits are always usable after the
-     * byte-alignment shift) and count the non-zero ones with one popcount:
-     * adding the low-bits mask to a lane's low bits carries into the lane's top
-     * bit exactly when those low bits are non-zero, and never past the lane. */
+     * byte-alignment shift) and count the non-zero ones with one popcount. */
     unsigned w = b->width;
     unsigned lanes = 57 / w;
-    uint64_t low = 0, high = 0;
-    for (unsigned j = 0; j < lanes; j++) {
-        low |= ((uint64_t)(b->max >> 1)) << (j * w);
-        high |= (uint64_t)1 << (j * w + w - 1);
-    }
+    uint64_t low, high;
+    lane_masks(b, lanes, &low, &high);
     uint64_t total = 0;
     for (uint64_t i = 0; i < b->count; i += lanes) {
         uint64_t bit = i * w;
@@ -36,7 +75,7 @@ uint64_t bf_buckets_count_nonzero(const bf_buckets *b)
         uint64_t rem = b->count - i;
         unsigned n = rem < lanes ? (unsigned)rem : lanes;
         x &= ((uint64_t)1 << (n * w)) - 1;  /* n * w <= 57 */
-        total += bf_popcount64((((x & low) + low) | x) & high);
+        total += bf_popcount64(nonzero_lanes(x, low, high));
     }
     return total;
 }

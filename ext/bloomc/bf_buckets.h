@@ -63,6 +63,10 @@ static inline uint32_t bf_buckets_dec(bf_buckets *b, uint64_t i)
     return v;
 }
 
+/* Take 1 from every non-zero bucket of [first, first + n), first + n <= count
+ * (a word at a time). */
+void bf_buckets_decrement_run(bf_buckets *b, uint64_t first, uint64_t n);
+
 /* Number of non-zero buckets. */
 uint64_t bf_buckets_count_nonzero(const bf_buckets *b);
 

@@ -18,10 +18,12 @@ void bf_stable_add(bf_stable *f, bf_key_hash h)
      * stable point depends on. */
     uint64_t m = f->cells.count;
     uint64_t c = bf_reduce(bf_splitmix64(&f->random), m);
-    for (uint64_t i = 0; i < f->d; i++) {
-        uint32_t v = bf_buckets_get(&f->cells, c);
-        if (v) bf_buckets_set(&f->cells, c, v - 1);
-        if (++c == m) c = 0;
+    uint64_t to_end = m - c; /* d <= m: at most one wrap */
+    if (f->d <= to_end) {
+        bf_buckets_decrement_run(&f->cells, c, f->d);
+    } else {
+        bf_buckets_decrement_run(&f->cells, c, to_end);
+        bf_buckets_decrement_run(&f->cells, 0, f->d - to_end);
     }
     bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, m);
     for (uint32_t i = 0; i < f->k; i++) bf_buckets_set(&f->cells, bf_probe_next(&p), f->cells.max);
