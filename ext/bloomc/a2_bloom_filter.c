@@ -195,7 +195,8 @@ static VALUE a2_s_optimal_k(VALUE klass, VALUE p) { return UINT2NUM(bf_a2_optima
 /* :nodoc: the manual's capacity for m bits and k. */
 static VALUE a2_s_optimal_capacity(VALUE klass, VALUE m, VALUE k)
 {
-    return ULL2NUM(bf_a2_optimal_capacity(NUM2ULL(m), NUM2UINT(k)));
+    uint64_t nbits = bloomc_count_arg(m, "m", BF_BITS_MAX); /* setup's check and error, before setup */
+    return ULL2NUM(bf_a2_optimal_capacity(nbits, (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX)));
 }
 
 /* :nodoc: the rate with both halves holding n keys. */

@@ -186,7 +186,8 @@ static VALUE counting_seed(VALUE self) { return UINT2NUM(get_filter(self)->seed)
 
 /* call-seq: size -> Integer
  *
- * Adds less successful deletes. */
+ * Adds less successful deletes (never below 0: a delete that finds
+ * saturated cells succeeds without a matching add). */
 static VALUE counting_size(VALUE self) { return ULL2NUM(get_filter(self)->count); }
 
 /* call-seq: saturated -> Integer

@@ -223,7 +223,8 @@ static VALUE spectral_seed(VALUE self) { return UINT2NUM(get_filter(self)->prima
 
 /* call-seq: size -> Integer
  *
- * Adds less successful deletes. */
+ * Adds less successful deletes (never below 0: a delete that finds
+ * saturated cells succeeds without a matching add). */
 static VALUE spectral_size(VALUE self) { return ULL2NUM(get_filter(self)->primary.count); }
 
 /* call-seq: saturated -> Integer

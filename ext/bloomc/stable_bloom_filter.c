@@ -201,7 +201,12 @@ static VALUE stable_stable_fpr(VALUE self)
  * checks the arguments first). */
 static VALUE stable_s_d_for(VALUE klass, VALUE m, VALUE k, VALUE width, VALUE fpr)
 {
-    return ULL2NUM(bf_stable_d_for(NUM2ULL(m), NUM2UINT(k), NUM2UINT(width), NUM2DBL(fpr)));
+    /* The sizes are checked as setup checks them, so a capacity whose m is
+     * out of range gets setup's ArgumentError, not a conversion error. */
+    uint64_t cells = bloomc_count_arg(m, "m", BF_BUCKETS_MAX);
+    uint32_t probes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
+    unsigned bits = (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX);
+    return ULL2NUM(bf_stable_d_for(cells, probes, bits, NUM2DBL(fpr)));
 }
 
 /*

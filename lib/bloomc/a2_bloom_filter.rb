@@ -20,7 +20,7 @@ module Bloomc
     #     instead, the manual's k = -log2(1 - sqrt(1 - error_rate)), rounded
     #     up (the manual rounds down, which can double the rate)
     #   @param capacity [Integer, nil] keys per half (default: the manual's
-    #     floor(m / (2k) ln 2))
+    #     floor(m / (2k) ln 2), at least 1)
     # @overload initialize(capacity:, error_rate:, seed: 0)
     #   The manual's k for +error_rate+, and the fewest bits whose halves
     #   hold +capacity+ keys each at that k.
@@ -29,7 +29,7 @@ module Bloomc
     # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
     # @raise [ArgumentError, TypeError] for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0)
-      m, k, capacity = self.class.sizing(m, k, capacity, error_rate)
+      m, k, capacity = self.class.send(:sizing, m, k, capacity, error_rate)
       setup(m, k, capacity, seed)
     end
 
@@ -49,11 +49,12 @@ module Bloomc
       end
       raise ArgumentError, "give k or error_rate:" if k.nil?
 
-      if capacity.nil? && m.is_a?(Integer) && m.positive? && k.is_a?(Integer) && k.between?(1, MAX_K)
-        capacity = optimal_capacity(m + (m & 1), k)
+      if capacity.nil? && m.is_a?(Integer) && k.is_a?(Integer) # else setup raises the TypeError
+        capacity = [optimal_capacity(m + (m & 1), k), 1].max # a tiny filter still takes a key per half
       end
       [m, k, capacity]
     end
+    private_class_method :sizing
 
     # The false-positive rate with both halves holding +count+ keys each
     # (by default #capacity, the worst moment: just before a swap),

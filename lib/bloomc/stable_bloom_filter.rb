@@ -38,8 +38,9 @@ module Bloomc
         raise ArgumentError, "give m, k and d, or capacity: and error_rate:" if m.nil? || k.nil? || d.nil?
       else
         raise ArgumentError, "give either m, k and d or capacity: and error_rate:, not both" if m || k || d
+        raise ArgumentError, "capacity: and error_rate: go together" if capacity.nil? || error_rate.nil?
 
-        m, k, d = self.class.sizing(capacity, error_rate, width)
+        m, k, d = self.class.send(:sizing, capacity, error_rate, width)
       end
       setup(m, k, d, width, seed, random_seed)
     end
@@ -57,6 +58,7 @@ module Bloomc
 
       [m, k, d]
     end
+    private_class_method :sizing
 
     include Inspect
 

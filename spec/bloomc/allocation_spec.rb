@@ -28,8 +28,43 @@ RSpec.describe "allocations on the hot paths" do
     "BloomFilter (fnv1a)" => -> { Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01, hash: :fnv1a) },
     "BlockedBloomFilter" => -> { Bloomc::BlockedBloomFilter.new(capacity: 1000, error_rate: 0.01) },
     "ContinuousBloomFilter" => -> { Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 3600) },
-    "ContinuousBloomFilter with its timer" => -> { Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 3600).start_timer }
+    "ContinuousBloomFilter with its timer" => -> { Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 3600).start_timer },
+    "CountingBloomFilter" => -> { Bloomc::CountingBloomFilter.new(capacity: 1000, error_rate: 0.01) },
+    "SpectralBloomFilter (MI)" => -> { Bloomc::SpectralBloomFilter.new(capacity: 1000, error_rate: 0.01) },
+    "SpectralBloomFilter (RM)" => -> { Bloomc::SpectralBloomFilter.new(capacity: 1000, error_rate: 0.01, algorithm: :rm) },
+    "BitwiseBloomFilter" => -> { Bloomc::BitwiseBloomFilter.new(capacity: 1000, error_rate: 0.01) },
+    "StableBloomFilter" => -> { Bloomc::StableBloomFilter.new(capacity: 1000, error_rate: 0.01, random_seed: 1) },
+    "A2BloomFilter" => -> { Bloomc::A2BloomFilter.new(capacity: 1000, error_rate: 0.01) }
   }
+
+  # count and delete, where a class has them, are hot paths too.
+  describe "count and delete" do
+    {
+      "CountingBloomFilter" => -> { Bloomc::CountingBloomFilter.new(capacity: 1000, error_rate: 0.01, width: 8) },
+      "SpectralBloomFilter (RM)" => -> { Bloomc::SpectralBloomFilter.new(capacity: 1000, error_rate: 0.01, algorithm: :rm, width: 8) },
+      "BitwiseBloomFilter" => -> { Bloomc::BitwiseBloomFilter.new(capacity: 1000, error_rate: 0.01) }
+    }.each do |name, make|
+      it "#{name} allocates nothing in 10,000 counts and deletes" do
+        filter = make.call
+        filter.add_all(keys)
+        count = allocations do
+          i = 0
+          while i < 10_000
+            key = keys[i % 100]
+            filter.count(key)
+            filter.count(:sym)
+            if filter.respond_to?(:delete)
+              filter.delete(key)
+              filter << key
+            end
+            i += 1
+          end
+        end
+        expect(count).to eq(0)
+        expect(filter.count(keys[0])).to be >= 1
+      end
+    end
+  end
 
   it "counts what a block allocates (the measure itself allocates nothing)" do
     expect(allocations {}).to eq(0)

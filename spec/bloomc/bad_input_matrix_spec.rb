@@ -31,7 +31,8 @@ module BadInputMatrix
 
   # README's "Bad input" classes (and Bloomc::Error subclasses): the only
   # exceptions any expected outcome below may name.
-  DOCUMENTED = [ArgumentError, TypeError, IndexError, RangeError, FrozenError, NoMemoryError].freeze
+  DOCUMENTED = [ArgumentError, TypeError, IndexError, RangeError, FrozenError, NoMemoryError,
+                Bloomc::UnsupportedError].freeze
   NOMEM_BYTES = 2**44 # an allocation above this must fail (NoMemoryError), below it must succeed
   BITS_MAX = 2**60
   BUCKETS_MAX = 2**56
@@ -67,6 +68,13 @@ module BadInputMatrix
     return [:ok] unless max
 
     count(m.ceil, max, bytes_per)
+  end
+
+  # Deng and Rafiei's stable point, as the libBf manual gives it: the zero
+  # fraction (1 / (1 + 1 / (d (1/k - 1/m))))**max and the rate (1 - zeros)**k.
+  def stable_fpr(m, k, d, width)
+    zeros = (1.0 / (1 + 1.0 / (d * (1.0 / k - 1.0 / m))))**(2**width - 1)
+    (1 - zeros)**k
   end
 
   def error_rate(v)
@@ -135,6 +143,42 @@ module BadInputMatrix
     when :capacity_bf then v.nil? ? [ArgumentError] : capacity(v, BITS_MAX, 1r / 8)
     when :capacity_cbf then v.nil? ? [ArgumentError] : capacity(v, BUCKETS_MAX, 1r / 2)
     when :error_ctor then v.nil? ? [ArgumentError] : error_rate(v)
+    when :cells3_m then v.nil? ? [ArgumentError] : count(v, BUCKETS_MAX, 3r / 8) # width 3
+    when :capacity_cells3 # width 3, error rate 0.01
+      return [ArgumentError] if v.nil?
+
+      checked = capacity(v, BUCKETS_MAX, 3r / 8)
+      return checked unless checked == [:ok]
+
+      m, k = find_m_k(v, 0.01)
+      stable_fpr(m, k, m, 3) <= 0.01 ? [:ok] : [ArgumentError] # not even d = m settles at the rate
+    when :capacity_rm then v.nil? ? [ArgumentError] : capacity(v, BUCKETS_MAX, 3r / 4) # width 4, secondary m/2
+    when :secondary_m then v.nil? ? [:ok] : count(v, BUCKETS_MAX, 1r / 2)
+    when :algorithm then %i[mi rm].include?(v) ? [:ok] : [ArgumentError]
+    when :stable_d
+      return [ArgumentError] if v.nil?
+      return [TypeError] unless v.is_a?(Integer)
+
+      (1..64).cover?(v) ? [:ok] : [ArgumentError] # d of at most m = 64 cells
+    when :random_seed
+      return [:ok] if v.nil?
+      return [TypeError] unless v.is_a?(Integer)
+
+      (0...2**64).cover?(v) ? [:ok] : [RangeError]
+    when :a2_m_or_nil then v.nil? ? [:ok] : count(v, BITS_MAX, 1r / 8)
+    when :a2_capacity # keys per half; nil: the manual's optimum
+      return [:ok] if v.nil?
+      return [TypeError] unless v.is_a?(Integer)
+
+      v.positive? && v < 2**64 ? [:ok] : [ArgumentError, RangeError]
+    when :a2_capacity_ctor # with error_rate 0.01: k = 8, m = 2 * ceil(capacity * 8 / ln 2) bits
+      return [ArgumentError] if v.nil?
+
+      checked = capacity(v)
+      return checked unless checked == [:ok]
+      return [TypeError] unless v.is_a?(Integer)
+
+      count(2 * (v * 8 / LN2).ceil, BITS_MAX, 1r / 8)
     when :ttl
       return [ArgumentError, TypeError] if v.nil?
       return [TypeError] unless real?(v)
@@ -377,6 +421,167 @@ module BadInputMatrix
     end
   end
 
+  # A filter of counters (Counting, Spectral MI and RM, Bitwise): each key's
+  # adds less its deletes. A delete that succeeds for a key the model holds
+  # none of (a false positive) takes from other keys, as documented; the
+  # model then stops promising counts.
+  class CellsHarness
+    attr_reader :label, :obj, :size
+
+    def initialize(label, obj, keys = [])
+      @label = label
+      @obj = obj
+      @net = {}
+      @size = 0
+      @tainted = false
+      keys.each { |key| obj << key; add(key) }
+    end
+
+    def cap = obj.is_a?(Bloomc::BitwiseBloomFilter) ? Float::INFINITY : 2**obj.width - 1
+    def rm? = obj.is_a?(Bloomc::SpectralBloomFilter) && obj.algorithm == :rm
+    def net(key) = @net.fetch(BadInputMatrix.key_id(key), [key, 0])[1]
+
+    def add(key)
+      id = BadInputMatrix.key_id(key)
+      @net[id] = [key, net(key) + 1]
+      @size += 1
+    end
+
+    # The result of delete(key): true when the model holds the key.
+    def delete(key, result)
+      if net(key).positive?
+        return "false for a key added #{net(key)} time(s)" unless result == true
+
+        @net[BadInputMatrix.key_id(key)] = [key, net(key) - 1]
+      elsif result == true
+        @tainted = true # a false positive deleted: documented to take from other keys
+      elsif result != false
+        return "not a boolean: #{result.inspect}"
+      end
+      @size -= 1 if result == true && @size.positive? # saturated cells let a delete succeed without its add
+      true
+    end
+
+    # count(key): never below the true count (capped at the cell maximum),
+    # except RM's, whose second table may hold less (the manual's RM trades
+    # the bound for accuracy).
+    def count_ok(key, result)
+      return "not an Integer" unless result.is_a?(Integer) && result >= 0
+      return "above the cell maximum #{cap}" if result > cap
+      return true if @tainted || rm?
+
+      floor = [net(key), cap].min
+      result >= floor || "#{result} below the #{net(key)} adds"
+    end
+
+    def expected_include(key)
+      return true if !@tainted && net(key).positive?
+
+      nil
+    end
+
+    def resync; end
+    def write_frozen? = obj.frozen?
+    def snapshot = [obj.size, obj.dup]
+
+    def problems
+      list = []
+      list << "size #{obj.size} != model #{size}" unless obj.size == size
+      return list if @tainted
+
+      live = @net.values.select { |_, n| n.positive? }
+      missing = live.map(&:first).reject { |key| obj.include?(key) }
+      list << "false negatives: #{missing.inspect}" unless missing.empty?
+      low = live.reject { |key, n| rm? || obj.count(key) >= [n, cap].min }
+      list << "counts below the adds: #{low.inspect}" unless low.empty?
+      list
+    end
+  end
+
+  # A StableBloomFilter: an add takes 1 from each of d distinct cells and
+  # sets the key's cells to the maximum, so a key is certainly found until
+  # 2**width - 1 more adds have passed.
+  class StableHarness
+    attr_reader :label, :obj, :size
+
+    def initialize(label, obj, keys = [])
+      @label = label
+      @obj = obj
+      @last_add = {}
+      @size = 0
+      keys.each { |key| obj << key; add(key) }
+    end
+
+    def add(key)
+      @last_add[BadInputMatrix.key_id(key)] = [key, @size]
+      @size += 1
+    end
+
+    def fresh?(index) = size - 1 - index < 2**obj.width - 1
+
+    def expected_include(key)
+      entry = @last_add[BadInputMatrix.key_id(key)]
+      entry && fresh?(entry[1]) ? true : nil
+    end
+
+    def resync; end
+    def write_frozen? = obj.frozen?
+    def snapshot = [obj.size, obj.dup]
+
+    def problems
+      list = []
+      list << "size #{obj.size} != model #{size}" unless obj.size == size
+      lost = @last_add.values.select { |_, i| fresh?(i) }.map(&:first).reject { |key| obj.include?(key) }
+      list << "recent keys lost: #{lost.inspect}" unless lost.empty?
+      zeros = obj.zero_fraction
+      list << "zero_fraction #{zeros} outside 0..1" unless zeros.is_a?(Float) && zeros.between?(0, 1)
+      list
+    end
+  end
+
+  # An A2BloomFilter: a half is cleared only after the other took capacity
+  # new distinct keys, so a key is certainly found while fewer than capacity
+  # other distinct keys were added after it.
+  class A2Harness
+    attr_reader :label, :obj, :size
+
+    def initialize(label, obj, keys = [])
+      @label = label
+      @obj = obj
+      @recent = {} # key id => key, in order of last add
+      @size = 0
+      @swaps = obj.swaps
+      keys.each { |key| obj << key; add(key) }
+    end
+
+    def add(key)
+      id = BadInputMatrix.key_id(key)
+      @recent.delete(id)
+      @recent[id] = key
+      @size += 1
+    end
+
+    def kept = @recent.values.last(obj.capacity)
+
+    def expected_include(key)
+      kept.any? { |k| BadInputMatrix.key_id(k) == BadInputMatrix.key_id(key) } ? true : nil
+    end
+
+    def resync; end
+    def write_frozen? = obj.frozen?
+    def snapshot = [obj.size, obj.dup]
+
+    def problems
+      list = []
+      list << "size #{obj.size} != model #{size}" unless obj.size == size
+      lost = kept.reject { |key| obj.include?(key) }
+      list << "keys of the last #{obj.capacity} lost: #{lost.inspect}" unless lost.empty?
+      list << "active_size #{obj.active_size} outside 0..#{obj.capacity}" unless obj.active_size.between?(0, obj.capacity)
+      list << "swaps went from #{@swaps} to #{obj.swaps}" unless obj.swaps >= @swaps && obj.swaps <= @swaps + size
+      list
+    end
+  end
+
   # ---- the recipes: how to call each public method and what success means --
   #
   # params: [kind, default] per positional parameter (default may be a lambda
@@ -542,6 +747,66 @@ module BadInputMatrix
     inspect: { ok: INSPECT }
   }.merge(BATCH).freeze
 
+  family_add = { params: [[:key, "added"]], write: true,
+                 ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
+  cell_count = ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) }
+  FAMILY = {
+    add: family_add,
+    "<<": family_add,
+    include?: { params: [[:key, "added"]], ok: filter_lookup },
+    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+    m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? } },
+    k: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } },
+    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
+    size: { ok: ->(h, _, _, r, _) { r == h.size } },
+    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
+    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
+    hash: { ok: HASH_LIKE_DUP },
+    inspect: { ok: INSPECT }
+  }.merge(BATCH).freeze
+  WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
+  counted_delete = {
+    params: [[:key, "added"]], write: true,
+    # MI refuses every delete (Bloomc::UnsupportedError), frozen or not.
+    refuse: ->(h) { [Bloomc::UnsupportedError] if h.obj.is_a?(Bloomc::SpectralBloomFilter) && h.obj.algorithm == :mi },
+    ok: ->(h, a, _, r, _) { h.delete(a[0], r) }
+  }
+  counted = {
+    delete: counted_delete,
+    remove: counted_delete,
+    count: { params: [[:key, "added"]], ok: ->(h, a, _, r, _) { h.count_ok(a[0], r) } },
+    width: WIDTH
+  }
+  COUNTING_BLOOM_FILTER = FAMILY.merge(counted).merge(
+    saturated: { ok: cell_count },
+    cells_in_use: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) && (r.positive? || h.obj.size.zero?) } }
+  ).freeze
+  SPECTRAL_BLOOM_FILTER = FAMILY.merge(counted).merge(
+    saturated: { ok: cell_count },
+    algorithm: { ok: ->(_, _, _, r, _) { %i[mi rm].include?(r) } },
+    secondary_m: { ok: ->(h, _, _, r, _) { h.obj.algorithm == :mi ? r.nil? : r.is_a?(Integer) && r.positive? } }
+  ).freeze
+  BITWISE_BLOOM_FILTER = FAMILY.merge(
+    count: counted[:count],
+    width: WIDTH,
+    levels: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.between?(1, 32) } }
+  ).freeze
+  unit_float = ->(_, _, _, r, _) { r.is_a?(Float) && r.between?(0, 1) }
+  STABLE_BLOOM_FILTER = FAMILY.merge(
+    d: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(1, h.obj.m) } },
+    width: WIDTH,
+    zero_fraction: { ok: unit_float },
+    stable_zero_fraction: { ok: unit_float },
+    stable_false_positive_rate: { ok: unit_float }
+  ).freeze
+  A2_BLOOM_FILTER = FAMILY.merge(
+    m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? && r.even? } },
+    capacity: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? } },
+    active_size: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.capacity) } },
+    swaps: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.size) } },
+    expected_false_positive_rate: { params: [[:count_or_zero, 10]], opt: 1, ok: unit_float }
+  ).freeze
+
   FNV = %i[fnv1_32 fnv1a_32 fnv1_64 fnv1a_64].to_h do |name|
     [name, { params: [[:string, "abc"]], ok: ->(_, a, _, r, _) { r == BadInputMatrix.fnv(name, a[0]) } }]
   end.freeze
@@ -640,6 +905,68 @@ module BadInputMatrix
         BlockedHarness.new("frozen BlockedBloomFilter", filled[1024, 3].freeze, keys)
       ]
     end,
+    Bloomc::CountingBloomFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "a", "a"]
+      make = ->(label, keys_in = keys, **kw) { CellsHarness.new(label, Bloomc::CountingBloomFilter.new(*kw.delete(:mk), **kw), keys_in) }
+      [
+        make["CountingBloomFilter.new(64, 3)", mk: [64, 3]],
+        make["CountingBloomFilter.new(1, 1)", [], mk: [1, 1]],
+        make["CountingBloomFilter.new(1, 1, width: 1) with keys", mk: [1, 1], width: 1],
+        make["CountingBloomFilter by capacity, width 2", mk: [], capacity: 20, error_rate: 0.01, width: 2],
+        make["CountingBloomFilter.new(200, 128, width: 32, seed: 2**32-1)", mk: [200, 128], width: 32, seed: 2**32 - 1],
+        CellsHarness.new("frozen CountingBloomFilter", Bloomc::CountingBloomFilter.new(64, 3).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
+      ]
+    end,
+    Bloomc::SpectralBloomFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "a", "a"]
+      make = ->(label, *mk, **kw) { CellsHarness.new(label, Bloomc::SpectralBloomFilter.new(*mk, **kw), keys) }
+      frozen = lambda do |label, **kw|
+        CellsHarness.new(label, Bloomc::SpectralBloomFilter.new(64, 3, **kw).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
+      end
+      [
+        make["SpectralBloomFilter.new(64, 3) (MI)", 64, 3],
+        make["SpectralBloomFilter.new(64, 3, algorithm: :rm, width: 2)", 64, 3, algorithm: :rm, width: 2],
+        make["SpectralBloomFilter.new(1, 1, algorithm: :rm, secondary_m: 1)", 1, 1, algorithm: :rm, secondary_m: 1],
+        make["SpectralBloomFilter RM by capacity, width 32", capacity: 20, error_rate: 0.01, algorithm: :rm, width: 32, seed: 3],
+        make["SpectralBloomFilter.new(1, 1, width: 1) (MI)", 1, 1, width: 1],
+        frozen["frozen SpectralBloomFilter (MI)"],
+        frozen["frozen SpectralBloomFilter (RM)", algorithm: :rm]
+      ]
+    end,
+    Bloomc::BitwiseBloomFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "a", "a", "a"]
+      make = ->(label, *mk, **kw) { CellsHarness.new(label, Bloomc::BitwiseBloomFilter.new(*mk, **kw), keys) }
+      [
+        make["BitwiseBloomFilter.new(64, 3, width: 1)", 64, 3, width: 1],
+        make["BitwiseBloomFilter.new(1, 1, width: 1)", 1, 1, width: 1],
+        make["BitwiseBloomFilter by capacity", capacity: 20, error_rate: 0.01, seed: 9],
+        make["BitwiseBloomFilter.new(50, 128, width: 32)", 50, 128, width: 32],
+        CellsHarness.new("frozen BitwiseBloomFilter", Bloomc::BitwiseBloomFilter.new(64, 3, width: 1).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
+      ]
+    end,
+    Bloomc::StableBloomFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "c", "d", "e", "f", "g"]
+      make = ->(label, *mk, **kw) { StableHarness.new(label, Bloomc::StableBloomFilter.new(*mk, random_seed: 1, **kw), keys) }
+      [
+        make["StableBloomFilter.new(64, 3, 5)", 64, 3, 5],
+        make["StableBloomFilter.new(1, 1, 1, width: 1)", 1, 1, 1, width: 1],
+        make["StableBloomFilter.new(8, 3, 8, width: 2)", 8, 3, 8, width: 2],
+        make["StableBloomFilter by capacity, width 2", capacity: 20, error_rate: 0.05, width: 2, seed: 4],
+        make["StableBloomFilter.new(16, 2, 16, width: 32)", 16, 2, 16, width: 32],
+        StableHarness.new("frozen StableBloomFilter", Bloomc::StableBloomFilter.new(64, 3, 5, random_seed: 2).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
+      ]
+    end,
+    Bloomc::A2BloomFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "c", "d", "e", "a", "f"]
+      make = ->(label, *mk, **kw) { A2Harness.new(label, Bloomc::A2BloomFilter.new(*mk, **kw), keys) }
+      [
+        make["A2BloomFilter.new(64, 3)", 64, 3],
+        make["A2BloomFilter.new(2, 1, capacity: 1)", 2, 1, capacity: 1],
+        make["A2BloomFilter by capacity 3", capacity: 3, error_rate: 0.01, seed: 2**32 - 1],
+        make["A2BloomFilter.new(301, 128, capacity: 2)", 301, 128, capacity: 2],
+        A2Harness.new("frozen A2BloomFilter", Bloomc::A2BloomFilter.new(64, 3, capacity: 3).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
+      ]
+    end,
     Bloomc::FNV => -> { [Stateless.new("Bloomc::FNV", Bloomc::FNV)] },
     Bloomc::Murmur3 => -> { [Stateless.new("Bloomc::Murmur3", Bloomc::Murmur3)] },
     Bloomc::BloomHelper => -> { [Stateless.new("Bloomc::BloomHelper", Bloomc::BloomHelper)] }
@@ -649,6 +976,9 @@ module BadInputMatrix
     Bloomc::BitField => BIT_FIELD, Bloomc::BitBucketField => BIT_BUCKET_FIELD,
     Bloomc::BloomFilter => BLOOM_FILTER, Bloomc::ContinuousBloomFilter => CONTINUOUS_BLOOM_FILTER,
     Bloomc::BlockedBloomFilter => BLOCKED_BLOOM_FILTER,
+    Bloomc::CountingBloomFilter => COUNTING_BLOOM_FILTER, Bloomc::SpectralBloomFilter => SPECTRAL_BLOOM_FILTER,
+    Bloomc::BitwiseBloomFilter => BITWISE_BLOOM_FILTER, Bloomc::StableBloomFilter => STABLE_BLOOM_FILTER,
+    Bloomc::A2BloomFilter => A2_BLOOM_FILTER,
     Bloomc::FNV => FNV, Bloomc::Murmur3 => MURMUR3, Bloomc::BloomHelper => BLOOM_HELPER
   }.freeze
 
@@ -688,7 +1018,9 @@ module BadInputMatrix
     defaults = params.map { |_, d| default[d] }
     kw_defaults = kw_params.transform_values { |_, d| default[d] }
     write = recipe[:write] && receiver.write_frozen?
+    refused = recipe[:refuse]&.call(receiver) # errors this receiver gives any call it accepts
     adjust = lambda do |allowed|
+      allowed = (allowed - [:ok] + refused).uniq if refused && allowed.include?(:ok)
       write ? (allowed - [:ok] + [FrozenError]).uniq : allowed
     end
     calls = []
@@ -819,6 +1151,9 @@ module BadInputMatrix
       problems << "#{desc} is not all zero" unless obj.total_set.zero? && obj.all?(&:zero?)
     when Bloomc::BloomFilter, Bloomc::BlockedBloomFilter
       problems << "#{desc}: add/include? broken" unless obj.size.zero? && obj.add("probe") == 1 && obj.include?("probe")
+    when Bloomc::CountingBloomFilter, Bloomc::SpectralBloomFilter, Bloomc::BitwiseBloomFilter,
+         Bloomc::StableBloomFilter, Bloomc::A2BloomFilter
+      problems << "#{desc}: add/include? broken" unless obj.size.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
     when Bloomc::ContinuousBloomFilter
       problems << "#{desc}: add/include? broken" unless obj.ticks.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
       if obj.ttl >= Bloomc::ContinuousBloomFilter::MIN_TIMER_TTL
@@ -920,6 +1255,79 @@ module BadInputMatrix
         expect: lambda { |_, kw|
           m, k = Bloomc::BlockedBloomFilter.find_m_k(kw[:capacity], kw[:error_rate])
           { m: m, k: k, seed: kw[:seed] }
+        } }
+    ],
+    Bloomc::CountingBloomFilter => [
+      { params: [[:cbf_m, 64], [:k_ctor, 3]], short_forms: true,
+        kw: { width: [:width, 4], seed: [:seed, 5] },
+        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, hash: :never, bogus: :never },
+        expect: ->(a, kw) { { m: a[0], k: a[1], width: kw[:width], seed: kw[:seed], saturated: 0 } } },
+      { kw: { capacity: [:capacity_cbf, 100], error_rate: [:error_ctor, 0.01], width: [:width, 4], seed: [:seed, 5] },
+        extra_positional: :must_be_nil,
+        expect: lambda { |_, kw|
+          m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
+          { m: m, k: k, width: kw[:width], seed: kw[:seed] }
+        } }
+    ],
+    Bloomc::SpectralBloomFilter => [
+      { params: [[:cbf_m, 64], [:k_ctor, 3]], short_forms: true,
+        kw: { algorithm: [:algorithm, :mi], width: [:width, 4], seed: [:seed, 5] },
+        extra_kw: { secondary_m: :must_be_nil, capacity: :must_be_nil, error_rate: :must_be_nil, bogus: :never },
+        expect: ->(a, kw) { { m: a[0], k: a[1], algorithm: :mi, width: kw[:width], seed: kw[:seed], secondary_m: nil } } },
+      { params: [[:cbf_m, 64], [:k_ctor, 3]],
+        kw: { algorithm: [:algorithm, :rm], secondary_m: [:secondary_m, 10], width: [:width, 4], seed: [:seed, 5] },
+        expect: lambda { |a, kw|
+          { m: a[0], k: a[1], algorithm: :rm, width: kw[:width], seed: kw[:seed], secondary_m: kw[:secondary_m] || (a[0] + 1) / 2 }
+        } },
+      { kw: { capacity: [:capacity_rm, 100], error_rate: [:error_ctor, 0.01], algorithm: [:algorithm, :rm], seed: [:seed, 5] },
+        extra_positional: :must_be_nil,
+        expect: lambda { |_, kw|
+          m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
+          { m: m, k: k, algorithm: :rm, seed: kw[:seed], secondary_m: (m + 1) / 2 }
+        } }
+    ],
+    Bloomc::BitwiseBloomFilter => [
+      { params: [[:cbf_m, 64], [:k_ctor, 3]], short_forms: true,
+        kw: { width: [:width, 4], seed: [:seed, 5] },
+        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, bogus: :never },
+        expect: ->(a, kw) { { m: a[0], k: a[1], width: kw[:width], seed: kw[:seed], levels: 1 } } },
+      { kw: { capacity: [:capacity_cbf, 100], error_rate: [:error_ctor, 0.01], width: [:width, 4], seed: [:seed, 5] },
+        extra_positional: :must_be_nil,
+        expect: lambda { |_, kw|
+          m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
+          { m: m, k: k, width: kw[:width], seed: kw[:seed] }
+        } }
+    ],
+    Bloomc::StableBloomFilter => [
+      { params: [[:cells3_m, 64], [:k_ctor, 3], [:stable_d, 1]], short_forms: true,
+        kw: { width: [:width, 3], seed: [:seed, 5], random_seed: [:random_seed, 7] },
+        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, bogus: :never },
+        expect: ->(a, kw) { { m: a[0], k: a[1], d: a[2], width: kw[:width], seed: kw[:seed], zero_fraction: 1.0 } } },
+      { kw: { capacity: [:capacity_cells3, 100], error_rate: [:error_ctor, 0.01], width: [:width, 3], seed: [:seed, 5],
+              random_seed: [:random_seed, 7] },
+        extra_positional: :must_be_nil,
+        expect: lambda { |_, kw|
+          m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
+          { m: m, k: k, width: kw[:width], seed: kw[:seed] }
+        } }
+    ],
+    Bloomc::A2BloomFilter => [
+      { params: [[:bf_m, 64], [:k_ctor, 3]], short_forms: true,
+        kw: { capacity: [:a2_capacity, 5], seed: [:seed, 5] },
+        extra_kw: { error_rate: :must_be_nil, bogus: :never },
+        expect: lambda { |a, kw|
+          m = a[0] + (a[0] & 1)
+          capacity = kw[:capacity] || [(m / (2.0 * a[1]) * BadInputMatrix::LN2).floor, 1].max
+          { m: m, k: a[1], capacity: capacity, seed: kw[:seed], swaps: 0 }
+        } },
+      { params: [[:bf_m, 64]], kw: { error_rate: [:error_ctor, 0.01], seed: [:seed, 5] },
+        extra_positional: :must_be_nil, # the k that error_rate: stands for
+        expect: ->(a, kw) { { m: a[0] + (a[0] & 1), k: 8, seed: kw[:seed] } } },
+      { kw: { capacity: [:a2_capacity_ctor, 100], error_rate: [:error_ctor, 0.01], seed: [:seed, 5] },
+        extra_positional: :a2_m_or_nil,
+        expect: lambda { |a, kw|
+          m = a[0] || 2 * (kw[:capacity] * 8 / BadInputMatrix::LN2).ceil
+          { m: m + (m & 1), k: 8, capacity: kw[:capacity], seed: kw[:seed] }
         } }
     ],
     Bloomc::ContinuousBloomFilter => [

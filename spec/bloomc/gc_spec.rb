@@ -80,6 +80,63 @@ RSpec.describe "Bloomc under GC pressure" do
     expect(state[:filter].include?("after compaction")).to be(true)
   end
 
+  # The libBf family: counting cells, RM's second table, the bitwise filter's
+  # levels (allocated as counts grow), the stable filter's generator state and
+  # A2's two halves, built and read under stress and across compaction.
+  def family_workload(count)
+    keys = Array.new(count) { |i| "fam-#{i}-#{'y' * (i % 40)}" }
+    counting = Bloomc::CountingBloomFilter.new(capacity: count, error_rate: 0.01, width: 3)
+    rm = Bloomc::SpectralBloomFilter.new(capacity: count, error_rate: 0.01, algorithm: :rm, width: 2)
+    mi = Bloomc::SpectralBloomFilter.new(capacity: count, error_rate: 0.01)
+    bitwise = Bloomc::BitwiseBloomFilter.new(capacity: count, error_rate: 0.01, width: 1)
+    stable = Bloomc::StableBloomFilter.new(capacity: count, error_rate: 0.01, random_seed: 3)
+    a2 = Bloomc::A2BloomFilter.new(capacity: count / 4, error_rate: 0.01)
+    keys.each_with_index do |key, i|
+      (i % 3 + 1).times { counting << key; rm << key; mi << key; bitwise << key }
+      stable << key
+      a2 << key
+    end
+    keys.each_slice(5) { |slice| counting.delete(slice.first); rm.delete(slice.first) }
+    { keys: keys, counting: counting, rm: rm, mi: mi, bitwise: bitwise, stable: stable, a2: a2,
+      copies: [counting, rm, mi, bitwise, stable, a2].map(&:dup) }
+  end
+
+  def check_family(state)
+    keys = state[:keys]
+    keys.each_with_index do |key, i|
+      adds = i % 3 + 1
+      deleted = (i % 5).zero? ? 1 : 0
+      expect(state[:counting].count(key)).to be >= [adds - deleted, 7].min
+      expect(state[:mi].count(key)).to be >= adds
+      expect(state[:bitwise].count(key)).to be >= adds
+      expect(state[:rm].include?(key)).to be(true) if adds > deleted
+    end
+    expect(state[:bitwise].levels).to be >= 2
+    expect(state[:stable].include_all(keys.last(5))).to all(be(true))
+    expect(state[:a2].count_included(keys.last(state[:a2].capacity))).to eq(state[:a2].capacity)
+    expect(state[:a2].swaps).to be >= 3
+    state[:copies].each_with_index do |copy, n|
+      original = state.values_at(:counting, :rm, :mi, :bitwise, :stable, :a2)[n]
+      expect(copy).to eq(original)
+    end
+  end
+
+  it "keeps the libBf family right under GC.stress and across compaction" do
+    GC.stress = true
+    state = family_workload(30)
+    counts = state[:keys].map { |key| state[:bitwise].count(key) }
+    GC.stress = false
+    expect(counts).to eq(state[:keys].each_index.map { |i| state[:bitwise].count(state[:keys][i]) })
+    check_family(state)
+    compact_gc
+    check_family(state)
+    bigger = family_workload(300)
+    compact_gc
+    check_family(bigger)
+  ensure
+    GC.stress = false
+  end
+
   it "views keep their filter alive across collections and compaction" do
     views = Array.new(20) { |i| Bloomc::BloomFilter.new(512, 2).tap { |f| f << i }.bits }
     GC.start

@@ -25,7 +25,8 @@ RSpec.describe "sig/bloomc.rbs" do
   end
 
   %w[Bloomc::BitField Bloomc::BitBucketField Bloomc::BloomFilter Bloomc::BlockedBloomFilter
-     Bloomc::ContinuousBloomFilter].each do |name|
+     Bloomc::ContinuousBloomFilter Bloomc::CountingBloomFilter Bloomc::SpectralBloomFilter
+     Bloomc::BitwiseBloomFilter Bloomc::StableBloomFilter Bloomc::A2BloomFilter].each do |name|
     it "declares exactly the public instance methods of #{name}" do
       klass = Object.const_get(name)
       ours = [klass, Bloomc::Inspect]
@@ -38,9 +39,19 @@ RSpec.describe "sig/bloomc.rbs" do
     expect(declared(classes.fetch("Bloomc::Batch"), :instance).sort).to eq(Bloomc::Batch.public_instance_methods(false).sort)
   end
 
-  it "declares exactly the public singleton methods of Bloomc::BlockedBloomFilter" do
-    expect(declared(classes.fetch("Bloomc::BlockedBloomFilter"), :singleton).sort)
-      .to eq(Bloomc::BlockedBloomFilter.singleton_methods(false).sort)
+  %w[Bloomc::BlockedBloomFilter Bloomc::CountingBloomFilter Bloomc::SpectralBloomFilter Bloomc::BitwiseBloomFilter
+     Bloomc::StableBloomFilter Bloomc::A2BloomFilter].each do |name|
+    it "declares exactly the public singleton methods of #{name}" do
+      expect(declared(classes.fetch(name), :singleton).sort).to eq(Object.const_get(name).singleton_methods(false).sort)
+    end
+  end
+
+  it "declares every error class, each under its real superclass" do
+    errors = Bloomc.constants.map { |c| Bloomc.const_get(c) }.select { |c| c.is_a?(Class) && c <= Bloomc::Error }
+    errors.each do |klass|
+      decl = classes.fetch(klass.name)
+      expect(decl.super_class&.name&.to_s).to eq(klass.superclass.name.split("::").last)
+    end
   end
 
   { "Bloomc::FNV" => Bloomc::FNV, "Bloomc::Murmur3" => Bloomc::Murmur3, "Bloomc::BloomHelper" => Bloomc::BloomHelper,
