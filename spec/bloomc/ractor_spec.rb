@@ -41,6 +41,31 @@ RSpec.describe "Ractor support" do
     )
   end
 
+  it "calls the libBf family and the blocked filter from a non-main Ractor, and copies them when sent" do
+    out = run_ruby(<<~RUBY)
+      require "bloomc"
+      make = lambda do
+        [Bloomc::BlockedBloomFilter.new(capacity: 100, error_rate: 0.01),
+         Bloomc::CountingBloomFilter.new(capacity: 100, error_rate: 0.01),
+         Bloomc::SpectralBloomFilter.new(capacity: 100, error_rate: 0.01, algorithm: :rm),
+         Bloomc::BitwiseBloomFilter.new(capacity: 100, error_rate: 0.01, width: 1),
+         Bloomc::StableBloomFilter.new(capacity: 100, error_rate: 0.01, random_seed: 5),
+         Bloomc::A2BloomFilter.new(capacity: 100, error_rate: 0.01)]
+      end
+      built = Ractor.new do
+        filters = Bloomc::BlockedBloomFilter.new(capacity: 100, error_rate: 0.01), *Ractor.receive
+        filters.each { |f| 2.times { f.add("a") } }
+        filters.map { |f| [f.include?("a"), f.respond_to?(:count) ? f.count("a") : nil] }
+      end
+      built.send(make.call.drop(1))
+      sent = make.call
+      inside = Ractor.new(sent) { |fs| fs.map { |f| f << "inside"; f.include?("inside") } }.take
+      p [built.take, inside, sent.map { |f| f.include?("inside") }]
+    RUBY
+    expect(out.strip).to eq([[[true, nil], [true, 2], [true, 2], [true, 2], [true, nil], [true, nil]],
+                             [true] * 6, [false] * 6].inspect)
+  end
+
   it "copies a filter sent to a Ractor; the copy is independent" do
     out = run_ruby(<<~RUBY)
       require "bloomc"
