@@ -18,6 +18,7 @@ end
 require_relative "bloomc/bloomc"
 require_relative "bloomc/bloom_helper"
 require_relative "bloomc/inspect"
+require_relative "bloomc/stats"
 require_relative "bloomc/batch"
 require_relative "bloomc/bloom_filter"
 require_relative "bloomc/continuous_bloom_filter"

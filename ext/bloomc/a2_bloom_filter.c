@@ -233,6 +233,13 @@ static VALUE a2_hash(VALUE self)
                                    f->in_active * 5 + f->count * 131 + f->swaps * 17));
 }
 
+/* :nodoc: bits set in the active half and in the other, for Bloomc::Stats. */
+static VALUE a2_occupied_halves(VALUE self)
+{
+    const bf_a2 *f = get_filter(self);
+    return rb_assoc_new(ULL2NUM(bf_bits_count(&f->halves[f->active])), ULL2NUM(bf_bits_count(&f->halves[1 - f->active])));
+}
+
 void bloomc_init_a2_bloom_filter(VALUE mBloomc)
 {
     cA2BloomFilter = rb_define_class_under(mBloomc, "A2BloomFilter", rb_cObject);
@@ -258,4 +265,5 @@ void bloomc_init_a2_bloom_filter(VALUE mBloomc)
     rb_define_method(cA2BloomFilter, "==", a2_equal, 1);
     rb_define_method(cA2BloomFilter, "eql?", a2_equal, 1);
     rb_define_method(cA2BloomFilter, "hash", a2_hash, 0);
+    rb_define_private_method(cA2BloomFilter, "occupied_halves", a2_occupied_halves, 0);
 }

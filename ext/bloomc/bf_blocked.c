@@ -142,6 +142,23 @@ static double lane_hit(const double dist[MAX_PER_LANE + 1], uint32_t c, double s
     return p;
 }
 
+double bf_blocked_current_fpr(const bf_blocked *f)
+{
+    double total = 0;
+    for (uint64_t b = 0; b < f->nblocks; b++) {
+        const uint8_t *block = f->bits.data + b * BF_BLOCK_BYTES;
+        double fill[LANES], block_rate = 0;
+        for (unsigned l = 0; l < LANES; l++) fill[l] = bf_popcount64(bf_load_le64(block + 8 * l)) / 64.0;
+        for (unsigned first = 0; first < LANES; first++) {
+            double p = 1;
+            for (uint32_t i = 0; i < f->k && p > 0; i++) p *= fill[(i + first) % LANES];
+            block_rate += p;
+        }
+        total += block_rate / LANES;
+    }
+    return total / (double)f->nblocks;
+}
+
 double bf_blocked_fpr(double n, uint64_t nblocks, uint32_t k)
 {
     double load = n / (double)nblocks; /* mean keys per block */

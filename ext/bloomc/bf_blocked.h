@@ -45,6 +45,11 @@ void bf_blocked_contains_many(const bf_blocked *f, const bf_key_hash *h, size_t 
  * holds a Poisson(n / nblocks) number of keys. */
 double bf_blocked_fpr(double n, uint64_t nblocks, uint32_t k);
 
+/* The false-positive rate of the filter as it is now: for each block, the
+ * chance that k probes starting at each of the eight lanes all find a set
+ * bit, from the lanes' fill; averaged over the blocks a key may hash to. */
+double bf_blocked_current_fpr(const bf_blocked *f);
+
 /* The fewest blocks, and the k that goes with them, for n keys at a
  * false-positive rate of at most error. 0 when no filter up to BF_BLOCKS_MAX
  * blocks reaches it. */

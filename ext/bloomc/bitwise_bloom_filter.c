@@ -245,6 +245,12 @@ static VALUE bitwise_hash(VALUE self)
     return ST2FIX(h);
 }
 
+/* :nodoc: cells (bits) that are not zero, for Bloomc::Stats. */
+static VALUE bitwise_occupied(VALUE self)
+{
+    return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->levels[0]));
+}
+
 void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
 {
     cBitwiseBloomFilter = rb_define_class_under(mBloomc, "BitwiseBloomFilter", rb_cObject);
@@ -266,4 +272,5 @@ void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
     rb_define_method(cBitwiseBloomFilter, "==", bitwise_equal, 1);
     rb_define_method(cBitwiseBloomFilter, "eql?", bitwise_equal, 1);
     rb_define_method(cBitwiseBloomFilter, "hash", bitwise_hash, 0);
+    rb_define_private_method(cBitwiseBloomFilter, "occupied", bitwise_occupied, 0);
 }

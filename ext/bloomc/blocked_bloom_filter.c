@@ -257,6 +257,18 @@ static VALUE blocked_hash(VALUE self)
     return ST2FIX(h ^ (st_index_t)(f->nblocks * 31 + f->k * 7 + f->seed + f->count * 131));
 }
 
+/* :nodoc: the false-positive rate of the bits as they are, block by block. */
+static VALUE blocked_current_fpr(VALUE self)
+{
+    return DBL2NUM(bf_blocked_current_fpr(get_filter(self)));
+}
+
+/* :nodoc: cells (bits) that are not zero, for Bloomc::Stats. */
+static VALUE blocked_occupied(VALUE self)
+{
+    return ULL2NUM(bf_bits_count(&get_filter(self)->bits));
+}
+
 void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
 {
     cBlockedBloomFilter = rb_define_class_under(mBloomc, "BlockedBloomFilter", rb_cObject);
@@ -280,4 +292,6 @@ void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
     rb_define_method(cBlockedBloomFilter, "==", blocked_equal, 1);
     rb_define_method(cBlockedBloomFilter, "eql?", blocked_equal, 1);
     rb_define_method(cBlockedBloomFilter, "hash", blocked_hash, 0);
+    rb_define_private_method(cBlockedBloomFilter, "occupied", blocked_occupied, 0);
+    rb_define_private_method(cBlockedBloomFilter, "current_fpr", blocked_current_fpr, 0);
 }

@@ -218,6 +218,12 @@ static VALUE bloom_filter_hash(VALUE self)
     return ST2FIX(h ^ (st_index_t)(f->bits.nbits * 31 + f->k * 7 + f->seed + f->hash + f->count * 131));
 }
 
+/* :nodoc: cells (bits) that are not zero, for Bloomc::Stats. */
+static VALUE bloom_filter_occupied(VALUE self)
+{
+    return ULL2NUM(bf_bits_count(&get_filter(self)->bits));
+}
+
 void bloomc_init_bloom_filter(VALUE mBloomc)
 {
     cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
@@ -238,4 +244,5 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "==", bloom_filter_equal, 1);
     rb_define_method(cBloomFilter, "eql?", bloom_filter_equal, 1);
     rb_define_method(cBloomFilter, "hash", bloom_filter_hash, 0);
+    rb_define_private_method(cBloomFilter, "occupied", bloom_filter_occupied, 0);
 }

@@ -358,6 +358,12 @@ static VALUE continuous_hash(VALUE self)
     return ST2FIX(h ^ (st_index_t)(f->buckets.count * 31 + f->k * 7 + f->seed + f->hash + f->slot * 131));
 }
 
+/* :nodoc: cells (bits) that are not zero, for Bloomc::Stats. */
+static VALUE continuous_occupied(VALUE self)
+{
+    return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->buckets));
+}
+
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
 {
     cContinuousBloomFilter = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
@@ -388,4 +394,5 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(cContinuousBloomFilter, "==", continuous_equal, 1);
     rb_define_method(cContinuousBloomFilter, "eql?", continuous_equal, 1);
     rb_define_method(cContinuousBloomFilter, "hash", continuous_hash, 0);
+    rb_define_private_method(cContinuousBloomFilter, "occupied", continuous_occupied, 0);
 }

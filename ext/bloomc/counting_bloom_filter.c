@@ -248,4 +248,5 @@ void bloomc_init_counting_bloom_filter(VALUE mBloomc)
     rb_define_method(cCountingBloomFilter, "==", counting_equal, 1);
     rb_define_method(cCountingBloomFilter, "eql?", counting_equal, 1);
     rb_define_method(cCountingBloomFilter, "hash", counting_hash, 0);
+    rb_define_private_method(cCountingBloomFilter, "occupied", counting_cells_in_use, 0);
 }

@@ -259,6 +259,12 @@ static VALUE spectral_hash(VALUE self)
     return ST2FIX(bloomc_counting_hash(&f->primary) ^ (bloomc_counting_hash(&f->secondary) * 3) ^ f->algorithm);
 }
 
+/* :nodoc: cells (bits) that are not zero, for Bloomc::Stats. */
+static VALUE spectral_occupied(VALUE self)
+{
+    return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->primary.cells));
+}
+
 void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
 {
     cSpectralBloomFilter = rb_define_class_under(mBloomc, "SpectralBloomFilter", rb_cObject);
@@ -284,4 +290,5 @@ void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
     rb_define_method(cSpectralBloomFilter, "==", spectral_equal, 1);
     rb_define_method(cSpectralBloomFilter, "eql?", spectral_equal, 1);
     rb_define_method(cSpectralBloomFilter, "hash", spectral_hash, 0);
+    rb_define_private_method(cSpectralBloomFilter, "occupied", spectral_occupied, 0);
 }

@@ -235,6 +235,12 @@ static VALUE stable_hash(VALUE self)
     return ST2FIX(h ^ (st_index_t)(f->cells.count * 31 + f->k * 7 + f->d * 13 + f->seed + f->random + f->count * 131));
 }
 
+/* :nodoc: cells (bits) that are not zero, for Bloomc::Stats. */
+static VALUE stable_occupied(VALUE self)
+{
+    return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->cells));
+}
+
 void bloomc_init_stable_bloom_filter(VALUE mBloomc)
 {
     cStableBloomFilter = rb_define_class_under(mBloomc, "StableBloomFilter", rb_cObject);
@@ -259,4 +265,5 @@ void bloomc_init_stable_bloom_filter(VALUE mBloomc)
     rb_define_method(cStableBloomFilter, "==", stable_equal, 1);
     rb_define_method(cStableBloomFilter, "eql?", stable_equal, 1);
     rb_define_method(cStableBloomFilter, "hash", stable_hash, 0);
+    rb_define_private_method(cStableBloomFilter, "occupied", stable_occupied, 0);
 }

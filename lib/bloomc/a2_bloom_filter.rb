@@ -69,6 +69,20 @@ module Bloomc
     end
 
     include Inspect
+    include Stats
+
+    # Both halves' bits set, over m.
+    # @return [Float]
+    def fill_ratio = occupied_halves.sum.fdiv(m)
+
+    # The keys the two halves hold, each half estimated on its own (a key in
+    # both counts twice).
+    # @return [Float]
+    def estimated_count = occupied_halves.sum { |set| Stats.estimate(set, m / 2, k) }
+
+    # A key is found when either half holds all its bits.
+    # @return [Float]
+    def false_positive_rate = 1 - occupied_halves.map { |set| 1 - set.fdiv(m / 2)**k }.inject(:*)
 
     private def inspect_fields = "m=#{m} k=#{k} capacity=#{capacity} size=#{size} swaps=#{swaps}"
   end

@@ -36,6 +36,7 @@ module Bloomc
     end
 
     include Inspect
+    include Stats
 
     private def inspect_fields = "m=#{m} k=#{k} width=#{width} levels=#{levels} size=#{size}"
   end

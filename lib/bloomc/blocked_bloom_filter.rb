@@ -72,6 +72,13 @@ module Bloomc
     def hash_function = :murmur3
 
     include Inspect
+    include Stats
+
+    # The rate a never-added key meets now, block by block: a key meets the
+    # fill of the block it hashes to, and blocks fill unevenly, so the
+    # plain filter's fill**k would understate it.
+    # @return [Float]
+    def false_positive_rate = current_fpr
 
     private def inspect_fields = "m=#{m} k=#{k} size=#{size}"
   end

@@ -35,6 +35,7 @@ module Bloomc
     def hash_function = HASH_FUNCTIONS.key(hash_kind)
 
     include Inspect
+    include Stats
 
     private def inspect_fields = "m=#{m} k=#{k} size=#{size}#{" hash=#{hash_function}" unless hash_kind.zero?}"
   end

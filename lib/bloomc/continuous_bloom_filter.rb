@@ -18,6 +18,7 @@ module Bloomc
   #   stream.each { |event| emit(event) unless seen.include?(event.id); seen << event.id }
   class ContinuousBloomFilter
     include Inspect
+    include Stats
     include Batch
 
     # The class of #buckets.

@@ -31,6 +31,7 @@ module Bloomc
     end
 
     include Inspect
+    include Stats
 
     private def inspect_fields = "m=#{m} k=#{k} width=#{width} size=#{size} saturated=#{saturated}"
   end

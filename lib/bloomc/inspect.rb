@@ -5,7 +5,7 @@ module Bloomc
   # never initialized (irb and error messages call inspect on anything).
   module Inspect
     def inspect
-      "#<#{self.class} #{inspect_fields}>"
+      "#<#{self.class} #{inspect_fields}#{stats_fields if is_a?(Stats)}>"
     rescue TypeError
       "#<#{self.class} (uninitialized)>"
     end

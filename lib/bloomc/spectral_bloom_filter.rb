@@ -56,7 +56,8 @@ module Bloomc
     def algorithm = ALGORITHMS[algorithm_number]
 
     include Inspect
+    include Stats
 
-    private def inspect_fields = "algorithm=#{algorithm} m=#{m} k=#{k} width=#{width} size=#{size}"
+    private def inspect_fields = "m=#{m} k=#{k} algorithm=#{algorithm} width=#{width} size=#{size}"
   end
 end

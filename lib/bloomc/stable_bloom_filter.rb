@@ -61,8 +61,9 @@ module Bloomc
     private_class_method :sizing
 
     include Inspect
+    include Stats
 
-    private def inspect_fields = "m=#{m} k=#{k} d=#{d} width=#{width} size=#{size} zeros=#{(zero_fraction * 100).round(1)}%"
+    private def inspect_fields = "m=#{m} k=#{k} d=#{d} width=#{width} size=#{size}"
   end
 
   # @api private

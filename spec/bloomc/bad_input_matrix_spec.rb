@@ -685,6 +685,15 @@ module BadInputMatrix
     any_include?: { params: [KEYS], ok: ->(h, a, _, r, _) { batch_decided[h, a, r, true] } }
   }.freeze
 
+  # Bloomc::Stats, in every filter class: read from the cells, so only
+  # their ranges and their agreement with each other are checked here.
+  STATS = {
+    fill_ratio: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.between?(0, 1) } },
+    # Infinity once the cells are all set (for A2: one half's).
+    estimated_count: { ok: ->(h, _, _, r, _) { r.is_a?(Float) && r >= 0 && (r.finite? || h.obj.fill_ratio >= 0.5) } },
+    false_positive_rate: { ok: ->(h, _, _, r, _) { r.is_a?(Float) && r.between?(0, 1) && (r.zero? == h.obj.fill_ratio.zero?) } }
+  }.freeze
+
   bloom_add = { params: [[:key, "added"]], write: true,
                 ok: ->(h, a, _, r, _) { h.add(a[0]); r == h.count } }
   BLOOM_FILTER = {
@@ -702,7 +711,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH).freeze
+  }.merge(BATCH, STATS).freeze
 
   BLOCKED_BLOOM_FILTER = BLOOM_FILTER.merge(
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size && (r % 512).zero? } },
@@ -745,7 +754,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH).freeze
+  }.merge(BATCH, STATS).freeze
 
   family_add = { params: [[:key, "added"]], write: true,
                  ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
@@ -763,7 +772,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH).freeze
+  }.merge(BATCH, STATS).freeze
   WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
   counted_delete = {
     params: [[:key, "added"]], write: true,
@@ -988,6 +997,7 @@ module BadInputMatrix
       names = mod.public_instance_methods(false)
       names |= Bloomc::Inspect.public_instance_methods(false) if mod.include?(Bloomc::Inspect)
       names |= Bloomc::Batch.public_instance_methods(false) if mod.include?(Bloomc::Batch)
+      names |= Bloomc::Stats.public_instance_methods(false) if mod.include?(Bloomc::Stats)
       names
     else
       mod.singleton_methods(false)

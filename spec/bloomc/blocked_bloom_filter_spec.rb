@@ -189,7 +189,7 @@ RSpec.describe Bloomc::BlockedBloomFilter do
     end
 
     it "inspects briefly" do
-      expect(described_class.new(1000, 3).inspect).to eq("#<Bloomc::BlockedBloomFilter m=1024 k=3 size=0>")
+      expect(described_class.new(1000, 3).inspect).to eq("#<Bloomc::BlockedBloomFilter m=1024 k=3 size=0 fill=0.0% fpr~0>")
       expect(described_class.allocate.inspect).to eq("#<Bloomc::BlockedBloomFilter (uninitialized)>")
     end
 

@@ -247,7 +247,7 @@ RSpec.describe Bloomc::BloomFilter do
     end
 
     it "inspect is short" do
-      expect(described_class.new(1_000_000, 7).inspect).to eq("#<Bloomc::BloomFilter m=1000000 k=7 size=0>")
+      expect(described_class.new(1_000_000, 7).inspect).to eq("#<Bloomc::BloomFilter m=1000000 k=7 size=0 fill=0.0% fpr~0>")
     end
   end
 

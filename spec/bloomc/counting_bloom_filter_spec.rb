@@ -115,7 +115,7 @@ RSpec.describe Bloomc::CountingBloomFilter do
     end
 
     it "inspects briefly" do
-      expect(described_class.new(100, 3).inspect).to eq("#<Bloomc::CountingBloomFilter m=100 k=3 width=4 size=0 saturated=0>")
+      expect(described_class.new(100, 3).inspect).to eq("#<Bloomc::CountingBloomFilter m=100 k=3 width=4 size=0 saturated=0 fill=0.0% fpr~0>")
     end
   end
 end

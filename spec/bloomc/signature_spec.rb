@@ -35,8 +35,14 @@ RSpec.describe "sig/bloomc.rbs" do
     end
   end
 
-  it "declares exactly the public instance methods of Bloomc::Batch" do
-    expect(declared(classes.fetch("Bloomc::Batch"), :instance).sort).to eq(Bloomc::Batch.public_instance_methods(false).sort)
+  [Bloomc::Batch, Bloomc::Stats].each do |mod|
+    it "declares exactly the public instance methods of #{mod}" do
+      expect(declared(classes.fetch(mod.name), :instance).sort).to eq(mod.public_instance_methods(false).sort)
+    end
+  end
+
+  it "declares exactly the public singleton methods of Bloomc::Stats" do
+    expect(declared(classes.fetch("Bloomc::Stats"), :singleton).sort).to eq(Bloomc::Stats.singleton_methods(false).sort)
   end
 
   %w[Bloomc::BlockedBloomFilter Bloomc::CountingBloomFilter Bloomc::SpectralBloomFilter Bloomc::BitwiseBloomFilter
