@@ -240,6 +240,35 @@ static VALUE a2_occupied_halves(VALUE self)
     return rb_assoc_new(ULL2NUM(bf_bits_count(&f->halves[f->active])), ULL2NUM(bf_bits_count(&f->halves[1 - f->active])));
 }
 
+/* :nodoc: half by half OR or AND (Bloomc::SetOps checks shapes). */
+static VALUE a2_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bf_a2 *f = get_filter(self);
+    const bf_a2 *o = get_filter(other);
+    int and = bloomc_intersection_arg(op, f->halves[0].nbits == o->halves[0].nbits && f->k == o->k && f->seed == o->seed &&
+                                              f->capacity == o->capacity);
+    if (and) bf_a2_intersect(f, o);
+    else bf_a2_union(f, o);
+    return self;
+}
+
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key: both halves empty, size and swaps 0.
+ */
+static VALUE a2_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_a2 *f = get_filter(self);
+    memset(f->halves[0].data, 0, 2 * half_bytes(f));
+    f->active = 0;
+    f->in_active = f->count = f->swaps = 0;
+    return self;
+}
+
+
 void bloomc_init_a2_bloom_filter(VALUE mBloomc)
 {
     cA2BloomFilter = rb_define_class_under(mBloomc, "A2BloomFilter", rb_cObject);
@@ -265,5 +294,7 @@ void bloomc_init_a2_bloom_filter(VALUE mBloomc)
     rb_define_method(cA2BloomFilter, "==", a2_equal, 1);
     rb_define_method(cA2BloomFilter, "eql?", a2_equal, 1);
     rb_define_method(cA2BloomFilter, "hash", a2_hash, 0);
+    rb_define_private_method(cA2BloomFilter, "combine", a2_combine, 2);
+    rb_define_method(cA2BloomFilter, "clear", a2_clear, 0);
     rb_define_private_method(cA2BloomFilter, "occupied_halves", a2_occupied_halves, 0);
 }

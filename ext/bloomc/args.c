@@ -23,6 +23,7 @@ uint64_t bloomc_count_arg(VALUE v, const char *name, uint64_t max)
     int positive = FIXNUM_P(v) ? FIX2LONG(v) > 0 : FIX2INT(rb_big_cmp(v, INT2FIX(0))) > 0;
     if (!positive)
         rb_raise(rb_eArgError, "%s must be positive, got %" PRIsVALUE, name, v);
+    if (!FIXNUM_P(v) && FIX2INT(rb_big_cmp(v, ULL2NUM(max))) <= 0) return NUM2ULL(v); /* a Bignum within max */
     rb_raise(rb_eArgError, "%s %" PRIsVALUE " is too large (at most %" PRIu64 ")", name, v, max);
 }
 
@@ -38,4 +39,12 @@ bf_hash_kind bloomc_hash_kind_arg(VALUE v)
     if (v == INT2FIX(BF_HASH_MURMUR3)) return BF_HASH_MURMUR3;
     if (v == INT2FIX(BF_HASH_FNV1A)) return BF_HASH_FNV1A;
     rb_raise(rb_eArgError, "unknown hash function %" PRIsVALUE, rb_inspect(v));
+}
+
+int bloomc_intersection_arg(VALUE op, int same_shape)
+{
+    if (!same_shape) rb_raise(rb_eArgError, "cannot combine filters of different shapes");
+    if (op == ID2SYM(rb_intern("union"))) return 0;
+    if (op == ID2SYM(rb_intern("intersection"))) return 1;
+    rb_raise(rb_eArgError, "unknown set operation %" PRIsVALUE, rb_inspect(op));
 }

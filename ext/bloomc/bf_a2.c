@@ -41,7 +41,7 @@ int bf_a2_contains(const bf_a2 *f, bf_key_hash h)
 
 uint32_t bf_a2_optimal_k(double p)
 {
-    double p1 = 1.0 - sqrt(1.0 - p);
+    double p1 = p / (1.0 + sqrt(1.0 - p)); /* 1 - sqrt(1 - p), without its cancellation for tiny p */
     double k = ceil(-log2(p1) - 1e-9); /* the manual floors; see bf_a2.h */
     if (!(k >= 1)) return 1;
     return k > BF_K_MAX ? BF_K_MAX : (uint32_t)k;
@@ -58,4 +58,20 @@ double bf_a2_fpr(uint64_t m, uint32_t k, double n)
     double half = (double)(m / 2);
     double p1 = pow(1.0 - exp(-(double)k * n / half), k);
     return 1.0 - (1.0 - p1) * (1.0 - p1);
+}
+
+void bf_a2_union(bf_a2 *dst, const bf_a2 *src)
+{
+    bf_bits_or(&dst->halves[dst->active], &src->halves[src->active]);
+    bf_bits_or(&dst->halves[dst->active ^ 1], &src->halves[src->active ^ 1]);
+    if (src->in_active > dst->in_active) dst->in_active = src->in_active;
+    dst->count = src->count > UINT64_MAX - dst->count ? UINT64_MAX : dst->count + src->count;
+}
+
+void bf_a2_intersect(bf_a2 *dst, const bf_a2 *src)
+{
+    bf_bits_and(&dst->halves[dst->active], &src->halves[src->active]);
+    bf_bits_and(&dst->halves[dst->active ^ 1], &src->halves[src->active ^ 1]);
+    if (src->in_active < dst->in_active) dst->in_active = src->in_active;
+    if (src->count < dst->count) dst->count = src->count;
 }

@@ -17,3 +17,15 @@ uint64_t bf_bits_count(const bf_bits *b)
     for (size_t i = 0; i < nbytes; i += 8) total += bf_popcount64(bf_load_le64(b->data + i));
     return total;
 }
+
+void bf_bits_or(bf_bits *dst, const bf_bits *src)
+{
+    size_t nbytes = bf_bits_nbytes(dst->nbits);
+    for (size_t i = 0; i < nbytes; i += 8) bf_store_le64(dst->data + i, bf_load_le64(dst->data + i) | bf_load_le64(src->data + i));
+}
+
+void bf_bits_and(bf_bits *dst, const bf_bits *src)
+{
+    size_t nbytes = bf_bits_nbytes(dst->nbits);
+    for (size_t i = 0; i < nbytes; i += 8) bf_store_le64(dst->data + i, bf_load_le64(dst->data + i) & bf_load_le64(src->data + i));
+}

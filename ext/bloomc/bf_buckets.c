@@ -79,3 +79,23 @@ uint64_t bf_buckets_count_nonzero(const bf_buckets *b)
     }
     return total;
 }
+
+uint64_t bf_buckets_count_full(const bf_buckets *b)
+{
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < b->count; i++) total += bf_buckets_get(b, i) == b->max;
+    return total;
+}
+
+void bf_buckets_combine(bf_buckets *dst, const bf_buckets *src, bf_combine_op op)
+{
+    for (uint64_t i = 0; i < dst->count; i++) {
+        uint32_t a = bf_buckets_get(dst, i), b = bf_buckets_get(src, i), v;
+        switch (op) {
+        case BF_COMBINE_SUM: v = b >= dst->max - a ? dst->max : a + b; break;
+        case BF_COMBINE_MIN: v = a < b ? a : b; break;
+        default: v = a > b ? a : b; break;
+        }
+        if (v != a) bf_buckets_set(dst, i, v);
+    }
+}

@@ -70,4 +70,12 @@ void bf_buckets_decrement_run(bf_buckets *b, uint64_t first, uint64_t n);
 /* Number of non-zero buckets. */
 uint64_t bf_buckets_count_nonzero(const bf_buckets *b);
 
+/* Number of buckets at their maximum. */
+uint64_t bf_buckets_count_full(const bf_buckets *b);
+
+/* Bucket by bucket, dst = dst + src (stopping at the maximum), min(dst, src)
+ * or max(dst, src); both of the same count and width. */
+typedef enum { BF_COMBINE_SUM, BF_COMBINE_MIN, BF_COMBINE_MAX } bf_combine_op;
+void bf_buckets_combine(bf_buckets *dst, const bf_buckets *src, bf_combine_op op);
+
 #endif

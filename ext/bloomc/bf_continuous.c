@@ -171,3 +171,40 @@ void bf_continuous_tick(bf_continuous *f, uint64_t n)
         sweep(f);
     }
 }
+
+#define NOT_LIVE 0xFF
+
+/* age[v]: ticks since slot v was current, for the live slots of f; NOT_LIVE
+ * for empty and expired ones. */
+static void slot_ages(const bf_continuous *f, uint8_t age[BF_CONT_SLOTS + 1])
+{
+    memset(age, NOT_LIVE, BF_CONT_SLOTS + 1);
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++) age[(f->slot + BF_CONT_SLOTS - 1 - d) % BF_CONT_SLOTS + 1] = (uint8_t)d;
+}
+
+static void combine(bf_continuous *dst, const bf_continuous *src, int keep_younger)
+{
+    uint8_t age_dst[BF_CONT_SLOTS + 1], age_src[BF_CONT_SLOTS + 1], slot_of_age[BF_CONT_DIVISOR + 1];
+    slot_ages(dst, age_dst);
+    slot_ages(src, age_src);
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++) slot_of_age[d] = (uint8_t)((dst->slot + BF_CONT_SLOTS - 1 - d) % BF_CONT_SLOTS + 1);
+    for (uint64_t i = 0; i < dst->buckets.count; i++) {
+        unsigned a = age_dst[nibble_get(dst->buckets.data, i)], b = age_src[nibble_get(src->buckets.data, i)], age;
+        if (keep_younger) age = a < b ? a : b;          /* NOT_LIVE loses */
+        else age = a == NOT_LIVE || b == NOT_LIVE ? NOT_LIVE : (a > b ? a : b);
+        nibble_set(dst->buckets.data, i, age == NOT_LIVE ? 0 : slot_of_age[age]);
+    }
+}
+
+void bf_continuous_union(bf_continuous *dst, const bf_continuous *src)
+{
+    combine(dst, src, 1);
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++) dst->recent_adds[d] += src->recent_adds[d];
+}
+
+void bf_continuous_intersect(bf_continuous *dst, const bf_continuous *src)
+{
+    combine(dst, src, 0);
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++)
+        if (src->recent_adds[d] < dst->recent_adds[d]) dst->recent_adds[d] = src->recent_adds[d];
+}

@@ -44,4 +44,12 @@ void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n,
 /* Advance the clock by n ticks and clear what they expire. */
 void bf_continuous_tick(bf_continuous *f, uint64_t n);
 
+/* Merge src (same m, k, seed and hash; its clock may differ) into dst, on
+ * dst's clock. Union: each bucket takes the more recent of its two live
+ * slots, so a key live in either is live in dst, for as long as it was
+ * there. Intersection: a bucket stays only where both are live, with the
+ * older slot. */
+void bf_continuous_union(bf_continuous *dst, const bf_continuous *src);
+void bf_continuous_intersect(bf_continuous *dst, const bf_continuous *src);
+
 #endif

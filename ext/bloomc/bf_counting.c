@@ -1,3 +1,4 @@
+#include <string.h>
 #include "bf_counting.h"
 
 static inline uint64_t mix64(uint64_t x)
@@ -213,4 +214,36 @@ uint64_t bf_bitwise_count(const bf_bitwise *f, bf_key_hash h)
         if (min < f->levels[l].max) break; /* not carried past this level */
     }
     return total;
+}
+
+/* ---- merging ------------------------------------------------------------ */
+
+static uint64_t combine_counts(uint64_t a, uint64_t b, bf_combine_op op)
+{
+    if (op == BF_COMBINE_SUM) return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+    return a < b ? a : b;
+}
+
+void bf_counting_combine(bf_counting *dst, const bf_counting *src, bf_combine_op op)
+{
+    bf_buckets_combine(&dst->cells, &src->cells, op);
+    dst->saturated = bf_buckets_count_full(&dst->cells);
+    dst->count = combine_counts(dst->count, src->count, op);
+}
+
+void bf_spectral_combine(bf_spectral *dst, const bf_spectral *src, bf_combine_op op)
+{
+    bf_counting_combine(&dst->primary, &src->primary, op);
+    if (dst->algorithm == BF_SPECTRAL_RM) {
+        bf_counting *s = &dst->secondary;
+        memset(s->cells.data, 0, bf_buckets_nbytes(s->cells.count, s->cells.width));
+        s->count = s->saturated = 0;
+    }
+}
+
+void bf_bitwise_intersect(bf_bitwise *dst, const bf_bitwise *src)
+{
+    size_t n = dst->nlevels < src->nlevels ? dst->nlevels : src->nlevels;
+    for (size_t l = 0; l < n; l++) bf_buckets_combine(&dst->levels[l], &src->levels[l], BF_COMBINE_MIN);
+    dst->count = combine_counts(dst->count, src->count, BF_COMBINE_MIN);
 }

@@ -93,4 +93,19 @@ void bf_bitwise_add_at(bf_bitwise *f, bf_key_hash h, size_t level);
 /* Saturates at UINT64_MAX, which no run reaches. */
 uint64_t bf_bitwise_count(const bf_bitwise *f, bf_key_hash h);
 
+/* Merging two filters of the same shape, cell by cell, into dst.
+ * Counting: BF_COMBINE_SUM adds the counts (stopping at the maximum), as
+ * for shards of one stream; BF_COMBINE_MIN keeps the smaller count. Either
+ * way no key's estimate falls below its count in the merged streams (sum)
+ * or in the smaller of the two (min). */
+void bf_counting_combine(bf_counting *dst, const bf_counting *src, bf_combine_op op);
+/* Spectral: the primaries combine as counting filters. RM's secondaries are
+ * cleared: a key's secondary count from one filter would no longer cover
+ * its adds in the other, and the primary's minimum still bounds it. */
+void bf_spectral_combine(bf_spectral *dst, const bf_spectral *src, bf_combine_op op);
+/* Bitwise intersection over the levels both have (the caller drops dst's
+ * levels past src's). A union would have to carry each key's overflow to
+ * the next level, which cells alone cannot tell. */
+void bf_bitwise_intersect(bf_bitwise *dst, const bf_bitwise *src);
+
 #endif

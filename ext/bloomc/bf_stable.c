@@ -56,13 +56,22 @@ uint64_t bf_stable_d_for(uint64_t m, uint32_t k, unsigned width, double fpr)
     if (!(fpr > 0 && fpr < 1) || k >= m) return 0;
     /* Solve the formula for d: zero fraction z = 1 - fpr^(1/k),
      * d = 1 / ((z^(-1/max) - 1) (1/k - 1/m)), rounded up (more decrements, a
-     * lower rate); the rate falls as d grows, so check and step. */
+     * lower rate). */
     double max = ldexp(1.0, (int)width) - 1;
-    double z = 1.0 - pow(fpr, 1.0 / k);
-    double denom = (pow(z, -1.0 / max) - 1.0) * (1.0 / k - 1.0 / (double)m);
+    /* expm1 keeps the small differences exact (1 - fpr^(1/k) near 0 for a
+     * rate near 1, z^(-1/max) - 1 near 0 for wide cells). */
+    double z = -expm1(log(fpr) / k);
+    double denom = expm1(-log(z) / max) * (1.0 / k - 1.0 / (double)m);
     if (!(denom > 0)) return 0;
     double d = ceil(1.0 / denom);
     if (!(d >= 1)) d = 1;
     if (d > (double)m) return 0; /* more decrements than cells: no such filter */
     return (uint64_t)d;
+}
+
+void bf_stable_combine(bf_stable *dst, const bf_stable *src, bf_combine_op op)
+{
+    bf_buckets_combine(&dst->cells, &src->cells, op);
+    if (op == BF_COMBINE_MAX) dst->count = src->count > UINT64_MAX - dst->count ? UINT64_MAX : dst->count + src->count;
+    else if (src->count < dst->count) dst->count = src->count;
 }

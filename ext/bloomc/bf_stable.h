@@ -29,6 +29,10 @@ uint64_t bf_splitmix64(uint64_t *state);
 
 void bf_stable_add(bf_stable *f, bf_key_hash h);
 int bf_stable_contains(const bf_stable *f, bf_key_hash h);
+/* Merging a filter of the same shape into dst, cell by cell: the larger
+ * value (union: a key recent in either stays as recent) or the smaller
+ * (intersection). dst keeps its generator. */
+void bf_stable_combine(bf_stable *dst, const bf_stable *src, bf_combine_op op);
 
 /* The stable point: the expected fraction of zero cells after many adds,
  * (1 / (1 + 1 / (d (1/k - 1/m))))^max, and the false-positive rate there,

@@ -67,6 +67,40 @@ static void add_level(bf_bitwise *f)
     f->nlevels++;
 }
 
+/* What build_levels makes: fresh's levels, one zeroed or a copy of src's. */
+typedef struct {
+    bf_bitwise *fresh;
+    const bf_bitwise *src; /* NULL: one zeroed level */
+} level_build;
+
+static VALUE build_levels(VALUE arg)
+{
+    level_build *b = (level_build *)arg;
+    size_t n = b->src ? b->src->nlevels : 1;
+    for (size_t i = 0; i < n; i++) {
+        add_level(b->fresh);
+        if (b->src) memcpy(b->fresh->levels[i].data, b->src->levels[i].data, level_bytes(&b->src->levels[i]));
+    }
+    return Qnil;
+}
+
+/* Make the new state beside the old one and swap it in only once it is
+ * whole: an allocation that fails on the way frees what was built and
+ * leaves the filter as it was. */
+static void replace_state(VALUE self, bf_bitwise fresh, const bf_bitwise *src)
+{
+    level_build b = {&fresh, src};
+    int state = 0;
+    rb_protect(build_levels, (VALUE)&b, &state);
+    if (state) {
+        free_levels(fresh.levels, fresh.nlevels);
+        rb_jump_tag(state);
+    }
+    bf_bitwise *f = bloomc_typed_data(self, &bitwise_type);
+    free_levels(f->levels, f->nlevels);
+    *f = fresh;
+}
+
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
 static VALUE bitwise_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed)
 {
@@ -75,30 +109,17 @@ static VALUE bitwise_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed
     uint32_t probes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     unsigned bits = (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX);
     uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
-    /* Build the new state beside the old one and swap it in only once it
-     * exists: a failed allocation changes nothing. */
-    bf_bitwise fresh = {NULL, 0, cells, probes, hash_seed, bits, 0};
-    add_level(&fresh);
-    bf_bitwise *f = bloomc_typed_data(self, &bitwise_type);
-    free_levels(f->levels, f->nlevels);
-    *f = fresh;
+    replace_state(self, (bf_bitwise){NULL, 0, cells, probes, hash_seed, bits, 0}, NULL);
     return self;
 }
 
-/* :nodoc: deep copy for dup and clone (of a new object: a copy that runs
- * out of memory half-way holds the levels copied so far, and frees them). */
+/* :nodoc: deep copy for dup and clone. */
 static VALUE bitwise_initialize_copy(VALUE self, VALUE orig)
 {
     rb_check_frozen(self);
     if (self == orig) return self;
     const bf_bitwise *src = get_filter(orig);
-    bf_bitwise *f = bloomc_typed_data(self, &bitwise_type);
-    free_levels(f->levels, f->nlevels);
-    *f = (bf_bitwise){NULL, 0, src->m, src->k, src->seed, src->width, src->count};
-    for (size_t i = 0; i < src->nlevels; i++) {
-        add_level(f);
-        memcpy(f->levels[i].data, src->levels[i].data, level_bytes(&src->levels[i]));
-    }
+    replace_state(self, (bf_bitwise){NULL, 0, src->m, src->k, src->seed, src->width, src->count}, src);
     return self;
 }
 
@@ -251,6 +272,43 @@ static VALUE bitwise_occupied(VALUE self)
     return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->levels[0]));
 }
 
+/* Drop the levels from n on (n >= 1). */
+static void truncate_levels(bf_bitwise *f, size_t n)
+{
+    while (f->nlevels > n) ruby_xfree(f->levels[--f->nlevels].data);
+}
+
+/* :nodoc: intersection level by level; a union raises (Bloomc::SetOps checks shapes). */
+static VALUE bitwise_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bf_bitwise *f = get_filter(self);
+    const bf_bitwise *o = get_filter(other);
+    int and = bloomc_intersection_arg(op, f->m == o->m && f->k == o->k && f->seed == o->seed && f->width == o->width);
+    if (!and)
+        rb_raise(bloomc_eUnsupportedError,
+                 "a union of bitwise filters cannot carry each key's overflow to the next level: add the keys of one to the other instead");
+    bf_bitwise_intersect(f, o);
+    truncate_levels(f, o->nlevels);
+    return self;
+}
+
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key and every level but the first.
+ */
+static VALUE bitwise_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_bitwise *f = get_filter(self);
+    truncate_levels(f, 1);
+    memset(f->levels[0].data, 0, level_bytes(&f->levels[0]));
+    f->count = 0;
+    return self;
+}
+
+
 void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
 {
     cBitwiseBloomFilter = rb_define_class_under(mBloomc, "BitwiseBloomFilter", rb_cObject);
@@ -272,5 +330,7 @@ void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
     rb_define_method(cBitwiseBloomFilter, "==", bitwise_equal, 1);
     rb_define_method(cBitwiseBloomFilter, "eql?", bitwise_equal, 1);
     rb_define_method(cBitwiseBloomFilter, "hash", bitwise_hash, 0);
+    rb_define_private_method(cBitwiseBloomFilter, "combine", bitwise_combine, 2);
+    rb_define_method(cBitwiseBloomFilter, "clear", bitwise_clear, 0);
     rb_define_private_method(cBitwiseBloomFilter, "occupied", bitwise_occupied, 0);
 }

@@ -269,6 +269,38 @@ static VALUE blocked_occupied(VALUE self)
     return ULL2NUM(bf_bits_count(&get_filter(self)->bits));
 }
 
+/* :nodoc: self |= other or self &= other (Bloomc::SetOps checks shapes). */
+static VALUE blocked_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bf_blocked *f = get_filter(self);
+    const bf_blocked *o = get_filter(other);
+    int and = bloomc_intersection_arg(op, f->nblocks == o->nblocks && f->k == o->k && f->seed == o->seed);
+    if (and) {
+        bf_bits_and(&f->bits, &o->bits);
+        if (o->count < f->count) f->count = o->count;
+    } else {
+        bf_bits_or(&f->bits, &o->bits);
+        f->count = o->count > UINT64_MAX - f->count ? UINT64_MAX : f->count + o->count;
+    }
+    return self;
+}
+
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key: no bit set, size 0.
+ */
+static VALUE blocked_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_blocked *f = get_filter(self);
+    memset(f->bits.data, 0, bf_bits_nbytes(f->bits.nbits));
+    f->count = 0;
+    return self;
+}
+
+
 void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
 {
     cBlockedBloomFilter = rb_define_class_under(mBloomc, "BlockedBloomFilter", rb_cObject);
@@ -292,6 +324,8 @@ void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
     rb_define_method(cBlockedBloomFilter, "==", blocked_equal, 1);
     rb_define_method(cBlockedBloomFilter, "eql?", blocked_equal, 1);
     rb_define_method(cBlockedBloomFilter, "hash", blocked_hash, 0);
+    rb_define_private_method(cBlockedBloomFilter, "combine", blocked_combine, 2);
+    rb_define_method(cBlockedBloomFilter, "clear", blocked_clear, 0);
     rb_define_private_method(cBlockedBloomFilter, "occupied", blocked_occupied, 0);
     rb_define_private_method(cBlockedBloomFilter, "current_fpr", blocked_current_fpr, 0);
 }

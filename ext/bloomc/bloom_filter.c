@@ -224,6 +224,38 @@ static VALUE bloom_filter_occupied(VALUE self)
     return ULL2NUM(bf_bits_count(&get_filter(self)->bits));
 }
 
+/* :nodoc: self |= other or self &= other (Bloomc::SetOps checks shapes). */
+static VALUE bloom_filter_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bf_bloom *f = get_filter(self);
+    const bf_bloom *o = get_filter(other);
+    int and = bloomc_intersection_arg(op, f->bits.nbits == o->bits.nbits && f->k == o->k && f->seed == o->seed && f->hash == o->hash);
+    if (and) {
+        bf_bits_and(&f->bits, &o->bits);
+        if (o->count < f->count) f->count = o->count;
+    } else {
+        bf_bits_or(&f->bits, &o->bits);
+        f->count = o->count > UINT64_MAX - f->count ? UINT64_MAX : f->count + o->count;
+    }
+    return self;
+}
+
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key: no bit set, size 0.
+ */
+static VALUE bloom_filter_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_bloom *f = get_filter(self);
+    memset(f->bits.data, 0, bf_bits_nbytes(f->bits.nbits));
+    f->count = 0;
+    return self;
+}
+
+
 void bloomc_init_bloom_filter(VALUE mBloomc)
 {
     cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
@@ -244,5 +276,7 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "==", bloom_filter_equal, 1);
     rb_define_method(cBloomFilter, "eql?", bloom_filter_equal, 1);
     rb_define_method(cBloomFilter, "hash", bloom_filter_hash, 0);
+    rb_define_private_method(cBloomFilter, "combine", bloom_filter_combine, 2);
+    rb_define_method(cBloomFilter, "clear", bloom_filter_clear, 0);
     rb_define_private_method(cBloomFilter, "occupied", bloom_filter_occupied, 0);
 }

@@ -17,6 +17,7 @@
 #endif
 
 extern VALUE bloomc_mBloomc;
+extern VALUE bloomc_eUnsupportedError; /* Bloomc::UnsupportedError */
 
 /* rb_check_typeddata with the common case inline: a method's receiver is
  * nearly always exactly our type, and the full check is a call that walks the
@@ -53,6 +54,10 @@ uint64_t bloomc_index_arg(VALUE pos, uint64_t size);                  /* IndexEr
 uint64_t bloomc_count_arg(VALUE v, const char *name, uint64_t max);   /* ArgumentError */
 uint32_t bloomc_uint32_arg(VALUE v, const char *name);                /* RangeError */
 bf_hash_kind bloomc_hash_kind_arg(VALUE v);                           /* ArgumentError */
+/* The private combine(other, op) of every filter: op is :union or
+ * :intersection (ArgumentError otherwise), and same_shape must hold (the Ruby
+ * layer names the difference first; this guards the memory). */
+int bloomc_intersection_arg(VALUE op, int same_shape);
 
 /* cells.c: for the filters of counters. bloomc_buckets_replace returns
  * zeroed cells (or a copy of src's) and frees old, or raises ArgumentError

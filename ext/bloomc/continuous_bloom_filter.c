@@ -364,6 +364,33 @@ static VALUE continuous_occupied(VALUE self)
     return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->buckets));
 }
 
+/* :nodoc: union or intersection on self's clock (Bloomc::SetOps checks shapes). */
+static VALUE continuous_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bf_continuous *f = get_filter(self);
+    const bf_continuous *o = get_filter(other);
+    int and = bloomc_intersection_arg(op, f->buckets.count == o->buckets.count && f->k == o->k && f->seed == o->seed && f->hash == o->hash);
+    if (and) bf_continuous_intersect(f, o);
+    else bf_continuous_union(f, o);
+    return self;
+}
+
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key; the clock (ticks, slot, timer) runs on.
+ */
+static VALUE continuous_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_continuous *f = get_filter(self);
+    memset(f->buckets.data, 0, bf_buckets_nbytes(f->buckets.count, f->buckets.width));
+    memset(f->recent_adds, 0, sizeof(f->recent_adds));
+    return self;
+}
+
+
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
 {
     cContinuousBloomFilter = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
@@ -394,5 +421,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(cContinuousBloomFilter, "==", continuous_equal, 1);
     rb_define_method(cContinuousBloomFilter, "eql?", continuous_equal, 1);
     rb_define_method(cContinuousBloomFilter, "hash", continuous_hash, 0);
+    rb_define_private_method(cContinuousBloomFilter, "combine", continuous_combine, 2);
+    rb_define_method(cContinuousBloomFilter, "clear", continuous_clear, 0);
     rb_define_private_method(cContinuousBloomFilter, "occupied", continuous_occupied, 0);
 }

@@ -224,6 +224,33 @@ static VALUE counting_hash(VALUE self)
     return ST2FIX(bloomc_counting_hash(get_filter(self)));
 }
 
+/* :nodoc: cell sums or minima (Bloomc::SetOps checks shapes). */
+static VALUE counting_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bf_counting *f = get_filter(self);
+    const bf_counting *o = get_filter(other);
+    int and = bloomc_intersection_arg(op, f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k &&
+                                              f->seed == o->seed);
+    bf_counting_combine(f, o, and ? BF_COMBINE_MIN : BF_COMBINE_SUM);
+    return self;
+}
+
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key: all cells 0, size and saturated 0.
+ */
+static VALUE counting_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_counting *f = get_filter(self);
+    memset(f->cells.data, 0, bf_buckets_nbytes(f->cells.count, f->cells.width));
+    f->count = f->saturated = 0;
+    return self;
+}
+
+
 void bloomc_init_counting_bloom_filter(VALUE mBloomc)
 {
     cCountingBloomFilter = rb_define_class_under(mBloomc, "CountingBloomFilter", rb_cObject);
@@ -248,5 +275,7 @@ void bloomc_init_counting_bloom_filter(VALUE mBloomc)
     rb_define_method(cCountingBloomFilter, "==", counting_equal, 1);
     rb_define_method(cCountingBloomFilter, "eql?", counting_equal, 1);
     rb_define_method(cCountingBloomFilter, "hash", counting_hash, 0);
+    rb_define_private_method(cCountingBloomFilter, "combine", counting_combine, 2);
+    rb_define_method(cCountingBloomFilter, "clear", counting_clear, 0);
     rb_define_private_method(cCountingBloomFilter, "occupied", counting_cells_in_use, 0);
 }

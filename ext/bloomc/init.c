@@ -1,6 +1,7 @@
 #include "bloomc.h"
 
 VALUE bloomc_mBloomc;
+VALUE bloomc_eUnsupportedError;
 
 RUBY_FUNC_EXPORTED void Init_bloomc(void)
 {
@@ -11,6 +12,11 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     rb_ext_ractor_safe(true);
 #endif
     bloomc_mBloomc = rb_define_module("Bloomc");
+    /* lib/bloomc.rb defines the error classes first; these find them (or
+     * make them, when the extension is loaded alone). */
+    VALUE error = rb_define_class_under(bloomc_mBloomc, "Error", rb_eStandardError);
+    bloomc_eUnsupportedError = rb_define_class_under(bloomc_mBloomc, "UnsupportedError", error);
+    rb_global_variable(&bloomc_eUnsupportedError);
     /* Largest k a filter accepts. */
     rb_define_const(bloomc_mBloomc, "MAX_K", INT2FIX(BF_K_MAX));
     /* The hash functions a filter can map keys with (see bf_probe.h). */

@@ -134,7 +134,7 @@ static VALUE spectral_delete(VALUE self, VALUE key)
     rb_check_frozen(self);
     bf_spectral *f = get_filter(self);
     if (f->algorithm != BF_SPECTRAL_RM)
-        rb_raise(rb_path2class("Bloomc::UnsupportedError"),
+        rb_raise(bloomc_eUnsupportedError,
                  "a minimum-increase (MI) spectral filter cannot delete: its cells undercount other keys, so a "
                  "delete could erase them; build it with algorithm: :rm to delete");
     return RBOOL(bf_spectral_remove(f, key_hash(f, key)));
@@ -265,6 +265,38 @@ static VALUE spectral_occupied(VALUE self)
     return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->primary.cells));
 }
 
+/* :nodoc: primary sums or minima; RM's secondary cleared (Bloomc::SetOps checks shapes). */
+static VALUE spectral_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bf_spectral *f = get_filter(self);
+    const bf_spectral *o = get_filter(other);
+    const bf_counting *a = &f->primary, *b = &o->primary;
+    int and = bloomc_intersection_arg(op, f->algorithm == o->algorithm && a->cells.count == b->cells.count &&
+                                              a->cells.width == b->cells.width && a->k == b->k && a->seed == b->seed &&
+                                              f->secondary.cells.count == o->secondary.cells.count);
+    bf_spectral_combine(f, o, and ? BF_COMBINE_MIN : BF_COMBINE_SUM);
+    return self;
+}
+
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key, in both of RM's filters.
+ */
+static VALUE spectral_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_spectral *f = get_filter(self);
+    bf_counting *parts[2] = {&f->primary, &f->secondary};
+    for (int i = 0; i < 2; i++) {
+        if (parts[i]->cells.data) memset(parts[i]->cells.data, 0, bf_buckets_nbytes(parts[i]->cells.count, parts[i]->cells.width));
+        parts[i]->count = parts[i]->saturated = 0;
+    }
+    return self;
+}
+
+
 void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
 {
     cSpectralBloomFilter = rb_define_class_under(mBloomc, "SpectralBloomFilter", rb_cObject);
@@ -290,5 +322,7 @@ void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
     rb_define_method(cSpectralBloomFilter, "==", spectral_equal, 1);
     rb_define_method(cSpectralBloomFilter, "eql?", spectral_equal, 1);
     rb_define_method(cSpectralBloomFilter, "hash", spectral_hash, 0);
+    rb_define_private_method(cSpectralBloomFilter, "combine", spectral_combine, 2);
+    rb_define_method(cSpectralBloomFilter, "clear", spectral_clear, 0);
     rb_define_private_method(cSpectralBloomFilter, "occupied", spectral_occupied, 0);
 }

@@ -241,6 +241,33 @@ static VALUE stable_occupied(VALUE self)
     return ULL2NUM(bf_buckets_count_nonzero(&get_filter(self)->cells));
 }
 
+/* :nodoc: cell maxima or minima (Bloomc::SetOps checks shapes). */
+static VALUE stable_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bf_stable *f = get_filter(self);
+    const bf_stable *o = get_filter(other);
+    int and = bloomc_intersection_arg(op, f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k &&
+                                              f->d == o->d && f->seed == o->seed);
+    bf_stable_combine(f, o, and ? BF_COMBINE_MIN : BF_COMBINE_MAX);
+    return self;
+}
+
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key: all cells 0, size 0. The generator runs on.
+ */
+static VALUE stable_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_stable *f = get_filter(self);
+    memset(f->cells.data, 0, bf_buckets_nbytes(f->cells.count, f->cells.width));
+    f->count = 0;
+    return self;
+}
+
+
 void bloomc_init_stable_bloom_filter(VALUE mBloomc)
 {
     cStableBloomFilter = rb_define_class_under(mBloomc, "StableBloomFilter", rb_cObject);
@@ -265,5 +292,7 @@ void bloomc_init_stable_bloom_filter(VALUE mBloomc)
     rb_define_method(cStableBloomFilter, "==", stable_equal, 1);
     rb_define_method(cStableBloomFilter, "eql?", stable_equal, 1);
     rb_define_method(cStableBloomFilter, "hash", stable_hash, 0);
+    rb_define_private_method(cStableBloomFilter, "combine", stable_combine, 2);
+    rb_define_method(cStableBloomFilter, "clear", stable_clear, 0);
     rb_define_private_method(cStableBloomFilter, "occupied", stable_occupied, 0);
 }

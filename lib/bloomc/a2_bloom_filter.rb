@@ -70,6 +70,9 @@ module Bloomc
 
     include Inspect
     include Stats
+    include SetOps
+
+    private def shape = { m: m, k: k, capacity: capacity, seed: seed }
 
     # Both halves' bits set, over m.
     # @return [Float]

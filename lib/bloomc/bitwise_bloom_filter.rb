@@ -37,6 +37,9 @@ module Bloomc
 
     include Inspect
     include Stats
+    include SetOps
+
+    private def shape = { m: m, k: k, width: width, seed: seed }
 
     private def inspect_fields = "m=#{m} k=#{k} width=#{width} levels=#{levels} size=#{size}"
   end

@@ -73,6 +73,9 @@ module Bloomc
 
     include Inspect
     include Stats
+    include SetOps
+
+    private def shape = { m: m, k: k, seed: seed }
 
     # The rate a never-added key meets now, block by block: a key meets the
     # fill of the block it hashes to, and blocks fill unevenly, so the

@@ -36,6 +36,9 @@ module Bloomc
 
     include Inspect
     include Stats
+    include SetOps
+
+    private def shape = { m: m, k: k, seed: seed, hash_function: hash_function }
 
     private def inspect_fields = "m=#{m} k=#{k} size=#{size}#{" hash=#{hash_function}" unless hash_kind.zero?}"
   end

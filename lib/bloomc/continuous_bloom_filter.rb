@@ -19,6 +19,9 @@ module Bloomc
   class ContinuousBloomFilter
     include Inspect
     include Stats
+    include SetOps
+
+    private def shape = { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
     include Batch
 
     # The class of #buckets.

@@ -32,6 +32,9 @@ module Bloomc
 
     include Inspect
     include Stats
+    include SetOps
+
+    private def shape = { m: m, k: k, width: width, seed: seed }
 
     private def inspect_fields = "m=#{m} k=#{k} width=#{width} size=#{size} saturated=#{saturated}"
   end

@@ -57,6 +57,9 @@ module Bloomc
 
     include Inspect
     include Stats
+    include SetOps
+
+    private def shape = { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed }
 
     private def inspect_fields = "m=#{m} k=#{k} algorithm=#{algorithm} width=#{width} size=#{size}"
   end

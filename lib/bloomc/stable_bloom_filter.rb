@@ -62,6 +62,9 @@ module Bloomc
 
     include Inspect
     include Stats
+    include SetOps
+
+    private def shape = { m: m, k: k, d: d, width: width, seed: seed }
 
     private def inspect_fields = "m=#{m} k=#{k} d=#{d} width=#{width} size=#{size}"
   end

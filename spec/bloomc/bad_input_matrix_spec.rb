@@ -143,6 +143,7 @@ module BadInputMatrix
     when :capacity_bf then v.nil? ? [ArgumentError] : capacity(v, BITS_MAX, 1r / 8)
     when :capacity_cbf then v.nil? ? [ArgumentError] : capacity(v, BUCKETS_MAX, 1r / 2)
     when :error_ctor then v.nil? ? [ArgumentError] : error_rate(v)
+    when :same_filter then [ArgumentError] # any of VALUES: not a filter of the receiver's kind
     when :cells3_m then v.nil? ? [ArgumentError] : count(v, BUCKETS_MAX, 3r / 8) # width 3
     when :capacity_cells3 # width 3, error rate 0.01
       return [ArgumentError] if v.nil?
@@ -337,6 +338,16 @@ module BadInputMatrix
     def write_frozen? = obj.frozen?
     def snapshot = [obj.m, obj.k, obj.seed, obj.hash_function, obj.size, obj.bits.to_s]
 
+    # Set operations with a copy of itself (SET_OPS).
+    def model_keys = keys
+    def merged_with_itself = @count *= 2
+
+    def cleared
+      @keys = []
+      @count = 0
+      @exact &&= "0" * obj.m
+    end
+
     def problems
       list = []
       list << "size #{obj.size} != #{count} adds" unless obj.size == count
@@ -405,6 +416,14 @@ module BadInputMatrix
 
     def snapshot
       [obj.m, obj.k, obj.ttl, obj.seed, obj.hash_function, obj.ticks, obj.buckets.to_a, obj.timer_running?]
+    end
+
+    def model_keys = @last_add.values.select { |_, t| ticks - t < 3 }.map(&:first)
+    def merged_with_itself; end
+
+    def cleared
+      @last_add = {}
+      @exact&.fill(0)
     end
 
     def problems
@@ -484,6 +503,15 @@ module BadInputMatrix
     def write_frozen? = obj.frozen?
     def snapshot = [obj.size, obj.dup]
 
+    def model_keys = @tainted ? [] : @net.values.select { |_, n| n.positive? }.map(&:first)
+    def merged_with_itself = @size *= 2 # cells doubled: counts stay above the model's
+
+    def cleared
+      @net = {}
+      @size = 0
+      @tainted = false
+    end
+
     def problems
       list = []
       list << "size #{obj.size} != model #{size}" unless obj.size == size
@@ -518,6 +546,14 @@ module BadInputMatrix
     end
 
     def fresh?(index) = size - 1 - index < 2**obj.width - 1
+
+    def model_keys = @last_add.values.select { |_, i| fresh?(i) }.map(&:first)
+    def merged_with_itself = @size *= 2 # the cells stay: keys only look older to the model
+
+    def cleared
+      @last_add = {}
+      @size = 0
+    end
 
     def expected_include(key)
       entry = @last_add[BadInputMatrix.key_id(key)]
@@ -562,6 +598,16 @@ module BadInputMatrix
     end
 
     def kept = @recent.values.last(obj.capacity)
+
+    # A union counts the active half as the fuller one: with itself, the same.
+    def model_keys = kept
+    def merged_with_itself = @size *= 2
+
+    def cleared
+      @recent = {}
+      @size = 0
+      @swaps = 0
+    end
 
     def expected_include(key)
       kept.any? { |k| BadInputMatrix.key_id(k) == BadInputMatrix.key_id(key) } ? true : nil
@@ -694,6 +740,24 @@ module BadInputMatrix
     false_positive_rate: { ok: ->(h, _, _, r, _) { r.is_a?(Float) && r.between?(0, 1) && (r.zero? == h.obj.fill_ratio.zero?) } }
   }.freeze
 
+  # Bloomc::SetOps, called with a copy of the receiver (same shape). A
+  # union with itself keeps every key and adds up the sizes; an intersection
+  # with itself keeps every key; clear forgets them all.
+  TWIN = [:same_filter, ->(h) { h.obj.dup }].freeze
+  found_all = ->(h, r) { h.model_keys.all? { |key| r.include?(key) } || "lost keys: #{h.model_keys.reject { |key| r.include?(key) }}" }
+  # A bitwise filter refuses unions (its overflow cannot be carried cell by cell).
+  no_bitwise_union = ->(h) { [Bloomc::UnsupportedError] if h.obj.is_a?(Bloomc::BitwiseBloomFilter) }
+  SET_OPS = {
+    "|": { params: [TWIN], refuse: no_bitwise_union,
+           ok: ->(h, _, _, r, _) { r.instance_of?(h.obj.class) && !r.equal?(h.obj) ? found_all[h, r] : "not a new #{h.obj.class}" } },
+    "&": { params: [TWIN],
+           ok: ->(h, _, _, r, _) { r.instance_of?(h.obj.class) && !r.equal?(h.obj) ? found_all[h, r] : "not a new #{h.obj.class}" } },
+    merge!: { params: [TWIN], write: true, refuse: no_bitwise_union,
+              ok: ->(h, _, _, r, _) { h.merged_with_itself; r.equal?(h.obj) } },
+    clear: { write: true, ok: ->(h, _, _, r, _) { h.cleared; r.equal?(h.obj) && h.obj.empty? } },
+    empty?: { ok: ->(h, _, _, r, _) { r == h.obj.fill_ratio.zero? } }
+  }.freeze
+
   bloom_add = { params: [[:key, "added"]], write: true,
                 ok: ->(h, a, _, r, _) { h.add(a[0]); r == h.count } }
   BLOOM_FILTER = {
@@ -711,7 +775,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS).freeze
+  }.merge(BATCH, STATS, SET_OPS).freeze
 
   BLOCKED_BLOOM_FILTER = BLOOM_FILTER.merge(
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size && (r % 512).zero? } },
@@ -754,7 +818,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS).freeze
+  }.merge(BATCH, STATS, SET_OPS).freeze
 
   family_add = { params: [[:key, "added"]], write: true,
                  ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
@@ -772,7 +836,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS).freeze
+  }.merge(BATCH, STATS, SET_OPS).freeze
   WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
   counted_delete = {
     params: [[:key, "added"]], write: true,
@@ -998,6 +1062,7 @@ module BadInputMatrix
       names |= Bloomc::Inspect.public_instance_methods(false) if mod.include?(Bloomc::Inspect)
       names |= Bloomc::Batch.public_instance_methods(false) if mod.include?(Bloomc::Batch)
       names |= Bloomc::Stats.public_instance_methods(false) if mod.include?(Bloomc::Stats)
+      names |= Bloomc::SetOps.public_instance_methods(false) if mod.include?(Bloomc::SetOps)
       names
     else
       mod.singleton_methods(false)

@@ -35,7 +35,7 @@ RSpec.describe "sig/bloomc.rbs" do
     end
   end
 
-  [Bloomc::Batch, Bloomc::Stats].each do |mod|
+  [Bloomc::Batch, Bloomc::Stats, Bloomc::SetOps].each do |mod|
     it "declares exactly the public instance methods of #{mod}" do
       expect(declared(classes.fetch(mod.name), :instance).sort).to eq(mod.public_instance_methods(false).sort)
     end

@@ -1,0 +1,226 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+
+# Union, intersection, clear and empty? on every filter class, against
+# filters built from the same keys in one piece.
+RSpec.describe "set operations" do
+  left = Array.new(300) { |i| "left-#{i}" }.freeze
+  right = Array.new(300) { |i| "right-#{i}" }.freeze
+  both = Array.new(100) { |i| "both-#{i}" }.freeze
+  misses = Array.new(20_000) { |i| "miss-#{i}" }.freeze
+
+  # A filter like builders' but for its m.
+  other_m = {
+    Bloomc::BloomFilter => -> { Bloomc::BloomFilter.new(8001, 5, seed: 3) },
+    Bloomc::BlockedBloomFilter => -> { Bloomc::BlockedBloomFilter.new(8192 + 512, 6, seed: 3) },
+    Bloomc::ContinuousBloomFilter => -> { Bloomc::ContinuousBloomFilter.new(8001, 5, 0, seed: 3) },
+    Bloomc::CountingBloomFilter => -> { Bloomc::CountingBloomFilter.new(8001, 5, width: 8, seed: 3) },
+    Bloomc::SpectralBloomFilter => -> { Bloomc::SpectralBloomFilter.new(8001, 5, width: 8, seed: 3) },
+    Bloomc::StableBloomFilter => -> { Bloomc::StableBloomFilter.new(8001, 5, 3, width: 8, random_seed: 4) },
+    Bloomc::A2BloomFilter => -> { Bloomc::A2BloomFilter.new(16_002, 5, capacity: 1000) }
+  }
+  builders = {
+    Bloomc::BloomFilter => -> { Bloomc::BloomFilter.new(8000, 5, seed: 3) },
+    Bloomc::BlockedBloomFilter => -> { Bloomc::BlockedBloomFilter.new(8192, 6, seed: 3) },
+    Bloomc::ContinuousBloomFilter => -> { Bloomc::ContinuousBloomFilter.new(8000, 5, 0, seed: 3) },
+    Bloomc::CountingBloomFilter => -> { Bloomc::CountingBloomFilter.new(8000, 5, width: 8, seed: 3) },
+    Bloomc::SpectralBloomFilter => -> { Bloomc::SpectralBloomFilter.new(8000, 5, width: 8, seed: 3) },
+    Bloomc::StableBloomFilter => -> { Bloomc::StableBloomFilter.new(8000, 5, 3, width: 8, random_seed: 4) },
+    Bloomc::A2BloomFilter => -> { Bloomc::A2BloomFilter.new(16_000, 5, capacity: 1000) }
+  }
+
+  builders.each do |klass, build|
+    describe klass do
+      let(:a) { build.call.add_all(left + both) }
+      let(:b) { build.call.add_all(right + both) }
+
+      it "| finds the keys of both and leaves its operands as they were" do
+        a_before = a.dup
+        b_before = b.dup
+        union = a | b
+        expect(union).to be_a(klass)
+        expect(union.all_include?(left + right + both)).to be(true)
+        expect([a, b]).to eq([a_before, b_before])
+        # no more false positives than one filter of all the adds
+        one_piece = build.call.add_all(left + both + right + both).count_included(misses)
+        expect(union.count_included(misses)).to be <= one_piece * 1.1 + 5
+      end
+
+      it "merge! adds the other's keys in place and returns self" do
+        expect(a.merge!(b)).to equal(a)
+        expect(a.all_include?(left + right + both)).to be(true)
+      end
+
+      it "& finds the keys in both, and fewer of the others than either" do
+        intersection = a & b
+        expect(intersection.all_include?(both)).to be(true)
+        expect(intersection.count_included(left)).to be < 30
+        expect(intersection.count_included(misses)).to be <= [a.count_included(misses), b.count_included(misses)].min
+      end
+
+      it "refuses a filter of another shape or kind with an ArgumentError naming the difference" do
+        reshaped = other_m.fetch(klass).call
+        expect { a | reshaped }.to raise_error(ArgumentError, /different m \(#{a.m} and #{reshaped.m}\)/)
+        expect { a.merge!(Bloomc::BitField.new(8)) }.to raise_error(ArgumentError, /cannot combine a #{klass} with Bloomc::BitField/)
+        expect { a & nil }.to raise_error(ArgumentError, /with NilClass/)
+        other_kind = klass == Bloomc::BloomFilter ? Bloomc::CountingBloomFilter.new(10, 1) : Bloomc::BloomFilter.new(10, 1)
+        expect { a | other_kind }.to raise_error(ArgumentError, /cannot combine a #{klass} with a #{other_kind.class}/)
+        expect(a).to eq(build.call.add_all(left + both))
+      end
+
+      it "merge! on a frozen filter raises FrozenError and changes nothing; | and & still work" do
+        a.freeze
+        expect { a.merge!(b) }.to raise_error(FrozenError)
+        expect { a.clear }.to raise_error(FrozenError)
+        expect((a | b).frozen?).to be(false)
+        expect((a & b).all_include?(both)).to be(true)
+        expect(a).to eq(build.call.add_all(left + both))
+      end
+
+      it "clear forgets every key, keeps the shape, and the filter works on" do
+        shape = %i[m k seed].map { |attr| a.public_send(attr) }
+        expect(a.empty?).to be(false)
+        expect(a.clear).to equal(a)
+        expect(a.empty?).to be(true)
+        expect(a.count_included(left + both)).to eq(0)
+        expect(%i[m k seed].map { |attr| a.public_send(attr) }).to eq(shape)
+        a << "again"
+        expect(a.include?("again")).to be(true)
+        expect(a.empty?).to be(false)
+      end
+    end
+  end
+
+  describe "exact results" do
+    it "BloomFilter and BlockedBloomFilter: | and & are the OR and AND of the bits, sizes add up or take the smaller" do
+      [-> { Bloomc::BloomFilter.new(4000, 4) }, -> { Bloomc::BloomFilter.new(4000, 4, hash: :fnv1a) },
+       -> { Bloomc::BlockedBloomFilter.new(4096, 4) }].each do |build|
+        a = build.call.add_all(left + both)
+        b = build.call.add_all(right + both)
+        expect(a | b).to eq(build.call.add_all(left + both + right + both))
+        bits_and = a.bits.to_a.zip(b.bits.to_a).map { |x, y| x & y }
+        expect((a & b).bits.to_a).to eq(bits_and)
+        expect((a & b).size).to eq(400)
+      end
+    end
+
+    it "CountingBloomFilter: | adds the counts, as one filter of both streams would hold them" do
+      a = Bloomc::CountingBloomFilter.new(4000, 4, width: 8).add_all(left + both)
+      b = Bloomc::CountingBloomFilter.new(4000, 4, width: 8).add_all(right + both)
+      expect(a | b).to eq(Bloomc::CountingBloomFilter.new(4000, 4, width: 8).add_all(left + both + right + both))
+      expect((a | b).count(both[0])).to be >= 2
+      expect((a & b).count(both[0])).to be >= 1
+      expect((a & b).count(left[0])).to eq(0).or eq(1)
+    end
+
+    it "CountingBloomFilter: sums stop at the cell maximum and are counted as saturated" do
+      a = Bloomc::CountingBloomFilter.new(100, 2, width: 2)
+      3.times { a << "x" }
+      union = a | a
+      expect(union.count("x")).to eq(3)
+      expect(union.saturated).to eq(2).or eq(1)
+      expect(union.size).to eq(6)
+    end
+
+    it "SpectralBloomFilter: MI counts add up; RM drops its secondary, so counts never fall below the sum" do
+      mi = Bloomc::SpectralBloomFilter.new(4000, 4, width: 8)
+      rm = Bloomc::SpectralBloomFilter.new(4000, 4, width: 8, algorithm: :rm)
+      [mi, rm].each do |filter|
+        3.times { filter << "x" }
+        filter.add_all(left)
+        other = filter.dup
+        2.times { other << "x" }
+        expect((filter | other).count("x")).to be >= 8
+        expect((filter & other).count("x")).to be >= 3
+      end
+      expect { mi | rm }.to raise_error(ArgumentError, /different algorithm \(:mi and :rm\)/)
+    end
+
+    it "BitwiseBloomFilter: & keeps the smaller count over the levels both have; | is refused" do
+      a = Bloomc::BitwiseBloomFilter.new(1000, 3, width: 1)
+      b = Bloomc::BitwiseBloomFilter.new(1000, 3, width: 1)
+      10.times { a << "x" }
+      4.times { b << "x" }
+      intersection = a & b
+      expect(intersection.count("x")).to be_between(4, 10)
+      expect(intersection.levels).to eq(b.levels)
+      expect { a | b }.to raise_error(Bloomc::UnsupportedError, /union of bitwise filters/)
+      expect { a.merge!(b) }.to raise_error(Bloomc::UnsupportedError)
+      expect(a.count("x")).to be >= 10
+      a.clear
+      expect([a.levels, a.count("x"), a.size]).to eq([1, 0, 0])
+    end
+
+    it "StableBloomFilter: | keeps each cell's larger value, & the smaller" do
+      a = Bloomc::StableBloomFilter.new(500, 3, 2, random_seed: 1).add_all(left.first(50))
+      b = Bloomc::StableBloomFilter.new(500, 3, 2, random_seed: 2).add_all(right.first(50))
+      union = a | b
+      expect(union.include_all(left.first(50).last(5) + right.first(50).last(5))).to all(be(true))
+      expect(union.zero_fraction).to be <= [a.zero_fraction, b.zero_fraction].min
+      expect((a & b).zero_fraction).to be >= [a.zero_fraction, b.zero_fraction].max
+    end
+
+    it "A2BloomFilter: halves merge active with active; the union's active half counts as the fuller one" do
+      a = Bloomc::A2BloomFilter.new(20_000, 4, capacity: 500).add_all(left.first(200))
+      b = Bloomc::A2BloomFilter.new(20_000, 4, capacity: 500).add_all(right)
+      union = a | b
+      expect(union.active_size).to eq(300)
+      expect(union.all_include?(left.first(200) + right)).to be(true)
+      more = []
+      until union.swaps == 1 # about 200 more keys: the merged ones move to the older half and stay
+        more << "more-#{more.size}"
+        union << more.last
+      end
+      expect(more.size).to be_between(195, 205)
+      expect(union.all_include?(left.first(200) + right + more)).to be(true)
+      expect((a & b).active_size).to eq(200)
+    end
+  end
+
+  describe "ContinuousBloomFilter on different clocks" do
+    it "keeps each bucket's more recent slot, so a key live in either stays live for its own TTL" do
+      a = Bloomc::ContinuousBloomFilter.new(4000, 4, 0)
+      b = Bloomc::ContinuousBloomFilter.new(4000, 4, 0)
+      a << "old"
+      2.times { a.inc_time_slot } # "old" is in its last live tick
+      7.times { b.inc_time_slot }
+      b << "fresh"
+      union = a | b
+      expect(union.ticks).to eq(2) # the receiver's clock
+      expect(union.include_all(%w[old fresh])).to eq([true, true])
+      union.inc_time_slot
+      expect(union.include_all(%w[old fresh])).to eq([false, true])
+      2.times { union.inc_time_slot }
+      expect(union.include?("fresh")).to be(false)
+    end
+
+    it "& keeps a key live in both only as long as it lives in the older of the two" do
+      a = Bloomc::ContinuousBloomFilter.new(4000, 4, 0)
+      b = Bloomc::ContinuousBloomFilter.new(4000, 4, 0)
+      a << "k"
+      a.inc_time_slot
+      b << "k"
+      b << "only-b"
+      intersection = a & b
+      expect(intersection.include_all(%w[k only-b])).to eq([true, false])
+      intersection.inc_time_slot
+      expect(intersection.include?("k")).to be(true)
+      intersection.inc_time_slot
+      expect(intersection.include?("k")).to be(false)
+    end
+
+    it "refuses a different TTL" do
+      expect { Bloomc::ContinuousBloomFilter.new(100, 3, 0) | Bloomc::ContinuousBloomFilter.new(100, 3, 60) }
+        .to raise_error(ArgumentError, /different ttl \(0 and 60\)/)
+    end
+  end
+
+  it "merges a bloombroom drop-in filter with a Bloomc one of the same shape" do
+    require "bloomc/bloombroom"
+    legacy = Bloombroom::BloomFilter.new(1000, 3).tap { |f| f.add("a") }
+    modern = Bloomc::BloomFilter.new(1000, 3, hash: :fnv1a).tap { |f| f.add("b") }
+    expect((legacy | modern).include_all(%w[a b])).to eq([true, true])
+    expect((modern | legacy)).to be_an_instance_of(Bloomc::BloomFilter)
+  end
+end
