@@ -13,6 +13,9 @@ module Bloomc
   # An operation the filter's kind cannot do (delete on a minimum-increase
   # spectral filter).
   class UnsupportedError < Error; end
+  # Input that is not a filter this version of bloomc can read (truncated,
+  # corrupted, foreign or from a newer format); the message says why.
+  class FormatError < Error; end
 end
 
 require_relative "bloomc/bloomc"
@@ -20,6 +23,7 @@ require_relative "bloomc/bloom_helper"
 require_relative "bloomc/inspect"
 require_relative "bloomc/stats"
 require_relative "bloomc/set_ops"
+require_relative "bloomc/format"
 require_relative "bloomc/batch"
 require_relative "bloomc/bloom_filter"
 require_relative "bloomc/continuous_bloom_filter"

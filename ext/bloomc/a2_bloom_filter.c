@@ -269,6 +269,47 @@ static VALUE a2_clear(VALUE self)
 }
 
 
+/* :nodoc: [[half bits, k, seed, capacity, active half, keys in it, count,
+ * swaps], half 0 + half 1] (docs/FORMAT.md). */
+static VALUE a2_export_core(VALUE self)
+{
+    const bf_a2 *f = get_filter(self);
+    uint64_t fields[] = {f->halves[0].nbits, f->k, f->seed, f->capacity, f->active, f->in_active, f->count, f->swaps};
+    const uint8_t *parts[] = {f->halves[0].data};
+    size_t lengths[] = {2 * half_bytes(f)};
+    return bloomc_state_new(fields, 8, parts, lengths, 1);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE a2_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    uint64_t v[8];
+    bloomc_state_fields(fields, 8, v);
+    uint64_t half_bits = bloomc_state_check(v[0], 1, BF_BITS_MAX / 2, "half bits");
+    bf_a2 src = {
+        .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
+        .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
+        .capacity = bloomc_state_check(v[3], 1, UINT64_MAX, "capacity"),
+        .active = (unsigned)bloomc_state_check(v[4], 0, 1, "active half"),
+        .count = v[6],
+        .swaps = v[7],
+    };
+    src.in_active = bloomc_state_check(v[5], 0, src.capacity, "keys in the active half");
+    size_t nbytes = bf_bits_nbytes(half_bits);
+    if (!nbytes || nbytes > SIZE_MAX / 2) bloomc_format_error("m %" PRIu64 " is too large for this machine", 2 * half_bits);
+    const uint8_t *data = bloomc_state_body(body, 2 * nbytes);
+    for (int i = 0; i < 2; i++) {
+        src.halves[i] = (bf_bits){(uint8_t *)data + i * nbytes, half_bits};
+        if (!bf_bits_tail_clear(&src.halves[i])) bloomc_format_error("bits set past the end of half %d", i);
+    }
+    a2_reset(bloomc_typed_data(self, &a2_type), half_bits, src.k, src.seed, src.capacity, &src);
+    RB_GC_GUARD(body);
+    return self;
+}
+
+
 void bloomc_init_a2_bloom_filter(VALUE mBloomc)
 {
     cA2BloomFilter = rb_define_class_under(mBloomc, "A2BloomFilter", rb_cObject);
@@ -294,6 +335,8 @@ void bloomc_init_a2_bloom_filter(VALUE mBloomc)
     rb_define_method(cA2BloomFilter, "==", a2_equal, 1);
     rb_define_method(cA2BloomFilter, "eql?", a2_equal, 1);
     rb_define_method(cA2BloomFilter, "hash", a2_hash, 0);
+    rb_define_private_method(cA2BloomFilter, "export_core", a2_export_core, 0);
+    rb_define_private_method(cA2BloomFilter, "import_core", a2_import_core, 2);
     rb_define_private_method(cA2BloomFilter, "combine", a2_combine, 2);
     rb_define_method(cA2BloomFilter, "clear", a2_clear, 0);
     rb_define_private_method(cA2BloomFilter, "occupied_halves", a2_occupied_halves, 0);

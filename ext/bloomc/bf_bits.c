@@ -29,3 +29,12 @@ void bf_bits_and(bf_bits *dst, const bf_bits *src)
     size_t nbytes = bf_bits_nbytes(dst->nbits);
     for (size_t i = 0; i < nbytes; i += 8) bf_store_le64(dst->data + i, bf_load_le64(dst->data + i) & bf_load_le64(src->data + i));
 }
+
+int bf_bits_tail_clear(const bf_bits *b)
+{
+    size_t nbytes = bf_bits_nbytes(b->nbits), used = (size_t)(b->nbits >> 3);
+    if ((b->nbits & 7) && (b->data[used++] >> (b->nbits & 7))) return 0;
+    for (size_t i = used; i < nbytes; i++)
+        if (b->data[i]) return 0;
+    return 1;
+}

@@ -40,6 +40,10 @@ static inline void bf_bits_clear(bf_bits *b, uint64_t i)
 /* Number of bits set. */
 uint64_t bf_bits_count(const bf_bits *b);
 
+/* Whether the bytes past nbits (up to bf_bits_nbytes) are all clear, as
+ * counting and comparing assume; checked on state read from outside. */
+int bf_bits_tail_clear(const bf_bits *b);
+
 /* dst |= src and dst &= src, a word at a time; both of the same nbits. */
 void bf_bits_or(bf_bits *dst, const bf_bits *src);
 void bf_bits_and(bf_bits *dst, const bf_bits *src);

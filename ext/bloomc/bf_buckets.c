@@ -99,3 +99,13 @@ void bf_buckets_combine(bf_buckets *dst, const bf_buckets *src, bf_combine_op op
         if (v != a) bf_buckets_set(dst, i, v);
     }
 }
+
+int bf_buckets_tail_clear(const bf_buckets *b)
+{
+    uint64_t nbits = b->count * b->width;
+    size_t nbytes = bf_buckets_nbytes(b->count, b->width), used = (size_t)(nbits >> 3);
+    if ((nbits & 7) && (b->data[used++] >> (nbits & 7))) return 0;
+    for (size_t i = used; i < nbytes; i++)
+        if (b->data[i]) return 0;
+    return 1;
+}

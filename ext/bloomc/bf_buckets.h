@@ -70,6 +70,10 @@ void bf_buckets_decrement_run(bf_buckets *b, uint64_t first, uint64_t n);
 /* Number of non-zero buckets. */
 uint64_t bf_buckets_count_nonzero(const bf_buckets *b);
 
+/* Whether the bits past the last bucket (up to bf_buckets_nbytes) are all
+ * clear; checked on state read from outside. */
+int bf_buckets_tail_clear(const bf_buckets *b);
+
 /* Number of buckets at their maximum. */
 uint64_t bf_buckets_count_full(const bf_buckets *b);
 

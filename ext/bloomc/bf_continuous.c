@@ -208,3 +208,11 @@ void bf_continuous_intersect(bf_continuous *dst, const bf_continuous *src)
     for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++)
         if (src->recent_adds[d] < dst->recent_adds[d]) dst->recent_adds[d] = src->recent_adds[d];
 }
+
+int bf_continuous_valid(const bf_continuous *f)
+{
+    unsigned ok = live_slots(f) | 1u; /* live slots, and 0 */
+    for (uint64_t i = 0; i < f->buckets.count; i++)
+        if (!(ok >> nibble_get(f->buckets.data, i) & 1)) return 0;
+    return bf_buckets_tail_clear(&f->buckets);
+}

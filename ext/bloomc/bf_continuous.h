@@ -44,6 +44,10 @@ void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n,
 /* Advance the clock by n ticks and clear what they expire. */
 void bf_continuous_tick(bf_continuous *f, uint64_t n);
 
+/* Whether every bucket is empty or holds a live slot, as ticks leave them
+ * (checked on state read from outside). */
+int bf_continuous_valid(const bf_continuous *f);
+
 /* Merge src (same m, k, seed and hash; its clock may differ) into dst, on
  * dst's clock. Union: each bucket takes the more recent of its two live
  * slots, so a key live in either is live in dst, for as long as it was

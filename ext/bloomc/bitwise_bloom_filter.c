@@ -309,6 +309,61 @@ static VALUE bitwise_clear(VALUE self)
 }
 
 
+/* Levels a saved filter may have: far more than any count reaches (a level
+ * of 32-bit cells holds 2**32 - 1 more). */
+#define SAVED_LEVELS_MAX 64
+
+/* :nodoc: [[m, k, width, seed, count, levels], each level's cells] (docs/FORMAT.md). */
+static VALUE bitwise_export_core(VALUE self)
+{
+    const bf_bitwise *f = get_filter(self);
+    if (f->nlevels > SAVED_LEVELS_MAX) rb_raise(rb_eRangeError, "a filter of %zu levels cannot be saved", f->nlevels);
+    uint64_t fields[] = {f->m, f->k, f->width, f->seed, f->count, f->nlevels};
+    const uint8_t *parts[SAVED_LEVELS_MAX];
+    size_t lengths[SAVED_LEVELS_MAX];
+    for (size_t i = 0; i < f->nlevels; i++) {
+        parts[i] = f->levels[i].data;
+        lengths[i] = level_bytes(&f->levels[i]);
+    }
+    return bloomc_state_new(fields, 6, parts, lengths, (int)f->nlevels);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE bitwise_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    uint64_t v[6];
+    bloomc_state_fields(fields, 6, v);
+    bf_buckets levels[SAVED_LEVELS_MAX];
+    bf_bitwise src = {
+        .levels = levels,
+        .nlevels = (size_t)bloomc_state_check(v[5], 1, SAVED_LEVELS_MAX, "levels"),
+        .m = bloomc_state_check(v[0], 1, BF_BUCKETS_MAX, "m"),
+        .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
+        .width = (unsigned)bloomc_state_check(v[2], 1, BF_BUCKET_WIDTH_MAX, "width"),
+        .seed = (uint32_t)bloomc_state_check(v[3], 0, UINT32_MAX, "seed"),
+        .count = v[4],
+    };
+    size_t total = 0;
+    for (size_t i = 0; i < src.nlevels; i++) {
+        bf_buckets_init(&levels[i], src.m, bf_bitwise_level_width(src.width, i));
+        size_t n = level_bytes(&levels[i]);
+        if (!n || total + n < total) bloomc_format_error("%zu levels of %" PRIu64 " cells are too many for this machine", src.nlevels, src.m);
+        total += n;
+    }
+    const uint8_t *data = bloomc_state_body(body, total);
+    for (size_t i = 0; i < src.nlevels; i++) {
+        levels[i].data = (uint8_t *)data;
+        if (!bf_buckets_tail_clear(&levels[i])) bloomc_format_error("bits set past the last cell of level %zu", i);
+        data += level_bytes(&levels[i]);
+    }
+    replace_state(self, (bf_bitwise){NULL, 0, src.m, src.k, src.seed, src.width, src.count}, &src);
+    RB_GC_GUARD(body);
+    return self;
+}
+
+
 void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
 {
     cBitwiseBloomFilter = rb_define_class_under(mBloomc, "BitwiseBloomFilter", rb_cObject);
@@ -330,6 +385,8 @@ void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
     rb_define_method(cBitwiseBloomFilter, "==", bitwise_equal, 1);
     rb_define_method(cBitwiseBloomFilter, "eql?", bitwise_equal, 1);
     rb_define_method(cBitwiseBloomFilter, "hash", bitwise_hash, 0);
+    rb_define_private_method(cBitwiseBloomFilter, "export_core", bitwise_export_core, 0);
+    rb_define_private_method(cBitwiseBloomFilter, "import_core", bitwise_import_core, 2);
     rb_define_private_method(cBitwiseBloomFilter, "combine", bitwise_combine, 2);
     rb_define_method(cBitwiseBloomFilter, "clear", bitwise_clear, 0);
     rb_define_private_method(cBitwiseBloomFilter, "occupied", bitwise_occupied, 0);

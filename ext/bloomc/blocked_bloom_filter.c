@@ -301,6 +301,38 @@ static VALUE blocked_clear(VALUE self)
 }
 
 
+/* :nodoc: [[blocks, k, seed, count], bits] (docs/FORMAT.md). */
+static VALUE blocked_export_core(VALUE self)
+{
+    const bf_blocked *f = get_filter(self);
+    uint64_t fields[] = {f->nblocks, f->k, f->seed, f->count};
+    const uint8_t *parts[] = {f->bits.data};
+    size_t lengths[] = {blocked_bytes(f->nblocks)};
+    return bloomc_state_new(fields, 4, parts, lengths, 1);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE blocked_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    uint64_t v[4];
+    bloomc_state_fields(fields, 4, v);
+    bf_blocked src = {
+        .nblocks = bloomc_state_check(v[0], 1, BF_BLOCKS_MAX, "blocks"),
+        .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
+        .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
+        .count = v[3],
+    };
+    size_t nbytes = blocked_bytes(src.nblocks);
+    if (!nbytes) bloomc_format_error("%" PRIu64 " blocks are too many for this machine", src.nblocks);
+    src.bits.data = (uint8_t *)bloomc_state_body(body, nbytes);
+    blocked_reset(bloomc_typed_data(self, &blocked_type), src.nblocks, src.k, src.seed, &src);
+    RB_GC_GUARD(body);
+    return self;
+}
+
+
 void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
 {
     cBlockedBloomFilter = rb_define_class_under(mBloomc, "BlockedBloomFilter", rb_cObject);
@@ -324,6 +356,8 @@ void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
     rb_define_method(cBlockedBloomFilter, "==", blocked_equal, 1);
     rb_define_method(cBlockedBloomFilter, "eql?", blocked_equal, 1);
     rb_define_method(cBlockedBloomFilter, "hash", blocked_hash, 0);
+    rb_define_private_method(cBlockedBloomFilter, "export_core", blocked_export_core, 0);
+    rb_define_private_method(cBlockedBloomFilter, "import_core", blocked_import_core, 2);
     rb_define_private_method(cBlockedBloomFilter, "combine", blocked_combine, 2);
     rb_define_method(cBlockedBloomFilter, "clear", blocked_clear, 0);
     rb_define_private_method(cBlockedBloomFilter, "occupied", blocked_occupied, 0);

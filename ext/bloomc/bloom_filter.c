@@ -256,6 +256,41 @@ static VALUE bloom_filter_clear(VALUE self)
 }
 
 
+/* :nodoc: [[m, k, seed, hash, count], bits] (docs/FORMAT.md). */
+static VALUE bloom_filter_export_core(VALUE self)
+{
+    const bf_bloom *f = get_filter(self);
+    uint64_t fields[] = {f->bits.nbits, f->k, f->seed, (uint64_t)f->hash, f->count};
+    const uint8_t *parts[] = {f->bits.data};
+    size_t lengths[] = {bf_bits_nbytes(f->bits.nbits)};
+    return bloomc_state_new(fields, 5, parts, lengths, 1);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE bloom_filter_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    uint64_t v[5];
+    bloomc_state_fields(fields, 5, v);
+    bf_bloom src = {
+        .bits = {NULL, bloomc_state_check(v[0], 1, BF_BITS_MAX, "m")},
+        .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
+        .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
+        .hash = (bf_hash_kind)bloomc_state_check(v[3], BF_HASH_MURMUR3, BF_HASH_FNV1A, "hash"),
+        .count = v[4],
+    };
+    if (src.hash == BF_HASH_FNV1A && src.seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", src.seed);
+    size_t nbytes = bf_bits_nbytes(src.bits.nbits);
+    if (!nbytes) bloomc_format_error("m %" PRIu64 " is too large for this machine", src.bits.nbits);
+    src.bits.data = (uint8_t *)bloomc_state_body(body, nbytes);
+    if (!bf_bits_tail_clear(&src.bits)) bloomc_format_error("bits set past m");
+    bloom_filter_reset(bloomc_typed_data(self, &bloom_filter_type), src.bits.nbits, src.k, src.seed, src.hash, &src);
+    RB_GC_GUARD(body);
+    return self;
+}
+
+
 void bloomc_init_bloom_filter(VALUE mBloomc)
 {
     cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
@@ -276,6 +311,8 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "==", bloom_filter_equal, 1);
     rb_define_method(cBloomFilter, "eql?", bloom_filter_equal, 1);
     rb_define_method(cBloomFilter, "hash", bloom_filter_hash, 0);
+    rb_define_private_method(cBloomFilter, "export_core", bloom_filter_export_core, 0);
+    rb_define_private_method(cBloomFilter, "import_core", bloom_filter_import_core, 2);
     rb_define_private_method(cBloomFilter, "combine", bloom_filter_combine, 2);
     rb_define_method(cBloomFilter, "clear", bloom_filter_clear, 0);
     rb_define_private_method(cBloomFilter, "occupied", bloom_filter_occupied, 0);

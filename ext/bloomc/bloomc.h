@@ -18,6 +18,7 @@
 
 extern VALUE bloomc_mBloomc;
 extern VALUE bloomc_eUnsupportedError; /* Bloomc::UnsupportedError */
+extern VALUE bloomc_eFormatError;      /* Bloomc::FormatError */
 
 /* rb_check_typeddata with the common case inline: a method's receiver is
  * nearly always exactly our type, and the full check is a call that walks the
@@ -59,10 +60,26 @@ bf_hash_kind bloomc_hash_kind_arg(VALUE v);                           /* Argumen
  * layer names the difference first; this guards the memory). */
 int bloomc_intersection_arg(VALUE op, int same_shape);
 
+/* state.c: a filter's state as numbers and bytes (export_core and
+ * import_core of every filter class; the file format is in Ruby). Every
+ * check raises Bloomc::FormatError. */
+NORETURN(void bloomc_format_error(const char *fmt, ...));
+VALUE bloomc_state_new(const uint64_t *fields, int nfields, const uint8_t *const *parts, const size_t *lengths, int nparts);
+/* The nfields Integers of fields (each 0..2**64-1) into out. */
+void bloomc_state_fields(VALUE fields, int nfields, uint64_t *out);
+uint64_t bloomc_state_check(uint64_t value, uint64_t min, uint64_t max, const char *name);
+/* body's bytes, which must be exactly expected long. */
+const uint8_t *bloomc_state_body(VALUE body, size_t expected);
+
 /* cells.c: for the filters of counters. bloomc_buckets_replace returns
  * zeroed cells (or a copy of src's) and frees old, or raises ArgumentError
  * when the field cannot exist on this machine (and frees nothing). */
 uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src);
+/* A counting filter's saved fields into out, checked (FormatError); returns
+ * the bytes its cells take. Then bloomc_counting_state_cells points out at
+ * them and checks them against the saved saturated count. */
+size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t width, uint64_t seed, uint64_t count);
+void bloomc_counting_state_cells(bf_counting *out, const uint8_t *data, uint64_t saturated);
 int bloomc_counting_equal(const bf_counting *a, const bf_counting *b);
 st_index_t bloomc_counting_hash(const bf_counting *f);
 
@@ -83,5 +100,6 @@ void bloomc_init_a2_bloom_filter(VALUE mBloomc);
 void bloomc_init_bloom_helper(VALUE mBloomc);
 void bloomc_init_fnv(VALUE mBloomc);
 void bloomc_init_murmur3(VALUE mBloomc);
+void bloomc_init_crc32c(VALUE mBloomc);
 
 #endif

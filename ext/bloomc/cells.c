@@ -25,3 +25,26 @@ st_index_t bloomc_counting_hash(const bf_counting *f)
     st_index_t h = rb_memhash(f->cells.data, (long)bf_buckets_nbytes(f->cells.count, f->cells.width));
     return h ^ (st_index_t)(f->cells.count * 31 + f->cells.width * 17 + f->k * 7 + f->seed + f->count * 131);
 }
+
+size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t width, uint64_t seed, uint64_t count)
+{
+    bf_buckets_init(&out->cells, bloomc_state_check(m, 1, BF_BUCKETS_MAX, "m"),
+                    (unsigned)bloomc_state_check(width, 1, BF_BUCKET_WIDTH_MAX, "width"));
+    out->cells.data = NULL;
+    out->k = (uint32_t)bloomc_state_check(k, 1, BF_K_MAX, "k");
+    out->seed = (uint32_t)bloomc_state_check(seed, 0, UINT32_MAX, "seed");
+    out->count = count;
+    out->saturated = 0;
+    size_t nbytes = bf_buckets_nbytes(m, (unsigned)width);
+    if (!nbytes) bloomc_format_error("%" PRIu64 " cells of %u bits are too many for this machine", m, (unsigned)width);
+    return nbytes;
+}
+
+void bloomc_counting_state_cells(bf_counting *out, const uint8_t *data, uint64_t saturated)
+{
+    out->cells.data = (uint8_t *)data;
+    if (!bf_buckets_tail_clear(&out->cells)) bloomc_format_error("bits set past the last cell");
+    out->saturated = bf_buckets_count_full(&out->cells);
+    if (saturated != out->saturated)
+        bloomc_format_error("%" PRIu64 " saturated cells recorded, %" PRIu64 " in the cells", saturated, out->saturated);
+}

@@ -391,6 +391,47 @@ static VALUE continuous_clear(VALUE self)
 }
 
 
+/* :nodoc: [[m, k, seed, hash, slot, ticks, adds 0..2 ticks ago], buckets]
+ * (docs/FORMAT.md; the Ruby layer adds the ttl). */
+static VALUE continuous_export_core(VALUE self)
+{
+    const bf_continuous *f = get_filter(self);
+    uint64_t fields[] = {f->buckets.count, f->k, f->seed, (uint64_t)f->hash, f->slot, f->ticks,
+                         f->recent_adds[0], f->recent_adds[1], f->recent_adds[2]};
+    const uint8_t *parts[] = {f->buckets.data};
+    size_t lengths[] = {bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS)};
+    return bloomc_state_new(fields, 9, parts, lengths, 1);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made (a bucket holding an expired slot
+ * included). The clock is not running afterwards. */
+static VALUE continuous_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    uint64_t v[9];
+    bloomc_state_fields(fields, 9, v);
+    bf_continuous src = {
+        .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
+        .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
+        .hash = (bf_hash_kind)bloomc_state_check(v[3], BF_HASH_MURMUR3, BF_HASH_FNV1A, "hash"),
+        .slot = (uint32_t)bloomc_state_check(v[4], 1, BF_CONT_SLOTS, "slot"),
+        .ticks = v[5],
+        .recent_adds = {v[6], v[7], v[8]},
+    };
+    uint64_t m = bloomc_state_check(v[0], 1, BF_BUCKETS_MAX, "m");
+    if (src.hash == BF_HASH_FNV1A && src.seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", src.seed);
+    size_t nbytes = bf_buckets_nbytes(m, BF_CONT_BITS);
+    if (!nbytes) bloomc_format_error("m %" PRIu64 " is too large for this machine", m);
+    src.buckets.data = (uint8_t *)bloomc_state_body(body, nbytes);
+    bf_buckets_init(&src.buckets, m, BF_CONT_BITS);
+    if (!bf_continuous_valid(&src)) bloomc_format_error("a bucket holds a slot that is not live");
+    continuous_reset(bloomc_typed_data(self, &continuous_type), m, src.k, src.seed, src.hash, &src);
+    RB_GC_GUARD(body);
+    return self;
+}
+
+
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
 {
     cContinuousBloomFilter = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
@@ -421,6 +462,8 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(cContinuousBloomFilter, "==", continuous_equal, 1);
     rb_define_method(cContinuousBloomFilter, "eql?", continuous_equal, 1);
     rb_define_method(cContinuousBloomFilter, "hash", continuous_hash, 0);
+    rb_define_private_method(cContinuousBloomFilter, "export_core", continuous_export_core, 0);
+    rb_define_private_method(cContinuousBloomFilter, "import_core", continuous_import_core, 2);
     rb_define_private_method(cContinuousBloomFilter, "combine", continuous_combine, 2);
     rb_define_method(cContinuousBloomFilter, "clear", continuous_clear, 0);
     rb_define_private_method(cContinuousBloomFilter, "occupied", continuous_occupied, 0);

@@ -251,6 +251,32 @@ static VALUE counting_clear(VALUE self)
 }
 
 
+/* :nodoc: [[m, k, width, seed, count, saturated], cells] (docs/FORMAT.md). */
+static VALUE counting_export_core(VALUE self)
+{
+    const bf_counting *f = get_filter(self);
+    uint64_t fields[] = {f->cells.count, f->k, f->cells.width, f->seed, f->count, f->saturated};
+    const uint8_t *parts[] = {f->cells.data};
+    size_t lengths[] = {bf_buckets_nbytes(f->cells.count, f->cells.width)};
+    return bloomc_state_new(fields, 6, parts, lengths, 1);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE counting_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    uint64_t v[6];
+    bloomc_state_fields(fields, 6, v);
+    bf_counting src;
+    size_t nbytes = bloomc_counting_state(&src, v[0], v[1], v[2], v[3], v[4]);
+    bloomc_counting_state_cells(&src, bloomc_state_body(body, nbytes), v[5]);
+    counting_reset(bloomc_typed_data(self, &counting_type), src.cells.count, src.cells.width, src.k, src.seed, &src);
+    RB_GC_GUARD(body);
+    return self;
+}
+
+
 void bloomc_init_counting_bloom_filter(VALUE mBloomc)
 {
     cCountingBloomFilter = rb_define_class_under(mBloomc, "CountingBloomFilter", rb_cObject);
@@ -275,6 +301,8 @@ void bloomc_init_counting_bloom_filter(VALUE mBloomc)
     rb_define_method(cCountingBloomFilter, "==", counting_equal, 1);
     rb_define_method(cCountingBloomFilter, "eql?", counting_equal, 1);
     rb_define_method(cCountingBloomFilter, "hash", counting_hash, 0);
+    rb_define_private_method(cCountingBloomFilter, "export_core", counting_export_core, 0);
+    rb_define_private_method(cCountingBloomFilter, "import_core", counting_import_core, 2);
     rb_define_private_method(cCountingBloomFilter, "combine", counting_combine, 2);
     rb_define_method(cCountingBloomFilter, "clear", counting_clear, 0);
     rb_define_private_method(cCountingBloomFilter, "occupied", counting_cells_in_use, 0);

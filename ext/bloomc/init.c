@@ -2,6 +2,7 @@
 
 VALUE bloomc_mBloomc;
 VALUE bloomc_eUnsupportedError;
+VALUE bloomc_eFormatError;
 
 RUBY_FUNC_EXPORTED void Init_bloomc(void)
 {
@@ -17,6 +18,8 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     VALUE error = rb_define_class_under(bloomc_mBloomc, "Error", rb_eStandardError);
     bloomc_eUnsupportedError = rb_define_class_under(bloomc_mBloomc, "UnsupportedError", error);
     rb_global_variable(&bloomc_eUnsupportedError);
+    bloomc_eFormatError = rb_define_class_under(bloomc_mBloomc, "FormatError", error);
+    rb_global_variable(&bloomc_eFormatError);
     /* Largest k a filter accepts. */
     rb_define_const(bloomc_mBloomc, "MAX_K", INT2FIX(BF_K_MAX));
     /* The hash functions a filter can map keys with (see bf_probe.h). */
@@ -38,4 +41,5 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_init_bitwise_bloom_filter(bloomc_mBloomc);
     bloomc_init_stable_bloom_filter(bloomc_mBloomc);
     bloomc_init_a2_bloom_filter(bloomc_mBloomc);
+    bloomc_init_crc32c(bloomc_mBloomc);
 }

@@ -297,6 +297,48 @@ static VALUE spectral_clear(VALUE self)
 }
 
 
+/* :nodoc: [[algorithm, m, k, width, seed, count, saturated, secondary m,
+ * count and saturated], primary cells + secondary cells] (docs/FORMAT.md). */
+static VALUE spectral_export_core(VALUE self)
+{
+    const bf_spectral *f = get_filter(self);
+    const bf_counting *p = &f->primary, *s = &f->secondary;
+    uint64_t fields[] = {(uint64_t)f->algorithm, p->cells.count, p->k, p->cells.width, p->seed, p->count, p->saturated,
+                         s->cells.count, s->count, s->saturated};
+    const uint8_t *parts[] = {p->cells.data, s->cells.data};
+    size_t lengths[] = {bf_buckets_nbytes(p->cells.count, p->cells.width),
+                        s->cells.data ? bf_buckets_nbytes(s->cells.count, s->cells.width) : 0};
+    return bloomc_state_new(fields, 10, parts, lengths, s->cells.data ? 2 : 1);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE spectral_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    uint64_t v[10];
+    bloomc_state_fields(fields, 10, v);
+    bf_spectral src;
+    src.algorithm = (bf_spectral_algorithm)bloomc_state_check(v[0], BF_SPECTRAL_MI, BF_SPECTRAL_RM, "algorithm");
+    size_t n1 = bloomc_counting_state(&src.primary, v[1], v[2], v[3], v[4], v[5]), n2 = 0;
+    if (src.algorithm == BF_SPECTRAL_RM) {
+        n2 = bloomc_counting_state(&src.secondary, v[7], v[2], v[3], v[4], v[8]);
+        if (n1 + n2 < n1) bloomc_format_error("the cells are too many for this machine");
+    } else if (v[7] || v[8] || v[9]) {
+        bloomc_format_error("a minimum-increase filter has no secondary cells");
+    } else {
+        memset(&src.secondary, 0, sizeof(src.secondary));
+    }
+    const uint8_t *data = bloomc_state_body(body, n1 + n2);
+    bloomc_counting_state_cells(&src.primary, data, v[6]);
+    if (n2) bloomc_counting_state_cells(&src.secondary, data + n1, v[9]);
+    spectral_reset(bloomc_typed_data(self, &spectral_type), src.primary.cells.count, n2 ? src.secondary.cells.count : 0,
+                   src.primary.cells.width, src.primary.k, src.primary.seed, src.algorithm, &src);
+    RB_GC_GUARD(body);
+    return self;
+}
+
+
 void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
 {
     cSpectralBloomFilter = rb_define_class_under(mBloomc, "SpectralBloomFilter", rb_cObject);
@@ -322,6 +364,8 @@ void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
     rb_define_method(cSpectralBloomFilter, "==", spectral_equal, 1);
     rb_define_method(cSpectralBloomFilter, "eql?", spectral_equal, 1);
     rb_define_method(cSpectralBloomFilter, "hash", spectral_hash, 0);
+    rb_define_private_method(cSpectralBloomFilter, "export_core", spectral_export_core, 0);
+    rb_define_private_method(cSpectralBloomFilter, "import_core", spectral_import_core, 2);
     rb_define_private_method(cSpectralBloomFilter, "combine", spectral_combine, 2);
     rb_define_method(cSpectralBloomFilter, "clear", spectral_clear, 0);
     rb_define_private_method(cSpectralBloomFilter, "occupied", spectral_occupied, 0);

@@ -268,6 +268,46 @@ static VALUE stable_clear(VALUE self)
 }
 
 
+/* :nodoc: [[m, k, d, width, seed, generator state, count], cells] (docs/FORMAT.md). */
+static VALUE stable_export_core(VALUE self)
+{
+    const bf_stable *f = get_filter(self);
+    uint64_t fields[] = {f->cells.count, f->k, f->d, f->cells.width, f->seed, f->random, f->count};
+    const uint8_t *parts[] = {f->cells.data};
+    size_t lengths[] = {bf_buckets_nbytes(f->cells.count, f->cells.width)};
+    return bloomc_state_new(fields, 7, parts, lengths, 1);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE stable_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    uint64_t v[7];
+    bloomc_state_fields(fields, 7, v);
+    bf_stable src = {
+        .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
+        .seed = (uint32_t)bloomc_state_check(v[4], 0, UINT32_MAX, "seed"),
+        .random = v[5],
+        .count = v[6],
+    };
+    uint64_t m = bloomc_state_check(v[0], 1, BF_BUCKETS_MAX, "m");
+    unsigned width = (unsigned)bloomc_state_check(v[3], 1, BF_BUCKET_WIDTH_MAX, "width");
+    src.d = bloomc_state_check(v[2], 1, m, "d");
+    size_t nbytes = bf_buckets_nbytes(m, width);
+    if (!nbytes) bloomc_format_error("%" PRIu64 " cells of %u bits are too many for this machine", m, width);
+    bf_buckets_init(&src.cells, m, width);
+    src.cells.data = (uint8_t *)bloomc_state_body(body, nbytes);
+    if (!bf_buckets_tail_clear(&src.cells)) bloomc_format_error("bits set past the last cell");
+    bf_stable *f = bloomc_typed_data(self, &stable_type);
+    uint8_t *data = bloomc_buckets_replace(f->cells.data, m, width, src.cells.data);
+    *f = src;
+    f->cells.data = data;
+    RB_GC_GUARD(body);
+    return self;
+}
+
+
 void bloomc_init_stable_bloom_filter(VALUE mBloomc)
 {
     cStableBloomFilter = rb_define_class_under(mBloomc, "StableBloomFilter", rb_cObject);
@@ -292,6 +332,8 @@ void bloomc_init_stable_bloom_filter(VALUE mBloomc)
     rb_define_method(cStableBloomFilter, "==", stable_equal, 1);
     rb_define_method(cStableBloomFilter, "eql?", stable_equal, 1);
     rb_define_method(cStableBloomFilter, "hash", stable_hash, 0);
+    rb_define_private_method(cStableBloomFilter, "export_core", stable_export_core, 0);
+    rb_define_private_method(cStableBloomFilter, "import_core", stable_import_core, 2);
     rb_define_private_method(cStableBloomFilter, "combine", stable_combine, 2);
     rb_define_method(cStableBloomFilter, "clear", stable_clear, 0);
     rb_define_private_method(cStableBloomFilter, "occupied", stable_occupied, 0);

@@ -71,6 +71,7 @@ module Bloomc
     include Inspect
     include Stats
     include SetOps
+    include Persistence
 
     private def shape = { m: m, k: k, capacity: capacity, seed: seed }
 

@@ -38,6 +38,7 @@ module Bloomc
     include Inspect
     include Stats
     include SetOps
+    include Persistence
 
     private def shape = { m: m, k: k, width: width, seed: seed }
 

@@ -74,6 +74,7 @@ module Bloomc
     include Inspect
     include Stats
     include SetOps
+    include Persistence
 
     private def shape = { m: m, k: k, seed: seed }
 

@@ -37,6 +37,7 @@ module Bloomc
     include Inspect
     include Stats
     include SetOps
+    include Persistence
 
     private def shape = { m: m, k: k, seed: seed, hash_function: hash_function }
 

@@ -20,6 +20,7 @@ module Bloomc
     include Inspect
     include Stats
     include SetOps
+    include Persistence
 
     private def shape = { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
     include Batch
@@ -144,6 +145,25 @@ module Bloomc
       raise ArgumentError, "ttl #{ttl} is longer than MAX_TTL (#{MAX_TTL} s)" if ttl > MAX_TTL
 
       ttl
+    end
+
+    # The ttl, which only the Ruby layer holds, as a tenth parameter of the
+    # binary format: the bits of an IEEE 754 double.
+    def export_extra = [[ttl.to_f].pack("E").unpack1("Q<")]
+
+    def import_state(fields, body)
+      raise FormatError, "#{fields.size} parameters where a continuous filter has 10" unless fields.size == 10
+
+      ttl = [fields[9]].pack("Q<").unpack1("E")
+      begin
+        ttl = check_ttl(ttl == ttl.to_i ? ttl.to_i : ttl)
+      rescue ArgumentError, TypeError, FloatDomainError => e
+        raise FormatError, "ttl: #{e.message}"
+      end
+      import_core(fields.first(9), body)
+      @ttl = ttl
+      @timer_lock = Mutex.new
+      @timer = nil
     end
 
     def inspect_fields

@@ -58,6 +58,7 @@ module Bloomc
     include Inspect
     include Stats
     include SetOps
+    include Persistence
 
     private def shape = { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed }
 

@@ -63,6 +63,7 @@ module Bloomc
     include Inspect
     include Stats
     include SetOps
+    include Persistence
 
     private def shape = { m: m, k: k, d: d, width: width, seed: seed }
 

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "spec_helper"
+require "tmpdir"
 
 # A generated bad-input matrix. Every public method of every class and module
 # is enumerated from the loaded code (a method without an entry in the tables
@@ -32,7 +33,7 @@ module BadInputMatrix
   # README's "Bad input" classes (and Bloomc::Error subclasses): the only
   # exceptions any expected outcome below may name.
   DOCUMENTED = [ArgumentError, TypeError, IndexError, RangeError, FrozenError, NoMemoryError,
-                Bloomc::UnsupportedError].freeze
+                Bloomc::UnsupportedError, SystemCallError].freeze
   NOMEM_BYTES = 2**44 # an allocation above this must fail (NoMemoryError), below it must succeed
   BITS_MAX = 2**60
   BUCKETS_MAX = 2**56
@@ -144,6 +145,11 @@ module BadInputMatrix
     when :capacity_cbf then v.nil? ? [ArgumentError] : capacity(v, BUCKETS_MAX, 1r / 2)
     when :error_ctor then v.nil? ? [ArgumentError] : error_rate(v)
     when :same_filter then [ArgumentError] # any of VALUES: not a filter of the receiver's kind
+    when :path # save runs in an empty directory of its own
+      return [TypeError] unless v.is_a?(String)
+      return [ArgumentError] if v.include?("\0")
+
+      v.empty? ? [SystemCallError] : [:ok] # "" is the directory itself
     when :cells3_m then v.nil? ? [ArgumentError] : count(v, BUCKETS_MAX, 3r / 8) # width 3
     when :capacity_cells3 # width 3, error rate 0.01
       return [ArgumentError] if v.nil?
@@ -225,6 +231,17 @@ module BadInputMatrix
     h ^= h >> 13
     h = (h * 0xc2b2ae35) & m
     h ^ (h >> 16)
+  end
+
+  # CRC-32C bit by bit: reflected polynomial 0x82F63B78, init and final xor
+  # 0xFFFFFFFF; crc is the checksum of the bytes before str.
+  def crc32c(str, crc = 0)
+    c = crc ^ 0xffffffff
+    str.each_byte do |b|
+      c ^= b
+      8.times { c = c.odd? ? (c >> 1) ^ 0x82f63b78 : c >> 1 }
+    end
+    c ^ 0xffffffff
   end
 
   def find_m_k(capacity, error)
@@ -758,6 +775,16 @@ module BadInputMatrix
     empty?: { ok: ->(h, _, _, r, _) { r == h.obj.fill_ratio.zero? } }
   }.freeze
 
+  # Bloomc::Persistence: a dump loads back equal; save writes a file that
+  # does (run in an empty directory of their own).
+  round_trip = ->(h, data) { (Bloomc.load(data) == h.obj) || "loads back as #{Bloomc.load(data).inspect}" }
+  PERSISTENCE = {
+    dump: { kw: { compress: [:any, true] },
+            ok: ->(h, _, _, r, _) { r.is_a?(String) && r.encoding == Encoding::BINARY ? round_trip[h, r] : "not a binary String" } },
+    save: { params: [[:path, "saved.bloom"]], kw: { compress: [:any, false] }, in_tmpdir: true,
+            ok: ->(h, a, _, r, _) { r.equal?(h.obj) ? round_trip[h, File.binread(a[0])] : "did not return self" } }
+  }.freeze
+
   bloom_add = { params: [[:key, "added"]], write: true,
                 ok: ->(h, a, _, r, _) { h.add(a[0]); r == h.count } }
   BLOOM_FILTER = {
@@ -775,7 +802,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE).freeze
 
   BLOCKED_BLOOM_FILTER = BLOOM_FILTER.merge(
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size && (r % 512).zero? } },
@@ -818,7 +845,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE).freeze
 
   family_add = { params: [[:key, "added"]], write: true,
                  ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
@@ -836,7 +863,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE).freeze
   WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
   counted_delete = {
     params: [[:key, "added"]], write: true,
@@ -891,6 +918,11 @@ module BadInputMatrix
     hash128: { params: [[:string, "abcde"], [:seed, 0xdeadbeef]], opt: 1, ok: ->(_, a, _, r, _) { r == digest_int[a] } },
     digest128: { params: [[:string, "abcde"], [:seed, 0xdeadbeef]], opt: 1,
                  ok: ->(_, a, _, r, _) { r.encoding == Encoding::BINARY && r.bytesize == 16 && r.unpack("Q<Q<").then { |lo, hi| lo + (hi << 64) } == Bloomc::Murmur3.hash128(*a) } }
+  }.freeze
+
+  CRC32C = {
+    checksum: { params: [[:string, "123456789"], [:seed, 0xe3069283]], opt: 1,
+                ok: ->(_, a, _, r, _) { r == BadInputMatrix.crc32c(*a) } }
   }.freeze
 
   multi_hash_ok = lambda do |_, a, kw, r, _|
@@ -1042,6 +1074,7 @@ module BadInputMatrix
     end,
     Bloomc::FNV => -> { [Stateless.new("Bloomc::FNV", Bloomc::FNV)] },
     Bloomc::Murmur3 => -> { [Stateless.new("Bloomc::Murmur3", Bloomc::Murmur3)] },
+    Bloomc::CRC32C => -> { [Stateless.new("Bloomc::CRC32C", Bloomc::CRC32C)] },
     Bloomc::BloomHelper => -> { [Stateless.new("Bloomc::BloomHelper", Bloomc::BloomHelper)] }
   }.freeze
 
@@ -1052,7 +1085,7 @@ module BadInputMatrix
     Bloomc::CountingBloomFilter => COUNTING_BLOOM_FILTER, Bloomc::SpectralBloomFilter => SPECTRAL_BLOOM_FILTER,
     Bloomc::BitwiseBloomFilter => BITWISE_BLOOM_FILTER, Bloomc::StableBloomFilter => STABLE_BLOOM_FILTER,
     Bloomc::A2BloomFilter => A2_BLOOM_FILTER,
-    Bloomc::FNV => FNV, Bloomc::Murmur3 => MURMUR3, Bloomc::BloomHelper => BLOOM_HELPER
+    Bloomc::FNV => FNV, Bloomc::Murmur3 => MURMUR3, Bloomc::CRC32C => CRC32C, Bloomc::BloomHelper => BLOOM_HELPER
   }.freeze
 
   # The public methods of a class or module, from the loaded code.
@@ -1063,6 +1096,7 @@ module BadInputMatrix
       names |= Bloomc::Batch.public_instance_methods(false) if mod.include?(Bloomc::Batch)
       names |= Bloomc::Stats.public_instance_methods(false) if mod.include?(Bloomc::Stats)
       names |= Bloomc::SetOps.public_instance_methods(false) if mod.include?(Bloomc::SetOps)
+      names |= Bloomc::Persistence.public_instance_methods(false) if mod.include?(Bloomc::Persistence)
       names
     else
       mod.singleton_methods(false)
@@ -1121,11 +1155,16 @@ module BadInputMatrix
     undocumented = allowed - [:ok] - DOCUMENTED
     raise "the matrix itself expects undocumented #{undocumented}" unless undocumented.empty?
 
-    allowed.include?(error.class) || (error.is_a?(Bloomc::Error) && (allowed - [:ok]).any?)
+    allowed.include?(error.class) || (error.is_a?(Bloomc::Error) && (allowed - [:ok]).any?) ||
+      (error.is_a?(SystemCallError) && allowed.include?(SystemCallError)) # Errno::* for paths
   end
 
   # Calls; returns the problems found.
   def run_call(receiver, name, recipe, args, kw, allowed)
+    if recipe[:in_tmpdir] # a call that writes files: in an empty directory, checked there
+      return Dir.mktmpdir { |dir| Dir.chdir(dir) { run_call(receiver, name, recipe.merge(in_tmpdir: false), args, kw, allowed) } }
+    end
+
     BadInputMatrix.calls += 1
     desc = describe_call(receiver.label, name, args, kw)
     before = receiver.snapshot

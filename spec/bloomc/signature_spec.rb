@@ -35,7 +35,7 @@ RSpec.describe "sig/bloomc.rbs" do
     end
   end
 
-  [Bloomc::Batch, Bloomc::Stats, Bloomc::SetOps].each do |mod|
+  [Bloomc::Batch, Bloomc::Stats, Bloomc::SetOps, Bloomc::Persistence, Bloomc::Persistence::ClassMethods].each do |mod|
     it "declares exactly the public instance methods of #{mod}" do
       expect(declared(classes.fetch(mod.name), :instance).sort).to eq(mod.public_instance_methods(false).sort)
     end
@@ -60,7 +60,7 @@ RSpec.describe "sig/bloomc.rbs" do
     end
   end
 
-  { "Bloomc::FNV" => Bloomc::FNV, "Bloomc::Murmur3" => Bloomc::Murmur3, "Bloomc::BloomHelper" => Bloomc::BloomHelper,
+  { "Bloomc::FNV" => Bloomc::FNV, "Bloomc::CRC32C" => Bloomc::CRC32C, "Bloomc::Murmur3" => Bloomc::Murmur3, "Bloomc::BloomHelper" => Bloomc::BloomHelper,
     "Bloombroom::BloomHelper" => Bloombroom::BloomHelper, "Bloombroom::FNVFFI" => Bloombroom::FNVFFI }.each do |name, mod|
     it "declares exactly the public singleton methods of #{name}" do
       expect(declared(classes.fetch(name), :singleton).sort).to eq(mod.singleton_methods(false).sort)

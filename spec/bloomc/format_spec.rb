@@ -1,0 +1,131 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+require "tmpdir"
+require_relative "../support/format_samples"
+
+# The binary format (docs/FORMAT.md): every class round-trips, byte for byte
+# against golden files written by an earlier build, and bad input raises
+# Bloomc::FormatError with a reason.
+RSpec.describe "the binary format" do
+  samples = FormatSamples::BUILDERS
+
+  samples.each do |name, build|
+    describe name do
+      let(:filter) { build.call }
+
+      it "round-trips through dump and Bloomc.load, plain and compressed, to an equal filter that works on" do
+        [false, true].each do |compress|
+          filter = build.call
+          data = filter.dump(compress: compress)
+          expect(data.encoding).to eq(Encoding::BINARY)
+          copy = Bloomc.load(data)
+          expect(copy).to be_an_instance_of(filter.class)
+          expect(copy).to eq(filter)
+          expect(copy.include_all(FormatSamples::KEYS.last(8))).to eq(filter.include_all(FormatSamples::KEYS.last(8)))
+          expect(copy.size).to eq(filter.size) if filter.respond_to?(:size)
+          copy << "after"
+          filter << "after"
+          expect(copy).to eq(filter) # the same next state: counters, clocks and generators were saved
+        end
+      end
+
+      it "loads the golden file of format version 1 as the filter it was, and dumps the same bytes" do
+        golden = File.binread(FormatSamples.path(name))
+        expect(Bloomc.load(golden)).to eq(filter)
+        expect(filter.dump).to eq(golden)
+      end
+
+      it "loads through its class, Marshal, save and load_file" do
+        expect(filter.class.load(filter.dump)).to eq(filter)
+        expect(Marshal.load(Marshal.dump(filter))).to eq(filter)
+        Dir.mktmpdir do |dir|
+          path = File.join(dir, "f.bloom")
+          expect(filter.save(path, compress: true)).to equal(filter)
+          expect(Bloomc.load_file(path)).to eq(filter)
+          expect(filter.class.load_file(path)).to eq(filter)
+          expect(Dir.children(dir)).to eq(["f.bloom"]) # no temporary file left
+        end
+      end
+
+      it "refuses a dump of another kind through a class's load" do
+        other = filter.is_a?(Bloomc::BloomFilter) ? Bloomc::CountingBloomFilter : Bloomc::BloomFilter
+        expect { other.load(filter.dump) }.to raise_error(Bloomc::FormatError, /holds a #{filter.class}, not a #{other}/)
+      end
+    end
+  end
+
+  describe "the header, decoded by hand" do
+    it "is the documented layout: magic, version, kind, flags, parameters, lengths, padding to 64, body, CRC32C" do
+      filter = samples.fetch("bloom").call
+      data = filter.dump
+      expect(data.byteslice(0, 8)).to eq("\x89BLOOMC\n".b)
+      version, kind, flags, n = data.unpack("S<4", offset: 8)
+      expect([version, kind, flags, n]).to eq([1, 1, 0, 5])
+      expect(data.unpack("Q<5", offset: 16)).to eq([1000, 4, 7, 0, 40]) # m, k, seed, hash, count
+      stored, raw = data.unpack("Q<2", offset: 56)
+      expect([stored, raw]).to eq([128, 128]) # 1000 bits in 16 words
+      expect(data.byteslice(72, 56)).to eq("\0" * 56)
+      expect(data.byteslice(128, 128)).to eq([filter.bits.to_s.ljust(1024, "0")].pack("b*"))
+      expect(data.bytesize).to eq(128 + 128 + 4)
+      expect(data.unpack1("L<", offset: 256)).to eq(Bloomc::CRC32C.checksum(data.byteslice(0, 256)))
+    end
+
+    it "stores a continuous filter's ttl as the bits of a double" do
+      data = samples.fetch("continuous").call.dump
+      expect(data.unpack("Q<10", offset: 16).last).to eq([2.5].pack("E").unpack1("Q<"))
+      expect(Bloomc.load(data).ttl).to eq(2.5)
+      expect(Bloomc.load(Bloomc::ContinuousBloomFilter.new(10, 1, 60).dump).ttl).to eql(60)
+    end
+  end
+
+  describe "compression" do
+    it "shrinks a sparse filter to a small fraction of its size" do
+      filter = Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01).add_all(Array.new(1000) { |i| "k#{i}" })
+      plain = filter.dump
+      packed = filter.dump(compress: true)
+      expect(packed.bytesize).to be < plain.bytesize / 8
+      expect(Bloomc.load(packed)).to eq(filter)
+    end
+  end
+
+  describe "bad input" do
+    let(:data) { samples.fetch("counting").call.dump }
+
+    def with_crc(bytes) = bytes.byteslice(0...-4) + [Bloomc::CRC32C.checksum(bytes.byteslice(0...-4))].pack("L<")
+
+    def refused(bytes, reason)
+      expect { Bloomc.load(bytes) }.to raise_error(Bloomc::FormatError, reason)
+    end
+
+    it "names what is wrong" do
+      refused("", /0 bytes are too few/)
+      refused("x" * 100, /bad magic/)
+      refused(data.byteslice(0, 60), /truncated/)
+      refused(data + "\0", /truncated or padded/)
+      flipped = data.dup.tap { |d| d.setbyte(200, d.getbyte(200) ^ 1) }
+      refused(flipped, /checksum mismatch/)
+      refused(with_crc(data.dup.tap { |d| d.setbyte(8, 2) }), /format version 2 is newer than this bloomc reads \(1\)/)
+      refused(with_crc(data.dup.tap { |d| d.setbyte(10, 99) }), /unknown filter kind 99/)
+      refused(with_crc(data.dup.tap { |d| d.setbyte(12, 4) }), /unknown flags 4/)
+      refused(with_crc(data.dup.tap { |d| d[16, 8] = [0].pack("Q<") }), /m 0 outside 1\.\./)
+      refused(with_crc(data.dup.tap { |d| d[32, 8] = [33].pack("Q<") }), /width 33 outside 1\.\.32/)
+      refused(with_crc(data.dup.tap { |d| d[56, 8] = [99].pack("Q<") }), /saturated cells recorded/)
+      refused(with_crc(data.dup.tap { |d| d[16, 8] = [301].pack("Q<") }), /body of \d+ bytes where the parameters need/)
+    end
+
+    it "refuses a deflated body that claims more than it can hold, without inflating it" do
+      filter = Bloomc::BloomFilter.new(1000, 3)
+      packed = filter.dump(compress: true)
+      n = 5
+      at = 16 + 8 * n
+      refused(with_crc(packed.dup.tap { |d| d[at + 8, 8] = [2**40].pack("Q<") }), /cannot hold/)
+      refused(with_crc(packed.dup.tap { |d| d[at + 8, 8] = [64].pack("Q<") }), /holds more than the 64 bytes/)
+    end
+
+    it "raises TypeError for a non-String" do
+      expect { Bloomc.load(nil) }.to raise_error(TypeError)
+      expect { Bloomc.load(42) }.to raise_error(TypeError)
+    end
+  end
+end
