@@ -16,8 +16,12 @@ module Bloomc
       5 => :SpectralBloomFilter, 6 => :BitwiseBloomFilter, 7 => :StableBloomFilter, 8 => :A2BloomFilter
     }.freeze
     FLAG_DEFLATE = 1
+    # Set while a writer has the file mapped (BloomFilter.open): the body may
+    # be newer than its checksum, which is then not checked.
+    FLAG_OPEN = 2
+    FLAGS = FLAG_DEFLATE | FLAG_OPEN
     HEADER = 16   # magic, version, kind, flags, parameter count
-    LENGTHS = 16  # body length as stored, and inflated
+    TRAILER = 24  # body length as stored and inflated, body CRC32C, header CRC32C
     ALIGN = 64    # the body starts on a multiple of 64 bytes (a cache line)
     # The most a deflate stream can expand (zlib's limit is about 1032:1):
     # a body claiming more than this is refused before it is inflated.
@@ -41,11 +45,38 @@ module Bloomc
         body = Zlib::Deflate.deflate(body, Zlib::BEST_COMPRESSION)
         flags |= FLAG_DEFLATE
       end
-      header = [MAGIC, VERSION, kind, flags, fields.size, *fields].pack("a8S<S<S<S<Q<*")
-      header << [body.bytesize, raw_length].pack("Q<Q<")
-      header << ("\0" * (-header.bytesize % ALIGN))
-      out = header << body
+      header(kind, flags, fields, body.bytesize, raw_length, CRC32C.checksum(body)) << body
+    end
+
+    # The header and its padding, up to the body.
+    def header(kind, flags, fields, stored, raw, body_crc)
+      out = [MAGIC, VERSION, kind, flags, fields.size, *fields, stored, raw, body_crc].pack("a8S<4Q<#{fields.size + 2}L<")
       out << [CRC32C.checksum(out)].pack("L<")
+      out << ("\0" * (-out.bytesize % ALIGN))
+    end
+
+    def body_offset(nfields) = (HEADER + 8 * nfields + TRAILER + ALIGN - 1) / ALIGN * ALIGN
+
+    # [klass, flags, fields, stored, raw, body_crc, body offset] from the
+    # start of a file or dump (at least its header), checked up to the body.
+    def parse_header(data, expect: nil)
+      fail!("#{data.bytesize} bytes are too few for a bloomc filter") if data.bytesize < HEADER
+      fail!("not a bloomc filter (bad magic)") unless data.start_with?(MAGIC)
+      version, kind, flags, nfields = data.unpack("S<S<S<S<", offset: 8)
+      fail!("format version #{version} is newer than this bloomc reads (#{VERSION}); upgrade bloomc") if version > VERSION
+      fail!("format version 0 does not exist") if version.zero?
+      name = KINDS[kind] or fail!("unknown filter kind #{kind}")
+      fail!("unknown flags #{flags}") unless (flags & ~FLAGS).zero?
+      at = body_offset(nfields)
+      fail!("truncated: #{data.bytesize} bytes, the header alone takes #{at}") if data.bytesize < at
+      crc_at = HEADER + 8 * nfields + TRAILER - 4
+      fail!("header checksum mismatch: the header is corrupted") unless data.unpack1("L<", offset: crc_at) == CRC32C.checksum(data.byteslice(0, crc_at))
+      fail!("padding after the header is not zero") unless data.byteslice(crc_at + 4...at).count("\0") == at - crc_at - 4
+      klass = Bloomc.const_get(name)
+      fail!("holds a #{klass}, not a #{expect}") if expect && !(klass <= expect || expect <= klass)
+      fields = data.unpack("Q<#{nfields}", offset: HEADER)
+      stored, raw, body_crc = data.unpack("Q<Q<L<", offset: HEADER + 8 * nfields)
+      [klass, flags, fields, stored, raw, body_crc, at]
     end
 
     # The filter in +data+; of class +expect+ (or a relative) when given,
@@ -55,25 +86,12 @@ module Bloomc
       raise TypeError, "a dump is a String, not #{data.class}" unless data.is_a?(String)
 
       data = data.b
-      fail!("#{data.bytesize} bytes are too few for a bloomc filter") if data.bytesize < HEADER + LENGTHS + 4
-      fail!("not a bloomc filter (bad magic)") unless data.start_with?(MAGIC)
-      version, kind, flags, nfields = data.unpack("S<S<S<S<", offset: 8)
-      fail!("format version #{version} is newer than this bloomc reads (#{VERSION}); upgrade bloomc") if version > VERSION
-      fail!("format version 0 does not exist") if version.zero?
-      name = KINDS[kind] or fail!("unknown filter kind #{kind}")
-      fail!("unknown flags #{flags}") unless (flags & ~FLAG_DEFLATE).zero?
-      body_at = HEADER + 8 * nfields + LENGTHS
-      body_at += -body_at % ALIGN
-      fail!("truncated: #{data.bytesize} bytes, the header alone takes #{body_at + 4}") if data.bytesize < body_at + 4
-      stored, raw = data.unpack("Q<Q<", offset: HEADER + 8 * nfields)
-      fail!("truncated or padded: #{data.bytesize} bytes where the header says #{body_at + stored + 4}") unless data.bytesize == body_at + stored + 4
-      crc = data.unpack1("L<", offset: data.bytesize - 4)
-      fail!("checksum mismatch: the data is corrupted") unless crc == CRC32C.checksum(data.byteslice(0, data.bytesize - 4))
-      fail!("padding after the parameters is not zero") unless data.byteslice(HEADER + 8 * nfields + LENGTHS...body_at).count("\0") == body_at - HEADER - 8 * nfields - LENGTHS
-      klass = Bloomc.const_get(name)
-      fail!("holds a #{klass}, not a #{expect}") if expect && !(klass <= expect || expect <= klass)
-      fields = data.unpack("Q<#{nfields}", offset: HEADER)
+      klass, flags, fields, stored, raw, body_crc, body_at = parse_header(data, expect: expect)
+      fail!("truncated or padded: #{data.bytesize} bytes where the header says #{body_at + stored}") unless data.bytesize == body_at + stored
       body = data.byteslice(body_at, stored)
+      # A file a writer had open (or was killed with) holds a body newer than
+      # its checksum; the kind's own checks of the cells still apply.
+      fail!("body checksum mismatch: the data is corrupted") unless flags & FLAG_OPEN != 0 || CRC32C.checksum(body) == body_crc
       body = inflate(body, raw) if flags & FLAG_DEFLATE != 0
       fail!("body of #{body.bytesize} bytes where the header says #{raw}") unless body.bytesize == raw
       filter = into || (expect && expect <= klass ? expect : klass).allocate

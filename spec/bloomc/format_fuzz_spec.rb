@@ -19,10 +19,19 @@ RSpec.describe "the binary format under mutation" do
 
   MUTATIONS_PER_SAMPLE = Integer(ENV.fetch("FORMAT_FUZZ", "500"))
 
+  # Both checksums made right again after an edit (the parameter count read
+  # from the mutated header, as a reader would).
   def with_crc(bytes)
-    return bytes if bytes.bytesize < 4
+    return bytes if bytes.bytesize < 16
 
-    bytes.byteslice(0...-4) + [Bloomc::CRC32C.checksum(bytes.byteslice(0...-4))].pack("L<")
+    at = 16 + 8 * bytes.unpack1("S<", offset: 14)
+    return bytes if bytes.bytesize < at + 24
+
+    body_at = (at + 24 + 63) / 64 * 64
+    bytes = bytes.dup
+    bytes[at + 16, 4] = [Bloomc::CRC32C.checksum(bytes.byteslice(body_at..) || "")].pack("L<")
+    bytes[at + 20, 4] = [Bloomc::CRC32C.checksum(bytes.byteslice(0, at + 20))].pack("L<")
+    bytes
   end
 
   INTERESTING = [0, 1, 2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64, 127, 128, 129, 255, 2**31, 2**32 - 1, 2**32,
@@ -41,7 +50,7 @@ RSpec.describe "the binary format under mutation" do
       d[16 + 8 * rng.rand(n), 8] = [rng.rand(3).zero? ? rng.rand(2**64) : INTERESTING.sample(random: rng)].pack("Q<")
       d = with_crc(d)
     when 4 # a byte of the body, checksum kept right
-      body_at = (32 + 8 * n + 63) / 64 * 64
+      body_at = (40 + 8 * n + 63) / 64 * 64
       if d.bytesize > body_at + 4
         i = rng.rand(body_at...(d.bytesize - 4))
         d.setbyte(i, rng.rand(256))
@@ -50,8 +59,12 @@ RSpec.describe "the binary format under mutation" do
     when 5 # version, kind, flags or parameter count
       d[8 + 2 * rng.rand(4), 2] = [INTERESTING.sample(random: rng) & 0xffff].pack("S<")
       d = with_crc(d)
-    when 6 # the stored or inflated length
-      d[16 + 8 * n + 8 * rng.rand(2), 8] = [INTERESTING.sample(random: rng)].pack("Q<")
+    when 6 # the stored or inflated length, or the open-for-writing flag
+      if rng.rand(3).zero?
+        d.setbyte(12, d.getbyte(12) | 2)
+      else
+        d[16 + 8 * n + 8 * rng.rand(2), 8] = [INTERESTING.sample(random: rng)].pack("Q<")
+      end
       d = with_crc(d)
     when 7 # a run of random bytes over the header, checksum kept right
       i = rng.rand([d.bytesize - 4, 1].max)
@@ -59,7 +72,7 @@ RSpec.describe "the binary format under mutation" do
       d[i, len] = rng.bytes(len) if len.positive?
       d = with_crc(d)
     when 8 # the padding
-      pad_at = 32 + 8 * n
+      pad_at = 40 + 8 * n
       d.setbyte(pad_at, 1) if pad_at % 64 != 0
       d = with_crc(d)
     else # several bit flips in the body, checksum kept right

@@ -56,19 +56,21 @@ RSpec.describe "the binary format" do
   end
 
   describe "the header, decoded by hand" do
-    it "is the documented layout: magic, version, kind, flags, parameters, lengths, padding to 64, body, CRC32C" do
+    it "is the documented layout: magic, version, kind, flags, parameters, lengths, checksums, padding to 64, body" do
       filter = samples.fetch("bloom").call
       data = filter.dump
       expect(data.byteslice(0, 8)).to eq("\x89BLOOMC\n".b)
       version, kind, flags, n = data.unpack("S<4", offset: 8)
       expect([version, kind, flags, n]).to eq([1, 1, 0, 5])
       expect(data.unpack("Q<5", offset: 16)).to eq([1000, 4, 7, 0, 40]) # m, k, seed, hash, count
-      stored, raw = data.unpack("Q<2", offset: 56)
+      stored, raw, body_crc, header_crc = data.unpack("Q<2L<2", offset: 56)
       expect([stored, raw]).to eq([128, 128]) # 1000 bits in 16 words
-      expect(data.byteslice(72, 56)).to eq("\0" * 56)
-      expect(data.byteslice(128, 128)).to eq([filter.bits.to_s.ljust(1024, "0")].pack("b*"))
-      expect(data.bytesize).to eq(128 + 128 + 4)
-      expect(data.unpack1("L<", offset: 256)).to eq(Bloomc::CRC32C.checksum(data.byteslice(0, 256)))
+      expect(data.byteslice(80, 48)).to eq("\0" * 48)
+      body = data.byteslice(128, 128)
+      expect(body).to eq([filter.bits.to_s.ljust(1024, "0")].pack("b*"))
+      expect(data.bytesize).to eq(128 + 128)
+      expect(body_crc).to eq(Bloomc::CRC32C.checksum(body))
+      expect(header_crc).to eq(Bloomc::CRC32C.checksum(data.byteslice(0, 76)))
     end
 
     it "stores a continuous filter's ttl as the bits of a double" do
@@ -92,7 +94,15 @@ RSpec.describe "the binary format" do
   describe "bad input" do
     let(:data) { samples.fetch("counting").call.dump }
 
-    def with_crc(bytes) = bytes.byteslice(0...-4) + [Bloomc::CRC32C.checksum(bytes.byteslice(0...-4))].pack("L<")
+    # Both checksums made right again after an edit (n parameters).
+    def with_crc(bytes, n = 6)
+      at = 16 + 8 * n
+      body_at = (at + 24 + 63) / 64 * 64
+      bytes = bytes.dup
+      bytes[at + 16, 4] = [Bloomc::CRC32C.checksum(bytes.byteslice(body_at..) || "")].pack("L<")
+      bytes[at + 20, 4] = [Bloomc::CRC32C.checksum(bytes.byteslice(0, at + 20))].pack("L<")
+      bytes
+    end
 
     def refused(bytes, reason)
       expect { Bloomc.load(bytes) }.to raise_error(Bloomc::FormatError, reason)
@@ -103,8 +113,8 @@ RSpec.describe "the binary format" do
       refused("x" * 100, /bad magic/)
       refused(data.byteslice(0, 60), /truncated/)
       refused(data + "\0", /truncated or padded/)
-      flipped = data.dup.tap { |d| d.setbyte(200, d.getbyte(200) ^ 1) }
-      refused(flipped, /checksum mismatch/)
+      refused(data.dup.tap { |d| d.setbyte(150, d.getbyte(150) ^ 1) }, /body checksum mismatch/)
+      refused(data.dup.tap { |d| d.setbyte(20, d.getbyte(20) ^ 1) }, /header checksum mismatch/)
       refused(with_crc(data.dup.tap { |d| d.setbyte(8, 2) }), /format version 2 is newer than this bloomc reads \(1\)/)
       refused(with_crc(data.dup.tap { |d| d.setbyte(10, 99) }), /unknown filter kind 99/)
       refused(with_crc(data.dup.tap { |d| d.setbyte(12, 4) }), /unknown flags 4/)
@@ -119,8 +129,8 @@ RSpec.describe "the binary format" do
       packed = filter.dump(compress: true)
       n = 5
       at = 16 + 8 * n
-      refused(with_crc(packed.dup.tap { |d| d[at + 8, 8] = [2**40].pack("Q<") }), /cannot hold/)
-      refused(with_crc(packed.dup.tap { |d| d[at + 8, 8] = [64].pack("Q<") }), /holds more than the 64 bytes/)
+      refused(with_crc(packed.dup.tap { |d| d[at + 8, 8] = [2**40].pack("Q<") }, n), /cannot hold/)
+      refused(with_crc(packed.dup.tap { |d| d[at + 8, 8] = [64].pack("Q<") }, n), /holds more than the 64 bytes/)
     end
 
     it "raises TypeError for a non-String" do
