@@ -1,26 +1,32 @@
 /* libFuzzer harness for bloomc's C core (ext/bloomc/bf_*.c).
  *
  * The input is a little program.  A header sizes one of each structure (bit
- * field, bucket field, plain Bloom filter, continuous filter); then every
- * opcode byte picks one operation and reads its operands from the bytes that
- * follow.  Each structure is shadowed by a plain model kept here (a byte per
- * bit, a uint32 per bucket, an "age in ticks" per continuous bucket, ...) and
- * every result is checked against it; any mismatch traps.  Reads past the end
- * of the input yield zeros, so every input is a valid program.
+ * field, bucket field, plain Bloom filter, continuous filter, blocked filter,
+ * counting filter, spectral filter (MI or RM), bitwise filter, stable filter,
+ * A2 filter); then every opcode byte picks one operation and reads its
+ * operands from the bytes that follow.  Each structure is shadowed by a plain
+ * model kept here (a byte per bit, a uint32 per bucket or cell, an "age in
+ * ticks" per continuous bucket, ...) and every result is checked against it;
+ * any mismatch traps.  The filters of counters also check the guarantees their
+ * headers promise (counts never below the true count, recent keys found)
+ * against the true history of the keys.  Reads past the end of the input
+ * yield zeros, so every input is a valid program.
  *
  * Build and run: `rake fuzz` (see the Rakefile), or by hand:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
  *     -I ext/bloomc fuzz/fuzz_core.c ext/bloomc/bf_bits.c ext/bloomc/bf_buckets.c \
  *     ext/bloomc/bf_hash.c ext/bloomc/bf_bloom.c ext/bloomc/bf_blocked.c \
- *     ext/bloomc/bf_continuous.c -o tmp/fuzz_core
+ *     ext/bloomc/bf_continuous.c ext/bloomc/bf_counting.c ext/bloomc/bf_stable.c \
+ *     ext/bloomc/bf_a2.c -o tmp/fuzz_core
  *
  * Portable bf_reduce: this file undefines __SIZEOF_INT128__ before including
  * the core's headers, so the inline helpers used HERE (bf_positions,
  * bf_probe_next, bf_reduce) take the 32x32-bit fallback path that 32-bit hosts
- * use, while bf_bloom.c and bf_continuous.c (compiled separately) take the
- * unsigned __int128 path.  The models are built from the fallback positions
- * and the filters from the int128 ones, so every add/lookup cross-checks the
- * two; ref_positions() below checks both against a direct __int128 formula. */
+ * use, while bf_bloom.c, bf_continuous.c and the other core files (compiled
+ * separately) take the unsigned __int128 path.  The models are built from the
+ * fallback positions and the filters from the int128 ones, so every
+ * add/lookup cross-checks the two; ref_positions() below checks both against
+ * a direct __int128 formula. */
 #ifdef __SIZEOF_INT128__
 #define FUZZ_HAVE_INT128 1
 #undef __SIZEOF_INT128__
@@ -31,14 +37,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf_a2.h"
 #include "bf_batch.h"
 #include "bf_bits.h"
 #include "bf_blocked.h"
 #include "bf_bloom.h"
 #include "bf_buckets.h"
 #include "bf_continuous.h"
+#include "bf_counting.h"
 #include "bf_hash.h"
 #include "bf_probe.h"
+#include "bf_stable.h"
 
 #ifndef FUZZ_HAVE_INT128
 #error "the harness's reference probe positions need unsigned __int128"
@@ -87,6 +96,7 @@ typedef struct {
     unsigned reinits;
     unsigned sizings;     /* blocked-filter sizings (milliseconds each): one per input */
     unsigned rates;       /* blocked-filter rate spot checks, see MAX_RATES */
+    uint64_t add_budget;  /* probes of repeated adds, see ADD_BUDGET */
 } reader;
 
 /* Whether a mid-program scan costing `cost` may run (and pay for it). */
@@ -1416,6 +1426,1074 @@ static void check_prefetching_batches(void)
     check_prefetching_continuous(7, BF_HASH_FNV1A);
 }
 
+/* ------------------------------------------- run of buckets (decrement) */
+
+/* bf_buckets_decrement_run on the bucket field of the header: a run from any
+ * start, of any length 0..count, either within the field (flag bit 0 clear:
+ * start 0..count, at most to the end) or wrapping at the end as the stable
+ * filter calls it (two runs). The model takes 1 from each non-zero bucket. */
+MODEL static void buckets_model_dec_run(buckets_state *s, uint64_t first, uint64_t n)
+{
+    for (uint64_t i = first; i < first + n; i++)
+        if (s->model[i]) buckets_store(s, i, s->model[i] - 1);
+}
+
+/* The buckets of [first - 3, first + n + 3): the run and its neighbours. */
+static void buckets_check_span(const buckets_state *s, uint64_t first, uint64_t n)
+{
+    uint64_t from = first >= 3 ? first - 3 : 0, to = first + n + 3;
+    for (uint64_t j = from; j < s->f.count && j < to; j++) CHECK(bf_buckets_get(&s->f, j) == s->model[j]);
+}
+
+static void buckets_dec_run_op(buckets_state *s, reader *r)
+{
+    uint64_t first = rd_u16(r), n = rd_u16(r);
+    uint8_t flags = rd_u8(r);
+    if (!s->f.data) return;
+    uint64_t count = s->f.count;
+    if (flags & 1) { /* wrapping, as bf_stable_add */
+        first %= count;
+        n %= count + 1;
+        uint64_t to_end = count - first;
+        if (n <= to_end) {
+            bf_buckets_decrement_run(&s->f, first, n);
+            buckets_model_dec_run(s, first, n);
+            buckets_check_span(s, first, n);
+        } else {
+            bf_buckets_decrement_run(&s->f, first, to_end);
+            bf_buckets_decrement_run(&s->f, 0, n - to_end);
+            buckets_model_dec_run(s, first, to_end);
+            buckets_model_dec_run(s, 0, n - to_end);
+            buckets_check_span(s, first, to_end);
+            buckets_check_span(s, 0, n - to_end);
+        }
+    } else {
+        first %= count + 1;          /* first == count: an empty run at the end */
+        n %= count - first + 1;
+        bf_buckets_decrement_run(&s->f, first, n);
+        buckets_model_dec_run(s, first, n);
+        buckets_check_span(s, first, n);
+    }
+    CHECK(bf_buckets_count_nonzero(&s->f) == s->nonzero);
+    if (may_scan(r, s->f.count * s->f.width)) buckets_check_image(s->f.data, &s->f, s->model);
+}
+
+/* ------------------------------------------------ filters of counters */
+
+/* The five structures below (counting, spectral, bitwise, stable, A2) hash
+ * keys with MurmurHash3 only and place them with bf_positions (checked by
+ * positions() above). Their models keep cells as plain uint32s. */
+
+#define CELLS_MAX_M 1024     /* counting, spectral (each of the two), stable */
+#define BITWISE_MAX_M 512
+#define BITWISE_K_MAX 32     /* larger k is the counting and spectral filters' */
+#define BITWISE_MAX_LEVELS 16 /* 6 levels take 2^32 adds of a key; more is a bug */
+#define A2_MAX_BITS 2048     /* per half */
+#define A2_MAX_CAPACITY 48
+#define MAX_REPEAT 16        /* adds per counting/spectral add op */
+#define BITWISE_MAX_REPEAT 1024
+/* Repeated adds (past the first of each op) cost up to this many probes per
+ * input, over all structures (a bitwise add costs k per level it may scan):
+ * enough to fill a bitwise filter's first five levels at k = 1 (65,809 adds,
+ * about 380,000), while each input stays within some 50 ms. */
+#define ADD_BUDGET (1u << 19)
+
+/* Whether `cost` more probes of repeated adds may run (and pay for them). */
+static int may_add(reader *r, uint64_t cost)
+{
+    if (cost > r->add_budget) return 0;
+    r->add_budget -= cost;
+    return 1;
+}
+
+static uint64_t ref_splitmix64(uint64_t *state)
+{
+    /* Steele, Lea and Flood's SplitMix64 as in Vigna's splitmix64.c. */
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* bf_key_hash_salted, from bf_counting.h's description and checked against
+ * it: each half through fmix64, the salt (times the golden ratio for h1)
+ * mixed in. */
+static bf_key_hash salted(bf_key_hash h, uint64_t salt)
+{
+    bf_key_hash got = bf_key_hash_salted(h, salt), want;
+    want.h1 = ref_fmix64(h.h1 ^ (salt * 0x9e3779b97f4a7c15ULL));
+    want.h2 = ref_fmix64(h.h2 + salt);
+    CHECK(got.h1 == want.h1 && got.h2 == want.h2);
+    return got;
+}
+
+/* Published SplitMix64 outputs (seed 1234567), bf_bitwise_level_width on
+ * every level, and a salted hash: once per input, they cost nothing. */
+static void check_counter_vectors(void)
+{
+    static const uint64_t want[3] = {6457827717110365317ULL, 3203168211198807973ULL, 9817491932198370423ULL};
+    uint64_t a = 1234567, b = 1234567;
+    for (int i = 0; i < 3; i++) {
+        CHECK(ref_splitmix64(&a) == want[i]);
+        CHECK(bf_splitmix64(&b) == want[i]);
+    }
+    CHECK(a == b);
+    for (unsigned w = 1; w <= BF_BUCKET_WIDTH_MAX; w++)
+        for (size_t l = 0; l < 70; l++) {
+            uint64_t v = (uint64_t)w << (l < 40 ? l : 40);
+            CHECK(bf_bitwise_level_width(w, l) == (v > 32 ? 32 : v));
+        }
+    CHECK(bf_bitwise_level_width(32, (size_t)-1) == 32);
+    bf_key_hash h = {0x0123456789abcdefULL, 0xfedcba9876543210ULL};
+    salted(h, 0);
+    salted(h, UINT64_MAX);
+}
+
+static uint32_t width_max(unsigned width)
+{
+    return width >= 32 ? 0xffffffffU : (uint32_t)((1ULL << width) - 1);
+}
+
+/* The model of bf_cells_*: pos[0..k) in order, a probe repeating a cell
+ * sees what the earlier one left. */
+MODEL static uint32_t mcells_min(const uint32_t *c, const uint64_t *pos, uint32_t k, uint32_t max)
+{
+    uint32_t min = max;
+    for (uint32_t i = 0; i < k; i++)
+        if (c[pos[i]] < min) min = c[pos[i]];
+    return min;
+}
+
+/* Adds `by` to each cell, stopping at max; returns the cells that got there. */
+MODEL static uint64_t mcells_add(uint32_t *c, const uint64_t *pos, uint32_t k, uint32_t by, uint32_t max)
+{
+    uint64_t reached = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t v = c[pos[i]];
+        if (v == max || by == 0) continue;
+        uint64_t sum = (uint64_t)v + by;
+        c[pos[i]] = sum >= max ? max : (uint32_t)sum;
+        reached += c[pos[i]] == max;
+    }
+    return reached;
+}
+
+/* Takes 1 from each cell that is neither 0 nor saturated. */
+MODEL static void mcells_remove(uint32_t *c, const uint64_t *pos, uint32_t k, uint32_t max)
+{
+    for (uint32_t i = 0; i < k; i++)
+        if (c[pos[i]] > 0 && c[pos[i]] < max) c[pos[i]]--;
+}
+
+/* Whether two different cells (positions) hold the minimum. */
+MODEL static int mcells_recurring(const uint32_t *c, const uint64_t *pos, uint32_t k, uint32_t max)
+{
+    uint32_t min = mcells_min(c, pos, k, max);
+    uint64_t seen = UINT64_MAX;
+    for (uint32_t i = 0; i < k; i++) {
+        if (c[pos[i]] != min) continue;
+        if (seen == UINT64_MAX) seen = pos[i];
+        else if (pos[i] != seen) return 1;
+    }
+    return 0;
+}
+
+MODEL static uint64_t mcells_nonzero(const uint32_t *c, uint64_t m)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < m; i++) n += c[i] != 0;
+    return n;
+}
+
+MODEL static uint64_t mcells_saturated(const uint32_t *c, uint64_t m, uint32_t max)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < m; i++) n += c[i] == max;
+    return n;
+}
+
+/* The cells at pos[0..k) of a field equal the model's. */
+static void cells_check_at(const bf_buckets *b, const uint32_t *model, const uint64_t *pos, uint32_t k)
+{
+    for (uint32_t i = 0; i < k; i++) CHECK(bf_buckets_get(b, pos[i]) == model[pos[i]]);
+}
+
+/* A field's every cell and its whole byte image against the model. */
+MODEL static void cells_check_all(const bf_buckets *b, const uint32_t *model)
+{
+    for (uint64_t i = 0; i < b->count; i++) CHECK(bf_buckets_get(b, i) == model[i]);
+    CHECK(bf_buckets_count_nonzero(b) == mcells_nonzero(model, b->count));
+    buckets_check_image(b->data, b, model);
+}
+
+/* The distinct keys (by their bytes) a structure was given, with what the
+ * lower-bound checks need to know of each. */
+typedef struct {
+    key_ref key;
+    bf_key_hash h;       /* under the structure's seed */
+    uint64_t n;          /* true count: adds less deletes while it had any */
+    uint64_t sc;         /* RM: what it put into the secondary cells, less what it took */
+    uint64_t last;       /* stable: adds so far at its last add; A2: swaps so far at it */
+    uint8_t unreliable;  /* RM: it entered the secondary through a false positive */
+} tally_entry;
+
+typedef struct {
+    tally_entry *items;
+    size_t len, cap;
+} tally;
+
+static void tally_free(tally *t)
+{
+    free(t->items);
+    memset(t, 0, sizeof *t);
+}
+
+/* Index of the key, or -1. */
+MODEL static long tally_find(const tally *t, const reader *r, key_ref k, bf_key_hash h)
+{
+    for (size_t i = 0; i < t->len; i++) {
+        const tally_entry *e = &t->items[i];
+        if (e->h.h1 == h.h1 && e->h.h2 == h.h2 && e->key.len == k.len &&
+            (k.len == 0 || memcmp(key_ptr(r, e->key), key_ptr(r, k), k.len) == 0))
+            return (long)i;
+    }
+    return -1;
+}
+
+/* The key's entry, made (all zero) when it is new. */
+MODEL static tally_entry *tally_get(tally *t, const reader *r, key_ref k, bf_key_hash h)
+{
+    long i = tally_find(t, r, k, h);
+    if (i >= 0) return &t->items[i];
+    if (t->len == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 32;
+        tally_entry *p = realloc(t->items, cap * sizeof *p);
+        CHECK(p != NULL);
+        t->items = p;
+        t->cap = cap;
+    }
+    tally_entry *e = &t->items[t->len++];
+    memset(e, 0, sizeof *e);
+    e->key = k;
+    e->h = h;
+    return e;
+}
+
+/* Keys for the structures below: hashed (and checked) under their seed. */
+static bf_key_hash mm_hash(const reader *r, key_ref k, uint32_t seed)
+{
+    return key_hash(key_ptr(r, k), k.len, seed, BF_HASH_MURMUR3);
+}
+
+/* ------------------------------------------------------- counting filter */
+
+/* Model: a uint32 per cell, saturating at 2^w - 1, and a saturated cell is
+ * never decremented. While every delete was of a key with a true count above
+ * 0 (honest), a key's count is at least min(true count, 2^w - 1). */
+typedef struct {
+    bf_counting f;
+    uint32_t *model;
+    uint64_t count;     /* adds less successful deletes (never below 0) */
+    uint64_t saturated; /* cells that reached the maximum */
+    int tainted;        /* a delete of a key with true count 0 was found: others may undercount */
+    tally keys;
+} counting_state;
+
+static void counting_free(counting_state *s)
+{
+    free(s->f.cells.data);
+    free(s->model);
+    tally_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+static void counting_init(counting_state *s, reader *r)
+{
+    counting_free(s);
+    uint64_t m = 1 + rd_u16(r) % CELLS_MAX_M;
+    unsigned width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    uint32_t seed = rd_u32(r);
+    size_t nbytes = bf_buckets_nbytes(m, width);
+    CHECK(nbytes != 0);
+    s->f.cells.data = calloc(nbytes, 1);
+    s->model = calloc((size_t)m, sizeof *s->model);
+    CHECK(s->f.cells.data && s->model);
+    bf_buckets_init(&s->f.cells, m, width);
+    CHECK(s->f.cells.max == width_max(width));
+    s->f.k = k;
+    s->f.seed = seed;
+}
+
+/* count and include? of one key, exactly the model's; the lower bound for a
+ * key given before. */
+static uint32_t counting_lookup(const counting_state *s, const reader *r, key_ref k, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    positions(h, BF_HASH_MURMUR3, s->f.k, s->f.cells.count, pos);
+    uint32_t max = s->f.cells.max, want = mcells_min(s->model, pos, s->f.k, max);
+    CHECK(bf_counting_count(&s->f, h) == want);
+    long i = tally_find(&s->keys, r, k, h);
+    if (i >= 0 && !s->tainted) {
+        uint64_t n = s->keys.items[i].n;
+        CHECK(want >= (n < max ? n : max));
+    }
+    return want;
+}
+
+static void counting_check_counts(const counting_state *s)
+{
+    CHECK(s->f.count == s->count && s->f.saturated == s->saturated);
+}
+
+MODEL static void counting_check_all(const counting_state *s, const reader *r)
+{
+    if (!s->f.cells.data) return;
+    counting_check_counts(s);
+    CHECK(s->saturated == mcells_saturated(s->model, s->f.cells.count, s->f.cells.max));
+    for (size_t i = 0; i < s->keys.len; i++) counting_lookup(s, r, s->keys.items[i].key, s->keys.items[i].h);
+    cells_check_all(&s->f.cells, s->model);
+}
+
+/* Delete a key: 0 and nothing changes exactly when its count is 0. */
+static void counting_remove(counting_state *s, const reader *r, key_ref k, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    positions(h, BF_HASH_MURMUR3, s->f.k, s->f.cells.count, pos);
+    uint32_t max = s->f.cells.max, min = mcells_min(s->model, pos, s->f.k, max);
+    int got = bf_counting_remove(&s->f, h);
+    CHECK(got == (min > 0));
+    if (got) {
+        long i = tally_find(&s->keys, r, k, h);
+        if (i >= 0 && s->keys.items[i].n > 0) s->keys.items[i].n--;
+        else s->tainted = 1; /* a false positive deleted: it took from other keys */
+        mcells_remove(s->model, pos, s->f.k, max);
+        if (s->count) s->count--;
+    }
+    cells_check_at(&s->f.cells, s->model, pos, s->f.k);
+    counting_check_counts(s);
+    counting_lookup(s, r, k, h);
+}
+
+static void counting_op(counting_state *s, unsigned op, reader *r)
+{
+    switch (op) {
+    case 0: { /* add, 1..MAX_REPEAT times */
+        key_ref k = rd_key(r);
+        unsigned times = 1 + rd_u8(r) % MAX_REPEAT;
+        if (!s->f.cells.data) return;
+        uint64_t pos[BF_K_MAX];
+        bf_key_hash h = mm_hash(r, k, s->f.seed);
+        positions(h, BF_HASH_MURMUR3, s->f.k, s->f.cells.count, pos);
+        tally_entry *e = tally_get(&s->keys, r, k, h);
+        for (unsigned t = 0; t < times; t++) {
+            if (t > 0 && !may_add(r, s->f.k)) break;
+            bf_counting_add(&s->f, h);
+            s->saturated += mcells_add(s->model, pos, s->f.k, 1, s->f.cells.max);
+            s->count++;
+            e->n++;
+        }
+        cells_check_at(&s->f.cells, s->model, pos, s->f.k);
+        counting_check_counts(s);
+        CHECK(counting_lookup(s, r, k, h) > 0);
+        break;
+    }
+    case 1: { /* delete any key */
+        key_ref k = rd_key(r);
+        if (!s->f.cells.data) return;
+        counting_remove(s, r, k, mm_hash(r, k, s->f.seed));
+        break;
+    }
+    case 2: { /* delete a key given before */
+        uint8_t which = rd_u8(r);
+        if (!s->f.cells.data || s->keys.len == 0) return;
+        tally_entry e = s->keys.items[which % s->keys.len];
+        counting_remove(s, r, e.key, e.h);
+        break;
+    }
+    case 3: { /* count any key */
+        key_ref k = rd_key(r);
+        if (!s->f.cells.data) return;
+        counting_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+        break;
+    }
+    default: /* everything, while the scan budget lasts */
+        if (!s->f.cells.data) return;
+        counting_check_counts(s);
+        CHECK(bf_buckets_count_nonzero(&s->f.cells) == mcells_nonzero(s->model, s->f.cells.count));
+        if (may_scan(r, s->f.cells.count * s->f.cells.width + (uint64_t)s->keys.len * s->f.k * 8))
+            counting_check_all(s, r);
+        break;
+    }
+}
+
+/* ------------------------------------------------------- spectral filter */
+
+/* Model: the cells exactly as bf_counting.c defines MI and RM, RM with its
+ * documented deviation (a key already in the secondary goes up there on
+ * every add, recurring or not). Lower bounds: MI's count is never below
+ * min(true count, max). RM's holds while every delete was honest in both
+ * filters, for keys that entered the secondary with their primary minimum
+ * (not through another key's cells) or that the primary answers for.
+ * Honest in the secondary means the deleted key had put counts there: a
+ * delete of a key that was added but never entered the secondary still
+ * takes 1 from the secondary cells it finds above 0, which are other keys'
+ * counts, and those keys may then count below their adds (m = 4,
+ * secondary_m = 2, width 4, k = 2, seed 0: add "key0", add "key8" twice,
+ * delete "key0": count("key8") is 1). So such a delete (staint) ends RM's
+ * lower-bound checks for the rest of the input. */
+#define RM_SALT 1 /* bf_counting.c's SECONDARY_SALT */
+
+typedef struct {
+    bf_spectral f;
+    uint32_t *pmodel, *smodel; /* smodel: RM only */
+    uint64_t pcount, psat, scount, ssat;
+    int ptaint, staint;  /* a false positive deleted from the primary / the secondary */
+    tally keys;
+} spectral_state;
+
+static void spectral_free(spectral_state *s)
+{
+    free(s->f.primary.cells.data);
+    free(s->f.secondary.cells.data);
+    free(s->pmodel);
+    free(s->smodel);
+    tally_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+static void spectral_init(spectral_state *s, reader *r)
+{
+    spectral_free(s);
+    uint64_t m = 1 + rd_u16(r) % CELLS_MAX_M;
+    uint64_t m2 = 1 + rd_u16(r) % CELLS_MAX_M;
+    unsigned width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    uint8_t flags = rd_u8(r);
+    uint32_t seed = rd_u32(r);
+    /* As the binding: both filters share width, k and seed; MI has no
+     * secondary cells (NULL data, count 0). Separate blocks here, so that
+     * ASan sees an overrun of either. */
+    bf_counting *p = &s->f.primary, *q = &s->f.secondary;
+    p->cells.data = calloc(bf_buckets_nbytes(m, width), 1);
+    s->pmodel = calloc((size_t)m, sizeof *s->pmodel);
+    CHECK(p->cells.data && s->pmodel);
+    bf_buckets_init(&p->cells, m, width);
+    p->k = q->k = k;
+    p->seed = q->seed = seed;
+    s->f.algorithm = (flags & 1) ? BF_SPECTRAL_RM : BF_SPECTRAL_MI;
+    if (s->f.algorithm == BF_SPECTRAL_RM) {
+        q->cells.data = calloc(bf_buckets_nbytes(m2, width), 1);
+        s->smodel = calloc((size_t)m2, sizeof *s->smodel);
+        CHECK(q->cells.data && s->smodel);
+        bf_buckets_init(&q->cells, m2, width);
+    } else {
+        bf_buckets_init(&q->cells, 0, width);
+    }
+}
+
+static int spectral_rm(const spectral_state *s)
+{
+    return s->f.algorithm == BF_SPECTRAL_RM;
+}
+
+/* A key's primary and (RM) secondary cells. */
+static void spectral_positions(const spectral_state *s, bf_key_hash h, uint64_t *pos, uint64_t *spos)
+{
+    positions(h, BF_HASH_MURMUR3, s->f.primary.k, s->f.primary.cells.count, pos);
+    if (spectral_rm(s)) positions(salted(h, RM_SALT), BF_HASH_MURMUR3, s->f.secondary.k, s->f.secondary.cells.count, spos);
+}
+
+/* One add on the model. */
+MODEL static void spectral_model_add(spectral_state *s, tally_entry *e, const uint64_t *pos, const uint64_t *spos)
+{
+    uint32_t k = s->f.primary.k, max = s->f.primary.cells.max;
+    e->n++;
+    s->pcount++;
+    if (!spectral_rm(s)) { /* minimum increase: each cell holding the minimum, once */
+        uint32_t min = mcells_min(s->pmodel, pos, k, max);
+        if (min == max) return;
+        for (uint32_t i = 0; i < k; i++) {
+            if (s->pmodel[pos[i]] != min) continue;
+            s->pmodel[pos[i]] = min + 1;
+            s->psat += min + 1 == max;
+        }
+        return;
+    }
+    s->psat += mcells_add(s->pmodel, pos, k, 1, max);
+    int recurring = mcells_recurring(s->pmodel, pos, k, max);
+    uint32_t in_secondary = mcells_min(s->smodel, spos, k, max);
+    /* What the key put into its secondary cells is all still there (or
+     * saturated) unless a false positive took from them. */
+    if (e->sc > 0 && !s->staint) CHECK(in_secondary > 0);
+    if (recurring && !in_secondary) return;
+    if (in_secondary && e->sc == 0) e->unreliable = 1;
+    uint32_t by = in_secondary ? 1 : mcells_min(s->pmodel, pos, k, max);
+    s->ssat += mcells_add(s->smodel, spos, k, by, max);
+    s->scount++;
+    e->sc += by;
+}
+
+/* count and include? of one key, exactly the model's; the lower bound. */
+static uint32_t spectral_lookup(const spectral_state *s, const reader *r, key_ref k, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
+    spectral_positions(s, h, pos, spos);
+    uint32_t kk = s->f.primary.k, max = s->f.primary.cells.max;
+    uint32_t min = mcells_min(s->pmodel, pos, kk, max), want = min;
+    if (spectral_rm(s) && min > 0 && !mcells_recurring(s->pmodel, pos, kk, max)) {
+        uint32_t second = mcells_min(s->smodel, spos, kk, max);
+        if (second > 0 && second < min) want = second;
+    }
+    CHECK(bf_spectral_count(&s->f, h) == want);
+    CHECK(bf_spectral_contains(&s->f, h) == (min > 0));
+    long i = tally_find(&s->keys, r, k, h);
+    if (i >= 0 && !s->ptaint) {
+        const tally_entry *e = &s->keys.items[i];
+        uint64_t bound = e->n < max ? e->n : max;
+        if (e->n > 0) CHECK(min > 0);
+        if (!spectral_rm(s) || (!s->staint && !e->unreliable && (e->sc > 0 || want == min))) CHECK(want >= bound);
+    }
+    return want;
+}
+
+static void spectral_check_counts(const spectral_state *s)
+{
+    CHECK(s->f.primary.count == s->pcount && s->f.primary.saturated == s->psat);
+    CHECK(s->f.secondary.count == s->scount && s->f.secondary.saturated == s->ssat);
+}
+
+MODEL static void spectral_check_all(const spectral_state *s, const reader *r)
+{
+    if (!s->f.primary.cells.data) return;
+    spectral_check_counts(s);
+    uint32_t max = s->f.primary.cells.max;
+    CHECK(s->psat == mcells_saturated(s->pmodel, s->f.primary.cells.count, max));
+    for (size_t i = 0; i < s->keys.len; i++) spectral_lookup(s, r, s->keys.items[i].key, s->keys.items[i].h);
+    cells_check_all(&s->f.primary.cells, s->pmodel);
+    if (spectral_rm(s)) {
+        CHECK(s->ssat == mcells_saturated(s->smodel, s->f.secondary.cells.count, max));
+        cells_check_all(&s->f.secondary.cells, s->smodel);
+    } else {
+        CHECK(s->f.secondary.cells.data == NULL && s->scount == 0);
+    }
+}
+
+static void spectral_remove(spectral_state *s, const reader *r, key_ref k, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
+    spectral_positions(s, h, pos, spos);
+    uint32_t kk = s->f.primary.k, max = s->f.primary.cells.max;
+    int got = bf_spectral_remove(&s->f, h);
+    if (!spectral_rm(s)) {
+        CHECK(got == 0); /* MI cannot delete: nothing changes */
+    } else {
+        CHECK(got == (mcells_min(s->pmodel, pos, kk, max) > 0));
+        if (got) {
+            long i = tally_find(&s->keys, r, k, h);
+            tally_entry *e = i >= 0 ? &s->keys.items[i] : NULL;
+            if (e && e->n > 0) e->n--;
+            else s->ptaint = 1;
+            mcells_remove(s->pmodel, pos, kk, max);
+            if (s->pcount) s->pcount--;
+            if (mcells_min(s->smodel, spos, kk, max) > 0) {
+                if (e && e->sc > 0) e->sc--;
+                else s->staint = 1;
+                mcells_remove(s->smodel, spos, kk, max);
+                if (s->scount) s->scount--;
+            }
+        }
+        cells_check_at(&s->f.secondary.cells, s->smodel, spos, kk);
+    }
+    cells_check_at(&s->f.primary.cells, s->pmodel, pos, kk);
+    spectral_check_counts(s);
+    spectral_lookup(s, r, k, h);
+}
+
+static void spectral_op(spectral_state *s, unsigned op, reader *r)
+{
+    switch (op) {
+    case 0: { /* add, 1..MAX_REPEAT times */
+        key_ref k = rd_key(r);
+        unsigned times = 1 + rd_u8(r) % MAX_REPEAT;
+        if (!s->f.primary.cells.data) return;
+        uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
+        bf_key_hash h = mm_hash(r, k, s->f.primary.seed);
+        spectral_positions(s, h, pos, spos);
+        tally_entry *e = tally_get(&s->keys, r, k, h);
+        for (unsigned t = 0; t < times; t++) {
+            if (t > 0 && !may_add(r, 2 * s->f.primary.k)) break;
+            bf_spectral_add(&s->f, h);
+            spectral_model_add(s, e, pos, spos);
+        }
+        cells_check_at(&s->f.primary.cells, s->pmodel, pos, s->f.primary.k);
+        if (spectral_rm(s)) cells_check_at(&s->f.secondary.cells, s->smodel, spos, s->f.secondary.k);
+        spectral_check_counts(s);
+        spectral_lookup(s, r, k, h);
+        CHECK(bf_spectral_contains(&s->f, h));
+        break;
+    }
+    case 1: { /* delete any key */
+        key_ref k = rd_key(r);
+        if (!s->f.primary.cells.data) return;
+        spectral_remove(s, r, k, mm_hash(r, k, s->f.primary.seed));
+        break;
+    }
+    case 2: { /* delete a key given before */
+        uint8_t which = rd_u8(r);
+        if (!s->f.primary.cells.data || s->keys.len == 0) return;
+        tally_entry e = s->keys.items[which % s->keys.len];
+        spectral_remove(s, r, e.key, e.h);
+        break;
+    }
+    case 3: { /* count any key */
+        key_ref k = rd_key(r);
+        if (!s->f.primary.cells.data) return;
+        spectral_lookup(s, r, k, mm_hash(r, k, s->f.primary.seed));
+        break;
+    }
+    default:
+        if (!s->f.primary.cells.data) return;
+        spectral_check_counts(s);
+        if (may_scan(r, (s->f.primary.cells.count + s->f.secondary.cells.count) * s->f.primary.cells.width +
+                            (uint64_t)s->keys.len * s->f.primary.k * 16))
+            spectral_check_all(s, r);
+        break;
+    }
+}
+
+/* ------------------------------------------------------- bitwise filter */
+
+/* Model: a uint32 array per level, level l's cells min(32, width * 2^l)
+ * bits; an add lands on the first level where one of the key's cells is
+ * below the maximum, and when there is none the harness appends a level as
+ * the binding does (add_level in bitwise_bloom_filter.c). A key's count is
+ * never below its number of adds. */
+typedef struct {
+    bf_bitwise f;
+    uint32_t *model[BITWISE_MAX_LEVELS];
+    size_t nlevels;
+    uint64_t count;
+    tally keys;
+} bitwise_state;
+
+MODEL static unsigned model_level_width(unsigned width, size_t level)
+{
+    uint64_t w = width;
+    for (size_t l = 0; l < level && w < 32; l++) w *= 2;
+    return w > 32 ? 32 : (unsigned)w;
+}
+
+static void bitwise_free(bitwise_state *s)
+{
+    for (size_t i = 0; i < s->f.nlevels; i++) free(s->f.levels[i].data);
+    free(s->f.levels);
+    for (size_t i = 0; i < BITWISE_MAX_LEVELS; i++) free(s->model[i]);
+    tally_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+/* The binding's add_level: level nlevels, zeroed, of bf_bitwise_level_width. */
+static void bitwise_add_level(bitwise_state *s)
+{
+    bf_bitwise *f = &s->f;
+    CHECK(f->nlevels == s->nlevels && s->nlevels < BITWISE_MAX_LEVELS);
+    unsigned width = bf_bitwise_level_width(f->width, f->nlevels);
+    CHECK(width == model_level_width(f->width, f->nlevels));
+    size_t nbytes = bf_buckets_nbytes(f->m, width);
+    CHECK(nbytes != 0);
+    bf_buckets *levels = realloc(f->levels, (f->nlevels + 1) * sizeof *levels);
+    CHECK(levels != NULL);
+    f->levels = levels;
+    bf_buckets *level = &f->levels[f->nlevels];
+    level->data = calloc(nbytes, 1);
+    CHECK(level->data != NULL);
+    bf_buckets_init(level, f->m, width);
+    f->nlevels++;
+    s->model[s->nlevels] = calloc((size_t)f->m, sizeof(uint32_t));
+    CHECK(s->model[s->nlevels] != NULL);
+    s->nlevels++;
+}
+
+static void bitwise_init(bitwise_state *s, reader *r)
+{
+    bitwise_free(s);
+    s->f.m = 1 + rd_u16(r) % BITWISE_MAX_M;
+    s->f.width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
+    s->f.k = 1 + rd_u8(r) % BITWISE_K_MAX;
+    s->f.seed = rd_u32(r);
+    bitwise_add_level(s);
+}
+
+/* A key's cells on every level so far (level 0 by its hash, level l by the
+ * hash salted with 1 + l), filled in as needed. */
+typedef struct {
+    uint64_t pos[BITWISE_MAX_LEVELS][BF_K_MAX];
+    size_t have;
+} level_positions;
+
+MODEL static const uint64_t *bitwise_pos(const bitwise_state *s, bf_key_hash h, level_positions *lp, size_t level)
+{
+    while (lp->have <= level) {
+        size_t l = lp->have++;
+        positions(l ? salted(h, RM_SALT + l) : h, BF_HASH_MURMUR3, s->f.k, s->f.m, lp->pos[l]);
+    }
+    return lp->pos[level];
+}
+
+MODEL static uint32_t level_max(const bitwise_state *s, size_t level)
+{
+    return width_max(model_level_width(s->f.width, level));
+}
+
+MODEL static size_t bitwise_model_target(const bitwise_state *s, bf_key_hash h, level_positions *lp)
+{
+    for (size_t l = 0; l < s->nlevels; l++)
+        if (mcells_min(s->model[l], bitwise_pos(s, h, lp, l), s->f.k, level_max(s, l)) < level_max(s, l)) return l;
+    return s->nlevels;
+}
+
+static uint64_t bitwise_lookup(const bitwise_state *s, const reader *r, key_ref k, bf_key_hash h)
+{
+    level_positions lp;
+    lp.have = 0;
+    uint64_t want = 0;
+    for (size_t l = 0; l < s->nlevels; l++) {
+        uint32_t max = level_max(s, l), min = mcells_min(s->model[l], bitwise_pos(s, h, &lp, l), s->f.k, max);
+        want += min;
+        if (min < max) break;
+    }
+    CHECK(bf_bitwise_count(&s->f, h) == want);
+    long i = tally_find(&s->keys, r, k, h);
+    if (i >= 0) CHECK(want >= s->keys.items[i].n);
+    return want;
+}
+
+static void bitwise_check_counts(const bitwise_state *s)
+{
+    CHECK(s->f.count == s->count && s->f.nlevels == s->nlevels);
+    for (size_t l = 0; l < s->nlevels; l++) {
+        const bf_buckets *b = &s->f.levels[l];
+        CHECK(b->count == s->f.m && b->width == model_level_width(s->f.width, l) && b->max == level_max(s, l));
+    }
+}
+
+MODEL static void bitwise_check_all(const bitwise_state *s, const reader *r)
+{
+    if (!s->f.levels) return;
+    bitwise_check_counts(s);
+    for (size_t i = 0; i < s->keys.len; i++) bitwise_lookup(s, r, s->keys.items[i].key, s->keys.items[i].h);
+    for (size_t l = 0; l < s->nlevels; l++) cells_check_all(&s->f.levels[l], s->model[l]);
+}
+
+/* Adds of one key, each on the level the model picks (a new one appended
+ * as the binding does); returns the level of the last. Model code: the
+ * loop runs up to BITWISE_MAX_REPEAT times. */
+MODEL static size_t bitwise_add_times(bitwise_state *s, reader *r, bf_key_hash h, tally_entry *e, unsigned times,
+                                      level_positions *lp)
+{
+    size_t level = 0;
+    for (unsigned t = 0; t < times; t++) {
+        if (t > 0 && !may_add(r, (uint64_t)s->f.k * (s->nlevels + 1))) break;
+        size_t want = bitwise_model_target(s, h, lp);
+        level = bf_bitwise_target_level(&s->f, h);
+        CHECK(level == want);
+        if (level == s->f.nlevels) bitwise_add_level(s);
+        bf_bitwise_add_at(&s->f, h, level);
+        mcells_add(s->model[level], bitwise_pos(s, h, lp, level), s->f.k, 1, level_max(s, level));
+        s->count++;
+        e->n++;
+    }
+    return level;
+}
+
+static void bitwise_op(bitwise_state *s, unsigned op, reader *r)
+{
+    switch (op) {
+    case 0: { /* add 1..BITWISE_MAX_REPEAT times, mostly few: the low 10 bits
+               * of a u16, shifted right by (its top 6 bits) % 11 */
+        key_ref k = rd_key(r);
+        uint16_t t = rd_u16(r);
+        unsigned times = 1 + ((t % BITWISE_MAX_REPEAT) >> ((t / BITWISE_MAX_REPEAT) % 11));
+        if (!s->f.levels) return;
+        bf_key_hash h = mm_hash(r, k, s->f.seed);
+        tally_entry *e = tally_get(&s->keys, r, k, h);
+        level_positions lp;
+        lp.have = 0;
+        size_t level = bitwise_add_times(s, r, h, e, times, &lp);
+        cells_check_at(&s->f.levels[level], s->model[level], bitwise_pos(s, h, &lp, level), s->f.k);
+        bitwise_check_counts(s);
+        CHECK(bitwise_lookup(s, r, k, h) >= e->n);
+        break;
+    }
+    case 1: { /* count any key */
+        key_ref k = rd_key(r);
+        if (!s->f.levels) return;
+        bitwise_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+        break;
+    }
+    default: {
+        if (!s->f.levels) return;
+        bitwise_check_counts(s);
+        uint64_t cost = (uint64_t)s->keys.len * s->f.k * 8 * s->nlevels;
+        for (size_t l = 0; l < s->nlevels; l++) cost += s->f.m * s->f.levels[l].width;
+        if (may_scan(r, cost)) bitwise_check_all(s, r);
+        break;
+    }
+    }
+}
+
+/* ------------------------------------------------------- stable filter */
+
+/* Model: the cells, and a splitmix64 generator of its own from the same
+ * seed. An add draws one number, takes 1 from the d cells from
+ * floor(x * m / 2^64) on (wrapping at the end), then sets the key's k cells
+ * to the maximum. A cell loses at most 1 per add, so a key added fewer than
+ * 2^w - 1 adds ago is always found. */
+typedef struct {
+    bf_stable f;
+    uint32_t *model;
+    uint64_t random; /* the model's generator */
+    uint64_t adds;
+    tally keys;      /* last: adds so far at the key's last add */
+} stable_state;
+
+static void stable_free(stable_state *s)
+{
+    free(s->f.cells.data);
+    free(s->model);
+    tally_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+static void stable_init(stable_state *s, reader *r)
+{
+    stable_free(s);
+    uint64_t m = 1 + rd_u16(r) % CELLS_MAX_M;
+    unsigned width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    uint64_t d = 1 + rd_u16(r) % m;
+    uint32_t seed = rd_u32(r);
+    uint64_t random = rd_u64(r);
+    s->f.cells.data = calloc(bf_buckets_nbytes(m, width), 1);
+    s->model = calloc((size_t)m, sizeof *s->model);
+    CHECK(s->f.cells.data && s->model);
+    bf_buckets_init(&s->f.cells, m, width);
+    s->f.k = k;
+    s->f.seed = seed;
+    s->f.d = d;
+    s->f.random = s->random = random;
+}
+
+static int stable_lookup(const stable_state *s, const reader *r, key_ref k, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    positions(h, BF_HASH_MURMUR3, s->f.k, s->f.cells.count, pos);
+    int want = mcells_min(s->model, pos, s->f.k, s->f.cells.max) > 0;
+    CHECK(bf_stable_contains(&s->f, h) == want);
+    long i = tally_find(&s->keys, r, k, h);
+    if (i >= 0 && s->adds - s->keys.items[i].last < s->f.cells.max) CHECK(want);
+    return want;
+}
+
+MODEL static void stable_check_all(const stable_state *s, const reader *r)
+{
+    if (!s->f.cells.data) return;
+    CHECK(s->f.count == s->adds && s->f.random == s->random);
+    for (size_t i = 0; i < s->keys.len; i++) stable_lookup(s, r, s->keys.items[i].key, s->keys.items[i].h);
+    cells_check_all(&s->f.cells, s->model);
+}
+
+static void stable_op(stable_state *s, unsigned op, reader *r)
+{
+    switch (op) {
+    case 0: { /* add */
+        key_ref k = rd_key(r);
+        if (!s->f.cells.data) return;
+        uint64_t pos[BF_K_MAX], m = s->f.cells.count, d = s->f.d;
+        uint32_t max = s->f.cells.max;
+        bf_key_hash h = mm_hash(r, k, s->f.seed);
+        positions(h, BF_HASH_MURMUR3, s->f.k, m, pos);
+        uint64_t start = (uint64_t)(((fuzz_u128)ref_splitmix64(&s->random) * m) >> 64);
+        bf_stable_add(&s->f, h);
+        for (uint64_t j = 0; j < d; j++) {
+            uint64_t i = (start + j) % m;
+            if (s->model[i]) s->model[i]--;
+        }
+        for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = max;
+        s->adds++;
+        tally_get(&s->keys, r, k, h)->last = s->adds;
+        CHECK(s->f.random == s->random && s->f.count == s->adds);
+        /* The run and a cell either side, then the key's cells. */
+        uint64_t span = d + 2 < m ? d + 2 : m;
+        for (uint64_t j = 0; j < span; j++) {
+            uint64_t i = (start + m - 1 + j) % m;
+            CHECK(bf_buckets_get(&s->f.cells, i) == s->model[i]);
+        }
+        cells_check_at(&s->f.cells, s->model, pos, s->f.k);
+        CHECK(stable_lookup(s, r, k, h));
+        break;
+    }
+    case 1: { /* contains any key */
+        key_ref k = rd_key(r);
+        if (!s->f.cells.data) return;
+        stable_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+        break;
+    }
+    default:
+        if (!s->f.cells.data) return;
+        CHECK(s->f.count == s->adds && s->f.random == s->random);
+        CHECK(bf_buckets_count_nonzero(&s->f.cells) == mcells_nonzero(s->model, s->f.cells.count));
+        if (may_scan(r, s->f.cells.count * s->f.cells.width + (uint64_t)s->keys.len * s->f.k * 8))
+            stable_check_all(s, r);
+        break;
+    }
+}
+
+/* ----------------------------------------------------------- A2 filter */
+
+/* Model: two halves, a byte per bit. An add of a key not in the active half
+ * first swaps when the active half holds `capacity` keys (the other half is
+ * cleared and becomes the active one), then sets the key's bits there. A key
+ * added since the last swap or in the epoch before is always found. */
+typedef struct {
+    bf_a2 f;
+    uint8_t *model[2];
+    unsigned active;
+    uint64_t in_active, count, swaps;
+    tally keys; /* last: swaps so far at the key's last add */
+} a2_state;
+
+static void a2_free(a2_state *s)
+{
+    for (int i = 0; i < 2; i++) {
+        free(s->f.halves[i].data);
+        free(s->model[i]);
+    }
+    tally_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+static void a2_init(a2_state *s, reader *r)
+{
+    a2_free(s);
+    uint64_t nbits = 1 + rd_u16(r) % A2_MAX_BITS;
+    uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
+    uint64_t capacity = 1 + rd_u8(r) % A2_MAX_CAPACITY;
+    uint32_t seed = rd_u32(r);
+    /* The binding has both halves in one block; apart here, so that ASan
+     * sees an overrun of the first. */
+    for (int i = 0; i < 2; i++) {
+        s->f.halves[i].data = calloc(bf_bits_nbytes(nbits), 1);
+        s->f.halves[i].nbits = nbits;
+        s->model[i] = calloc((size_t)nbits, 1);
+        CHECK(s->f.halves[i].data && s->model[i]);
+    }
+    s->f.k = k;
+    s->f.seed = seed;
+    s->f.capacity = capacity;
+}
+
+MODEL static int a2_model_half(const a2_state *s, unsigned half, const uint64_t *pos)
+{
+    for (uint32_t i = 0; i < s->f.k; i++)
+        if (!s->model[half][pos[i]]) return 0;
+    return 1;
+}
+
+static void a2_check_counts(const a2_state *s)
+{
+    CHECK(s->f.active == s->active && s->f.in_active == s->in_active);
+    CHECK(s->f.count == s->count && s->f.swaps == s->swaps);
+}
+
+/* A half's whole byte image, padding zero. */
+MODEL static void a2_check_half(const a2_state *s, unsigned half)
+{
+    const bf_bits *b = &s->f.halves[half];
+    size_t nbytes = bf_bits_nbytes(b->nbits);
+    uint64_t ones = 0;
+    for (size_t j = 0; j < nbytes; j++) {
+        uint8_t want = 0;
+        for (unsigned bit = 0; bit < 8; bit++) {
+            uint64_t i = (uint64_t)j * 8 + bit;
+            if (i < b->nbits && s->model[half][i]) {
+                want |= (uint8_t)(1u << bit);
+                ones++;
+            }
+        }
+        CHECK(b->data[j] == want);
+    }
+    CHECK(bf_bits_count(b) == ones);
+}
+
+static int a2_lookup(const a2_state *s, const reader *r, key_ref k, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    positions(h, BF_HASH_MURMUR3, s->f.k, s->f.halves[0].nbits, pos);
+    int want = a2_model_half(s, 0, pos) || a2_model_half(s, 1, pos);
+    CHECK(bf_a2_contains(&s->f, h) == want);
+    long i = tally_find(&s->keys, r, k, h);
+    if (i >= 0 && s->swaps - s->keys.items[i].last <= 1) CHECK(want);
+    return want;
+}
+
+MODEL static void a2_check_all(const a2_state *s, const reader *r)
+{
+    if (!s->f.halves[0].data) return;
+    a2_check_counts(s);
+    for (size_t i = 0; i < s->keys.len; i++) a2_lookup(s, r, s->keys.items[i].key, s->keys.items[i].h);
+    a2_check_half(s, 0);
+    a2_check_half(s, 1);
+}
+
+static void a2_op(a2_state *s, unsigned op, reader *r)
+{
+    switch (op) {
+    case 0: { /* add */
+        key_ref k = rd_key(r);
+        if (!s->f.halves[0].data) return;
+        uint64_t pos[BF_K_MAX];
+        bf_key_hash h = mm_hash(r, k, s->f.seed);
+        positions(h, BF_HASH_MURMUR3, s->f.k, s->f.halves[0].nbits, pos);
+        bf_a2_add(&s->f, h);
+        s->count++;
+        int swapped = 0;
+        if (!a2_model_half(s, s->active, pos)) {
+            if (s->in_active >= s->f.capacity) {
+                s->active ^= 1;
+                memset(s->model[s->active], 0, (size_t)s->f.halves[0].nbits);
+                s->in_active = 0;
+                s->swaps++;
+                swapped = 1;
+            }
+            for (uint32_t i = 0; i < s->f.k; i++) s->model[s->active][pos[i]] = 1;
+            s->in_active++;
+        }
+        tally_get(&s->keys, r, k, h)->last = s->swaps;
+        a2_check_counts(s);
+        /* The half just cleared holds this key's bits only. */
+        if (swapped && may_scan(r, s->f.halves[0].nbits)) a2_check_half(s, s->active);
+        for (uint32_t i = 0; i < s->f.k; i++)
+            for (unsigned half = 0; half < 2; half++)
+                CHECK(bf_bits_get(&s->f.halves[half], pos[i]) == s->model[half][pos[i]]);
+        CHECK(a2_lookup(s, r, k, h));
+        break;
+    }
+    case 1: { /* contains any key */
+        key_ref k = rd_key(r);
+        if (!s->f.halves[0].data) return;
+        a2_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+        break;
+    }
+    default:
+        if (!s->f.halves[0].data) return;
+        a2_check_counts(s);
+        if (may_scan(r, 2 * s->f.halves[0].nbits + (uint64_t)s->keys.len * s->f.k * 8)) a2_check_all(s, r);
+        break;
+    }
+}
+
 /* ------------------------------------------------------------------ main */
 
 enum {
@@ -1426,6 +2504,12 @@ enum {
     OP_HASH, OP_POSITIONS, OP_REINIT, OP_NBYTES,
     OP_BLOOM_BATCH, OP_CONT_BATCH, OP_BLOCKED_ADD, OP_BLOCKED_CONTAINS, OP_BLOCKED_BATCH, OP_BLOCKED_SIZE,
     OP_BLOCKED_RECENT, OP_BLOCKED_RATE,
+    OP_BK_DEC_RUN,
+    OP_CNT_ADD, OP_CNT_REMOVE, OP_CNT_REMOVE_KNOWN, OP_CNT_COUNT, OP_CNT_CHECK,
+    OP_SPEC_ADD, OP_SPEC_REMOVE, OP_SPEC_REMOVE_KNOWN, OP_SPEC_COUNT, OP_SPEC_CHECK,
+    OP_BW_ADD, OP_BW_COUNT, OP_BW_CHECK,
+    OP_ST_ADD, OP_ST_CONTAINS, OP_ST_CHECK,
+    OP_A2_ADD, OP_A2_CONTAINS, OP_A2_CHECK,
     OP_COUNT
 };
 
@@ -1433,12 +2517,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0, SCAN_BUDGET, 0, 0, 0};
+    reader r = {data, size, 0, SCAN_BUDGET, 0, 0, 0, ADD_BUDGET};
     bits_state bits;
     buckets_state buckets;
     bloom_state bloom;
     cont_state cont;
     blocked_state blocked;
+    counting_state counting;
+    spectral_state spectral;
+    bitwise_state bitwise;
+    stable_state stable;
+    a2_state a2;
+    memset(&counting, 0, sizeof counting);
+    memset(&spectral, 0, sizeof spectral);
+    memset(&bitwise, 0, sizeof bitwise);
+    memset(&stable, 0, sizeof stable);
+    memset(&a2, 0, sizeof a2);
     memset(&blocked, 0, sizeof blocked);
     memset(&bits, 0, sizeof bits);
     memset(&buckets, 0, sizeof buckets);
@@ -1446,14 +2540,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&cont, 0, sizeof cont);
 
     check_vectors();
+    check_counter_vectors();
     check_prefetching_batches();
 
-    /* Header: 2 + 3 + 8 + 8 + 6 bytes. */
+    /* Header: 2 + 3 + 8 + 8 + 6 bytes, then 8 + 11 + 8 + 18 + 8. */
     bits_init(&bits, &r);
     buckets_init(&buckets, &r);
     bloom_init(&bloom, &r);
     cont_init(&cont, &r);
     blocked_init(&blocked, &r);
+    counting_init(&counting, &r);
+    spectral_init(&spectral, &r);
+    bitwise_init(&bitwise, &r);
+    stable_init(&stable, &r);
+    a2_init(&a2, &r);
 
     while (r.pos < r.size) {
         unsigned op = rd_u8(&r) % OP_COUNT;
@@ -1483,13 +2583,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             positions_op(&r);
             break;
         case OP_REINIT: { /* check one structure in full, then start it over */
-            unsigned which = rd_u8(&r) % 5;
+            unsigned which = rd_u8(&r) % 10;
             if (r.reinits++ >= MAX_REINITS) break; /* the header bytes then read as ops */
             switch (which) {
             case 0: bits_check(&bits, NULL); bits_init(&bits, &r); break;
             case 1: buckets_check(&buckets, NULL); buckets_init(&buckets, &r); break;
             case 2: bloom_final(&bloom, &r); bloom_init(&bloom, &r); break;
             case 4: blocked_final(&blocked, &r); blocked_init(&blocked, &r); break;
+            case 5: counting_check_all(&counting, &r); counting_init(&counting, &r); break;
+            case 6: spectral_check_all(&spectral, &r); spectral_init(&spectral, &r); break;
+            case 7: bitwise_check_all(&bitwise, &r); bitwise_init(&bitwise, &r); break;
+            case 8: stable_check_all(&stable, &r); stable_init(&stable, &r); break;
+            case 9: a2_check_all(&a2, &r); a2_init(&a2, &r); break;
             default:
                 if (cont.f.buckets.data) {
                     cont_check_all(&cont, NULL);
@@ -1521,6 +2626,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_BLOCKED_RATE:
             blocked_fpr_op(&r);
             break;
+        case OP_BK_DEC_RUN:
+            buckets_dec_run_op(&buckets, &r);
+            break;
+        case OP_CNT_ADD: case OP_CNT_REMOVE: case OP_CNT_REMOVE_KNOWN: case OP_CNT_COUNT: case OP_CNT_CHECK:
+            counting_op(&counting, op - OP_CNT_ADD, &r);
+            break;
+        case OP_SPEC_ADD: case OP_SPEC_REMOVE: case OP_SPEC_REMOVE_KNOWN: case OP_SPEC_COUNT: case OP_SPEC_CHECK:
+            spectral_op(&spectral, op - OP_SPEC_ADD, &r);
+            break;
+        case OP_BW_ADD: case OP_BW_COUNT: case OP_BW_CHECK:
+            bitwise_op(&bitwise, op - OP_BW_ADD, &r);
+            break;
+        case OP_ST_ADD: case OP_ST_CONTAINS: case OP_ST_CHECK:
+            stable_op(&stable, op - OP_ST_ADD, &r);
+            break;
+        case OP_A2_ADD: case OP_A2_CONTAINS: case OP_A2_CHECK:
+            a2_op(&a2, op - OP_A2_ADD, &r);
+            break;
         }
     }
 
@@ -1532,8 +2655,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cont_check_keys(&cont, &r);
     }
 
+    counting_check_all(&counting, &r);
+    spectral_check_all(&spectral, &r);
+    bitwise_check_all(&bitwise, &r);
+    stable_check_all(&stable, &r);
+    a2_check_all(&a2, &r);
+
     bits_free(&bits);
     buckets_free(&buckets);
+    counting_free(&counting);
+    spectral_free(&spectral);
+    bitwise_free(&bitwise);
+    stable_free(&stable);
+    a2_free(&a2);
     blocked_final(&blocked, &r);
     bloom_free(&bloom);
     cont_free(&cont);

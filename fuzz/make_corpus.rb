@@ -10,10 +10,20 @@
 #           bloom:   u16 m, u8 k, u8 kind, u32 seed
 #           cont:    u16 m, u8 k, u8 flags (bit 0 kind, rest start slot), u32 seed
 #           blocked: u8 blocks, u8 k, u32 seed (blocks % 64 + 1, k % 128 + 1)
-#   then opcodes (byte % 28), each followed by its operands; see OPS below.
-#   reinit: u8 which (% 5: bits, buckets, bloom, cont, blocked), then that header.
+#           counting: u16 m, u8 width, u8 k, u32 seed   (m % 1024 + 1, width % 32 + 1)
+#           spectral: u16 m, u16 secondary m, u8 width, u8 k, u8 flags (bit 0: RM), u32 seed
+#           bitwise:  u16 m, u8 width, u8 k, u32 seed   (m % 512 + 1, k % 32 + 1)
+#           stable:   u16 m, u8 width, u8 k, u16 d, u32 seed, u64 random seed (d % m + 1)
+#           a2:       u16 half bits, u8 k, u8 capacity, u32 seed (bits % 2048 + 1, capacity % 48 + 1)
+#   then opcodes (byte % 48), each followed by its operands; see OPS below.
+#   reinit: u8 which (% 10: bits, buckets, bloom, cont, blocked, counting,
+#   spectral, bitwise, stable, a2), then that header.
 #   A batch is a u8 count (count % 70 + 1) and that many keys.
 #   A key is a length byte (255: a u16 length follows) and that many bytes.
+#   bk_dec_run: u16 first, u16 length, u8 flags (bit 0: wrap at the end).
+#   cnt_add / spec_add: a key, u8 t (t % 16 + 1 adds); bw_add: a key, u16 t
+#   ((t % 1024) >> (t / 1024 % 11) + 1 adds).
+#   cnt_remove_known / spec_remove_known: u8 index into the keys given so far.
 
 require "fileutils"
 
@@ -24,7 +34,13 @@ OPS = {
   cont_add: 12, cont_tick: 13, cont_lookup: 14, cont_tick_big: 15,
   hash: 16, positions: 17, reinit: 18, nbytes: 19,
   bloom_batch: 20, cont_batch: 21, blocked_add: 22, blocked_contains: 23, blocked_batch: 24, blocked_size: 25,
-  blocked_recent: 26, blocked_rate: 27
+  blocked_recent: 26, blocked_rate: 27,
+  bk_dec_run: 28,
+  cnt_add: 29, cnt_remove: 30, cnt_remove_known: 31, cnt_count: 32, cnt_check: 33,
+  spec_add: 34, spec_remove: 35, spec_remove_known: 36, spec_count: 37, spec_check: 38,
+  bw_add: 39, bw_count: 40, bw_check: 41,
+  st_add: 42, st_contains: 43, st_check: 44,
+  a2_add: 45, a2_contains: 46, a2_check: 47
 }.freeze
 
 def u8(v) = [v].pack("C")
@@ -39,13 +55,23 @@ def buckets_hdr(width, n) = u8(width - 1) + u16(n - 1)
 def bloom_hdr(m, k, kind, seed) = u16(m - 1) + u8(k - 1) + u8(kind) + u32(seed)
 def cont_hdr(m, k, kind, slot, seed) = u16(m - 1) + u8(k - 1) + u8(kind | ((slot - 1) << 1)) + u32(seed)
 def blocked_hdr(blocks, k, seed) = u8(blocks - 1) + u8(k - 1) + u32(seed)
+def counting_hdr(m, width, k, seed) = u16(m - 1) + u8(width - 1) + u8(k - 1) + u32(seed)
+def spectral_hdr(m, m2, width, k, rm, seed) = u16(m - 1) + u16(m2 - 1) + u8(width - 1) + u8(k - 1) + u8(rm ? 1 : 0) + u32(seed)
+def bitwise_hdr(m, width, k, seed) = u16(m - 1) + u8(width - 1) + u8(k - 1) + u32(seed)
+def stable_hdr(m, width, k, d, seed, random) = u16(m - 1) + u8(width - 1) + u8(k - 1) + u16(d - 1) + u32(seed) + u64(random)
+def a2_hdr(bits, k, capacity, seed) = u16(bits - 1) + u8(k - 1) + u8(capacity - 1) + u32(seed)
 def batch(keys) = u8(keys.size - 1) + keys.map { |k| key(k) }.join
 # bf_blocked_fpr at n keys in nblocks (< 2^40) blocks, against nblocks + more and 2 * nblocks.
 def rate(n, nblocks, k, more) = op(:blocked_rate) + u32(n - 1) + u8(0) + u8(0) + u64((nblocks - 1) << 24) + u8(k - 1) + u8(more - 1)
 
-def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 3, 0, 1, 0], blocked: [4, 6, 0])
-  bits_hdr(bits) + buckets_hdr(width, buckets) + bloom_hdr(*bloom) + cont_hdr(*cont) + blocked_hdr(*blocked)
+def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 3, 0, 1, 0], blocked: [4, 6, 0],
+           counting: [64, 4, 3, 0], spectral: [64, 32, 4, 3, false, 0], bitwise: [32, 1, 2, 0],
+           stable: [64, 3, 3, 4, 0, 42], a2: [128, 3, 4, 0])
+  bits_hdr(bits) + buckets_hdr(width, buckets) + bloom_hdr(*bloom) + cont_hdr(*cont) + blocked_hdr(*blocked) +
+    counting_hdr(*counting) + spectral_hdr(*spectral) + bitwise_hdr(*bitwise) + stable_hdr(*stable) + a2_hdr(*a2)
 end
+def dec_run(first, len, wrap) = op(:bk_dec_run) + u16(first) + u16(len) + u8(wrap ? 1 : 0)
+def times_op(name, k, times) = op(name) + key(k) + u8(times - 1)
 
 seeds = {}
 
@@ -128,6 +154,86 @@ seeds["blocked_more"] = header(blocked: [3, 128, 5]) +
   rate(1000, 3, 7, 1) + rate(4289384, 7, 116, 1) + rate(10_000_000, 10, 8, 200) +
   rate(9_999_999, (1 << 40) - 1, 128, 256) +
   op(:blocked_size) + u16(19_999) + u16(2999) + u8(3 | (2 << 2)) # 1e7 keys at 1e-6
+
+# Runs of decrements on buckets of every kind of width (one lane per word at
+# 29..32 bits, 57 / w lanes below): full buckets, zeros, runs within the
+# field, up to its end, empty ones, and runs wrapping at the end.
+[1, 2, 5, 8, 19, 29, 32].each do |w|
+  n = 45
+  body = (0...n).map { |i| op(:bk_set) + u16(i) + u32(i % 5 == 0 ? 0xffffffff : i % 3 == 0 ? 0 : 1 + i * 7919) }.join +
+    dec_run(0, n, false) + dec_run(3, 20, false) + dec_run(n, 0, false) + dec_run(7, 0, false) +
+    dec_run(40, 5, false) + dec_run(41, 10, true) + dec_run(0, n, true) + dec_run(44, n, true) +
+    op(:bk_check) + (0...n).step(4).map { |i| op(:bk_inc) + u16(i) }.join + dec_run(1, 43, false) + op(:bk_check)
+  seeds["dec_run_w#{w}"] = header(width: w, buckets: n) + body
+end
+
+zipf = (1..12).flat_map { |i| ["w#{i}"] * (12 / i) }
+# Counting: width 2 saturates at 3 adds; deletes of keys added, of keys
+# added and deleted already, of keys never added.
+seeds["counting"] = header(counting: [16, 2, 3, 5]) +
+  zipf.map { |k| op(:cnt_add) + key(k) + u8(0) }.join + times_op(:cnt_add, "heavy", 5) +
+  op(:cnt_count) + key("heavy") + op(:cnt_count) + key("never") + op(:cnt_check) +
+  op(:cnt_remove) + key("w12") + op(:cnt_remove) + key("w12") + op(:cnt_remove) + key("never") +
+  (0...8).map { |i| op(:cnt_remove_known) + u8(i * 3) }.join + op(:cnt_check) +
+  times_op(:cnt_add, "w1", 16) + op(:cnt_count) + key("w1")
+seeds["counting_wide"] = header(counting: [200, 32, 7, 9]) +
+  zipf.map { |k| op(:cnt_add) + key(k) + u8(2) }.join +
+  (0...20).map { |i| op(:cnt_remove_known) + u8(i) }.join + op(:cnt_check) +
+  op(:reinit) + u8(5) + counting_hdr(1, 1, 4, 0) + times_op(:cnt_add, "a", 1) + times_op(:cnt_add, "b", 1) +
+  op(:cnt_remove) + key("a") + op(:cnt_remove) + key("b") + op(:cnt_check)
+
+# Spectral: MI (no deletes) and RM with a small secondary, so that keys enter
+# it through each other's cells and deletes reach it.
+seeds["spectral_mi"] = header(spectral: [16, 8, 3, 4, false, 7]) +
+  zipf.map { |k| op(:spec_add) + key(k) + u8(0) }.join + times_op(:spec_add, "heavy", 9) +
+  op(:spec_count) + key("w1") + op(:spec_count) + key("nope") + op(:spec_remove) + key("w1") +
+  op(:spec_remove_known) + u8(0) + op(:spec_check)
+seeds["spectral_rm"] = header(spectral: [12, 4, 4, 3, true, 11]) +
+  zipf.map { |k| op(:spec_add) + key(k) + u8(0) }.join + times_op(:spec_add, "heavy", 3) +
+  op(:spec_count) + key("w1") + op(:spec_count) + key("w5") + op(:spec_check) +
+  op(:spec_remove) + key("w2") + op(:spec_remove) + key("never") +
+  (0...10).map { |i| op(:spec_remove_known) + u8(i * 2) }.join + op(:spec_check) +
+  zipf.first(10).map { |k| op(:spec_add) + key(k) + u8(1) }.join + op(:spec_check)
+# RM on a Zipf stream with honest deletes only (no lower bound is switched
+# off): keys go in and out of the secondary as their primary minimum stops
+# and starts recurring.
+seeds["spectral_rm_zipf"] = header(spectral: [8, 4, 4, 2, true, 3]) +
+  zipf.shuffle(random: Random.new(0)).map { |k| op(:spec_add) + key(k) + u8(0) + op(:spec_count) + key(k) }.join +
+  op(:spec_check) + (1..12).map { |i| op(:spec_remove) + key("w#{i}") }.join + op(:spec_check) +
+  zipf.first(20).map { |k| op(:spec_add) + key(k) + u8(1) }.join + op(:spec_check)
+seeds["spectral_rm_wide"] = header(spectral: [300, 150, 32, 6, true, 1]) +
+  zipf.map { |k| times_op(:spec_add, k, 4) }.join + (0...12).map { |i| op(:spec_remove_known) + u8(i) }.join +
+  op(:spec_check) + op(:reinit) + u8(6) + spectral_hdr(1, 1, 1, 2, true, 0) +
+  times_op(:spec_add, "a", 1) + times_op(:spec_add, "b", 2) + op(:spec_remove) + key("a") + op(:spec_check)
+
+# Bitwise: one cell, k = 1, width 1: levels of 1, 2, 4, 8, 16 and 32 bits,
+# the last one reached after 1 + 3 + 15 + 255 + 65535 adds.
+seeds["bitwise_levels"] = header(bitwise: [1, 1, 1, 3]) +
+  op(:bw_add) + key("a") + u16(0) + op(:bw_add) + key("b") + u16(2) + op(:bw_check) +
+  op(:bw_add) + key("c") + u16(300) + op(:bw_check) +
+  (0...65).map { |i| op(:bw_add) + key("k#{i % 3}") + u16(1023) }.join + op(:bw_count) + key("k1") + op(:bw_check)
+seeds["bitwise"] = header(bitwise: [40, 2, 3, 8]) +
+  zipf.map { |k| op(:bw_add) + key(k) + u16(0) }.join + op(:bw_add) + key("heavy") + u16(40) +
+  op(:bw_count) + key("heavy") + op(:bw_count) + key("w3") + op(:bw_count) + key("nope") + op(:bw_check) +
+  op(:reinit) + u8(7) + bitwise_hdr(8, 31, 5, 0) + op(:bw_add) + key("x") + u16(5) + op(:bw_check)
+
+# Stable: runs within the cells and wrapping, d = m, width 1 (only the last
+# add is sure to be found) and width 32.
+keys40 = (1..40).map { |i| "s#{i}" }
+seeds["stable"] = header(stable: [50, 3, 3, 7, 1, 42]) +
+  keys40.map { |k| op(:st_add) + key(k) }.join + keys40.map { |k| op(:st_contains) + key(k) }.join + op(:st_check)
+seeds["stable_edges"] = header(stable: [10, 1, 2, 10, 0, 0xffffffffffffffff]) +
+  keys40.first(12).map { |k| op(:st_add) + key(k) + op(:st_contains) + key(k) }.join + op(:st_check) +
+  op(:reinit) + u8(8) + stable_hdr(33, 32, 5, 32, 9, 1234567) +
+  keys40.first(20).map { |k| op(:st_add) + key(k) }.join + op(:st_contains) + key("s1") + op(:st_check) +
+  op(:reinit) + u8(8) + stable_hdr(1, 2, 1, 1, 0, 7) + op(:st_add) + key("a") + op(:st_add) + key("b") + op(:st_check)
+
+# A2: capacity 4, so swaps come every few distinct keys; repeats of keys in
+# the active half change nothing.
+seeds["a2"] = header(a2: [128, 3, 4, 0]) +
+  keys40.first(25).each_with_index.map { |k, i| op(:a2_add) + key(k) + (i % 3 == 0 ? op(:a2_add) + key(k) : "".b) }.join +
+  keys40.first(25).map { |k| op(:a2_contains) + key(k) }.join + op(:a2_check) +
+  op(:reinit) + u8(9) + a2_hdr(7, 2, 1, 3) + keys40.first(9).map { |k| op(:a2_add) + key(k) }.join + op(:a2_check)
 
 dir = File.join(__dir__, "corpus")
 FileUtils.mkdir_p(dir)

@@ -15,7 +15,10 @@ module Bloomc
   # Both answer include? from the primary cells, so a key added (and, for RM,
   # not deleted) is always found. Their counts are at least as accurate as a
   # counting filter's minimum on skewed (Zipf) streams; RM's can, rarely, fall
-  # below the true count when the secondary answers for a key it never held.
+  # below the true count when the secondary answers for a key it never held,
+  # or when a delete finds the deleted key in the secondary by a false
+  # positive and takes from the keys it collides with there (the algorithm's
+  # own limit: the secondary cannot tell whose counts it holds).
   #
   # @example
   #   filter = Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, algorithm: :mi)
