@@ -157,13 +157,24 @@ static void sweep(bf_continuous *f)
     sweep_words(f->buckets.data, bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS) / 8, live[0], live[1], live[2]);
 }
 
-void bf_continuous_tick(bf_continuous *f, uint64_t n)
+void bf_continuous_advance(bf_continuous *f, uint64_t n)
 {
-    if (n == 0) return;
     f->ticks += n;
     for (uint32_t d = BF_CONT_DIVISOR + 1; d-- > 0;)
         f->recent_adds[d] = d >= n ? f->recent_adds[d - n] : 0;
     f->slot = (uint32_t)((f->slot - 1 + n % BF_CONT_SLOTS) % BF_CONT_SLOTS) + 1;
+}
+
+void bf_continuous_tick(bf_continuous *f, uint64_t n)
+{
+    if (n == 0) return;
+    bf_continuous_advance(f, n);
+    bf_continuous_expire(f, n);
+}
+
+void bf_continuous_expire(bf_continuous *f, uint64_t n)
+{
+    if (n == 0) return;
     if (n > BF_CONT_DIVISOR) {
         /* Everything written before these ticks is now more than 2 ticks old. */
         memset(f->buckets.data, 0, bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS));
@@ -215,4 +226,11 @@ int bf_continuous_valid(const bf_continuous *f)
     for (uint64_t i = 0; i < f->buckets.count; i++)
         if (!(ok >> nibble_get(f->buckets.data, i) & 1)) return 0;
     return bf_buckets_tail_clear(&f->buckets);
+}
+
+void bf_continuous_clear_stale(bf_continuous *f)
+{
+    unsigned ok = live_slots(f) | 1u;
+    for (uint64_t i = 0; i < f->buckets.count; i++)
+        if (!(ok >> nibble_get(f->buckets.data, i) & 1)) nibble_set(f->buckets.data, i, 0);
 }

@@ -41,12 +41,17 @@ int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired);
 /* Batches of n hashed keys, as bf_bloom_add_many and bf_bloom_contains_many. */
 void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n);
 void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n, int clear_expired, uint8_t *out);
-/* Advance the clock by n ticks and clear what they expire. */
+/* Advance the clock by n ticks and clear what they expire: the two halves
+ * of it, for a caller that records the new clock in between. */
 void bf_continuous_tick(bf_continuous *f, uint64_t n);
+void bf_continuous_advance(bf_continuous *f, uint64_t n);
+void bf_continuous_expire(bf_continuous *f, uint64_t n); /* after bf_continuous_advance(f, n) */
 
 /* Whether every bucket is empty or holds a live slot, as ticks leave them
  * (checked on state read from outside). */
 int bf_continuous_valid(const bf_continuous *f);
+/* Clears the buckets that hold a slot that is not live. */
+void bf_continuous_clear_stale(bf_continuous *f);
 
 /* Merge src (same m, k, seed and hash; its clock may differ) into dst, on
  * dst's clock. Union: each bucket takes the more recent of its two live

@@ -462,3 +462,43 @@ uint32_t bf_crc32c(uint32_t crc, const void *data, size_t len)
 #endif
     return bf_crc32c_sw(crc, data, len);
 }
+
+/* mat (32 columns) times vec, over GF(2). */
+static uint32_t gf2_times(const uint32_t *mat, uint32_t vec)
+{
+    uint32_t sum = 0;
+    for (int i = 0; vec; i++, vec >>= 1)
+        if (vec & 1) sum ^= mat[i];
+    return sum;
+}
+
+static void gf2_square(uint32_t *square, const uint32_t *mat)
+{
+    for (int i = 0; i < 32; i++) square[i] = gf2_times(mat, mat[i]);
+}
+
+uint32_t bf_crc32c_zeros(uint32_t crc, uint64_t n)
+{
+    if (n == 0) return crc;
+    /* One zero bit shifts the reflected register right and, when the bit
+     * shifted out was 1, adds the polynomial: column 0 is the polynomial,
+     * column i the bit below it. */
+    uint32_t op[32], sq[32];
+    op[0] = 0x82F63B78u;
+    for (int i = 1; i < 32; i++) op[i] = 1u << (i - 1);
+    gf2_square(sq, op); /* 2 zero bits */
+    gf2_square(op, sq); /* 4 */
+    gf2_square(sq, op); /* 8: one zero byte */
+    uint32_t c = crc ^ 0xFFFFFFFFu;
+    for (;;) { /* sq holds 2^j bytes; apply it where n has bit j */
+        if (n & 1) c = gf2_times(sq, c);
+        n >>= 1;
+        if (!n) break;
+        gf2_square(op, sq);
+        if (n & 1) c = gf2_times(op, c);
+        n >>= 1;
+        if (!n) break;
+        gf2_square(sq, op);
+    }
+    return c ^ 0xFFFFFFFFu;
+}

@@ -33,4 +33,9 @@ uint32_t bf_crc32c(uint32_t crc, const void *data, size_t len);
  * CPU: to test the hardware path against and to measure it. */
 uint32_t bf_crc32c_sw(uint32_t crc, const void *data, size_t len);
 
+/* bf_crc32c(crc, n zero bytes) without the bytes, in O(log n) steps: zero
+ * bytes act on the CRC register linearly, so n of them are one 32x32 matrix
+ * over GF(2), built by squaring (for the holes of a sparse file). */
+uint32_t bf_crc32c_zeros(uint32_t crc, uint64_t n);
+
 #endif

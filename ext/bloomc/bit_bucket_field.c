@@ -58,6 +58,7 @@ static bf_buckets *get_buckets(VALUE self)
 {
     bucket_field_t *bf = bloomc_typed_data(self, &bucket_field_type);
     if (!bf->buckets) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    if (!bf->buckets->data) rb_raise(rb_eIOError, "the filter of this view is closed"); /* a mapped one, unmapped */
     return bf->buckets;
 }
 

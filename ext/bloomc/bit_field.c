@@ -57,6 +57,7 @@ static bf_bits *get_bits(VALUE self)
 {
     bit_field_t *bf = bloomc_typed_data(self, &bit_field_type);
     if (!bf->bits) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    if (!bf->bits->data) rb_raise(rb_eIOError, "the filter of this view is closed"); /* a mapped one, unmapped */
     return bf->bits;
 }
 

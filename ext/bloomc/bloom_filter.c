@@ -1,20 +1,29 @@
 /* Bloomc::BloomFilter: the plain Bloom filter (bloombroom's BloomFilter API).
  * Construction from capacity and error rate lives in lib/bloomc/bloom_filter.rb. */
+#include <sys/mman.h>
 #include "bloomc.h"
 
 static VALUE cBloomFilter;
 
+typedef struct {
+    bloomc_mapping map; /* first: mapping.c reads it */
+    bf_bloom core;
+} bloom_t;
+
 static void bloom_filter_free(void *ptr)
 {
-    bf_bloom *f = ptr;
-    ruby_xfree(f->bits.data);
-    ruby_xfree(f);
+    bloom_t *b = ptr;
+    if (b->map.base) bloomc_unmap(&b->map);
+    else ruby_xfree(b->core.bits.data);
+    ruby_xfree(b);
 }
 
+/* A mapped filter's cells are the kernel's page cache, not this process's
+ * heap: only the struct counts. */
 static size_t bloom_filter_memsize(const void *ptr)
 {
-    const bf_bloom *f = ptr;
-    return sizeof(*f) + (f->bits.data ? bf_bits_nbytes(f->bits.nbits) : 0);
+    const bloom_t *b = ptr;
+    return sizeof(*b) + (b->core.bits.data && !b->map.base ? bf_bits_nbytes(b->core.bits.nbits) : 0);
 }
 
 static const rb_data_type_t bloom_filter_type = {
@@ -28,15 +37,25 @@ static const rb_data_type_t bloom_filter_type = {
 
 static VALUE bloom_filter_alloc(VALUE klass)
 {
-    bf_bloom *f;
-    return TypedData_Make_Struct(klass, bf_bloom, &bloom_filter_type, f);
+    bloom_t *b;
+    return TypedData_Make_Struct(klass, bloom_t, &bloom_filter_type, b);
 }
 
 static bf_bloom *get_filter(VALUE self)
 {
-    bf_bloom *f = bloomc_typed_data(self, &bloom_filter_type);
-    if (!f->bits.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
-    return f;
+    bloom_t *b = bloomc_typed_data(self, &bloom_filter_type);
+    bloomc_mapping_check(&b->map, self);
+    if (!b->core.bits.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    return &b->core;
+}
+
+/* The filter's state, for setup and copies: a mapped filter keeps its file. */
+static bf_bloom *replaceable(VALUE self)
+{
+    bloom_t *b = bloomc_typed_data(self, &bloom_filter_type);
+    bloomc_mapping_check(&b->map, self);
+    if (b->map.base) rb_raise(rb_eArgError, "a mapped %" PRIsVALUE " cannot be re-initialized", rb_obj_class(self));
+    return &b->core;
 }
 
 /* Replace the filter's state: m zeroed bits, or a copy of src. */
@@ -59,7 +78,7 @@ static void bloom_filter_reset(bf_bloom *f, uint64_t m, uint32_t k, uint32_t see
 static VALUE bloom_filter_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
     rb_check_frozen(self);
-    bf_bloom *f = bloomc_typed_data(self, &bloom_filter_type);
+    bf_bloom *f = replaceable(self);
     uint64_t nbits = bloomc_count_arg(m, "m", BF_BITS_MAX);
     uint32_t nprobes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
@@ -73,7 +92,7 @@ static VALUE bloom_filter_initialize_copy(VALUE self, VALUE orig)
     rb_check_frozen(self);
     if (self == orig) return self;
     const bf_bloom *src = get_filter(orig);
-    bloom_filter_reset(bloomc_typed_data(self, &bloom_filter_type), src->bits.nbits, src->k, src->seed, src->hash, src);
+    bloom_filter_reset(replaceable(self), src->bits.nbits, src->k, src->seed, src->hash, src);
     return self;
 }
 
@@ -266,28 +285,92 @@ static VALUE bloom_filter_export_core(VALUE self)
     return bloomc_state_new(fields, 5, parts, lengths, 1);
 }
 
-/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
- * export_core could not have made. */
-static VALUE bloom_filter_import_core(VALUE self, VALUE fields, VALUE body)
+/* Saved fields into out (data NULL); returns the bytes of its bits. */
+static size_t saved_state(VALUE fields, bf_bloom *out)
 {
-    rb_check_frozen(self);
     uint64_t v[5];
     bloomc_state_fields(fields, 5, v);
-    bf_bloom src = {
+    *out = (bf_bloom){
         .bits = {NULL, bloomc_state_check(v[0], 1, BF_BITS_MAX, "m")},
         .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
         .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
         .hash = (bf_hash_kind)bloomc_state_check(v[3], BF_HASH_MURMUR3, BF_HASH_FNV1A, "hash"),
         .count = v[4],
     };
-    if (src.hash == BF_HASH_FNV1A && src.seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", src.seed);
-    size_t nbytes = bf_bits_nbytes(src.bits.nbits);
-    if (!nbytes) bloomc_format_error("m %" PRIu64 " is too large for this machine", src.bits.nbits);
-    src.bits.data = (uint8_t *)bloomc_state_body(body, nbytes);
-    if (!bf_bits_tail_clear(&src.bits)) bloomc_format_error("bits set past m");
-    bloom_filter_reset(bloomc_typed_data(self, &bloom_filter_type), src.bits.nbits, src.k, src.seed, src.hash, &src);
+    if (out->hash == BF_HASH_FNV1A && out->seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", out->seed);
+    size_t nbytes = bf_bits_nbytes(out->bits.nbits);
+    if (!nbytes) bloomc_format_error("m %" PRIu64 " is too large for this machine", out->bits.nbits);
+    return nbytes;
+}
+
+/* What is wrong with saved bits, or NULL. */
+static const char *saved_bits_problem(const bf_bloom *f)
+{
+    return bf_bits_tail_clear(&f->bits) ? NULL : "bits set past m";
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE bloom_filter_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    bf_bloom src;
+    src.bits.data = (uint8_t *)bloomc_state_body(body, saved_state(fields, &src));
+    const char *problem = saved_bits_problem(&src);
+    if (problem) bloomc_format_error("%s", problem);
+    bloom_filter_reset(replaceable(self), src.bits.nbits, src.k, src.seed, src.hash, &src);
     RB_GC_GUARD(body);
     return self;
+}
+
+/* :nodoc: adopts the bits of a file in bloomc's format, mapped from fd, in
+ * place of its own (a new filter only; lib/bloomc/mapped.rb has checked
+ * the header, and passes the file's length). */
+static VALUE bloom_filter_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_offset, VALUE length, VALUE writable)
+{
+    rb_check_frozen(self);
+    bloom_t *b = bloomc_typed_data(self, &bloom_filter_type);
+    if (b->core.bits.data || b->map.closed) rb_raise(rb_eArgError, "map_core maps a new filter");
+    bf_bloom src;
+    size_t nbytes = saved_state(fields, &src), offset = NUM2SIZET(body_offset);
+    if (NUM2SIZET(length) != offset + nbytes)
+        bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, offset + nbytes);
+    uint8_t *base = bloomc_map_file(NUM2INT(fd), offset + nbytes, RTEST(writable));
+    src.bits.data = base + offset;
+    const char *problem = saved_bits_problem(&src);
+    if (problem) {
+        munmap(base, offset + nbytes);
+        bloomc_format_error("%s", problem);
+    }
+    b->core = src;
+    b->map = (bloomc_mapping){base, offset + nbytes, offset, RTEST(writable), 0};
+    return self;
+}
+
+/* :nodoc: unmaps a mapped filter; it raises IOError from then on. */
+static VALUE bloom_filter_unmap(VALUE self)
+{
+    bloom_t *b = bloomc_typed_data(self, &bloom_filter_type);
+    if (!b->map.base) return self;
+    bloomc_unmap(&b->map);
+    b->map.closed = 1;
+    b->core.bits.data = NULL;
+    b->core.bits.nbits = 0; /* a view of the bits now holds none */
+    return self;
+}
+
+/* :nodoc: the bytes export_core's body takes. */
+static VALUE bloom_filter_body_bytes(VALUE self)
+{
+    return SIZET2NUM(bf_bits_nbytes(get_filter(self)->bits.nbits));
+}
+
+/* :nodoc: the parameters export_core saves, without the bits. */
+static VALUE bloom_filter_export_fields(VALUE self)
+{
+    const bf_bloom *f = get_filter(self);
+    uint64_t fields[] = {f->bits.nbits, f->k, f->seed, (uint64_t)f->hash, f->count};
+    return rb_ary_entry(bloomc_state_new(fields, 5, NULL, NULL, 0), 0);
 }
 
 
@@ -313,6 +396,11 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "hash", bloom_filter_hash, 0);
     rb_define_private_method(cBloomFilter, "export_core", bloom_filter_export_core, 0);
     rb_define_private_method(cBloomFilter, "import_core", bloom_filter_import_core, 2);
+    rb_define_private_method(cBloomFilter, "map_core", bloom_filter_map_core, 5);
+    rb_define_private_method(cBloomFilter, "unmap", bloom_filter_unmap, 0);
+    rb_define_private_method(cBloomFilter, "export_fields", bloom_filter_export_fields, 0);
+    rb_define_private_method(cBloomFilter, "body_bytes", bloom_filter_body_bytes, 0);
+    bloomc_define_mapping_methods(cBloomFilter, &bloom_filter_type);
     rb_define_private_method(cBloomFilter, "combine", bloom_filter_combine, 2);
     rb_define_method(cBloomFilter, "clear", bloom_filter_clear, 0);
     rb_define_private_method(cBloomFilter, "occupied", bloom_filter_occupied, 0);

@@ -11,6 +11,7 @@
 #include "bf_counting.h"
 #include "bf_stable.h"
 #include "bf_a2.h"
+#include "bf_crc32c.h"
 
 #ifndef RBOOL /* public from Ruby 3.2 on */
 #define RBOOL(v) ((v) ? Qtrue : Qfalse)
@@ -71,15 +72,32 @@ uint64_t bloomc_state_check(uint64_t value, uint64_t min, uint64_t max, const ch
 /* body's bytes, which must be exactly expected long. */
 const uint8_t *bloomc_state_body(VALUE body, size_t expected);
 
+/* mapping.c: a filter whose cells live in a mapped file. The struct of a
+ * class that can be mapped starts with a bloomc_mapping (base NULL: the
+ * cells are on the heap). */
+typedef struct {
+    uint8_t *base;      /* the mapping, or NULL */
+    size_t length;      /* of the mapping: the whole file */
+    size_t body_offset; /* where the cells start */
+    int writable;
+    int closed;         /* unmapped by close: every method raises IOError */
+} bloomc_mapping;
+void *bloomc_map_file(int fd, size_t length, int writable); /* SystemCallError */
+void bloomc_unmap(bloomc_mapping *m);
+void bloomc_mapping_check(const bloomc_mapping *m, VALUE self); /* IOError once closed */
+/* write_header, sync_mapping, mapped_body_crc (private) and mapped?. */
+void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type);
+
 /* cells.c: for the filters of counters. bloomc_buckets_replace returns
  * zeroed cells (or a copy of src's) and frees old, or raises ArgumentError
  * when the field cannot exist on this machine (and frees nothing). */
 uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src);
 /* A counting filter's saved fields into out, checked (FormatError); returns
  * the bytes its cells take. Then bloomc_counting_state_cells points out at
- * them and checks them against the saved saturated count. */
+ * them, checks them (what is wrong, or NULL) and counts the saturated ones
+ * (the saved count is not trusted: a mapped file's may be older). */
 size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t width, uint64_t seed, uint64_t count);
-void bloomc_counting_state_cells(bf_counting *out, const uint8_t *data, uint64_t saturated);
+const char *bloomc_counting_state_cells(bf_counting *out, const uint8_t *data);
 int bloomc_counting_equal(const bf_counting *a, const bf_counting *b);
 st_index_t bloomc_counting_hash(const bf_counting *f);
 

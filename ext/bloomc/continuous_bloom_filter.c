@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
 #include <math.h>
 #include <time.h>
+#include <sys/mman.h>
 #include "bloomc.h"
 
 static VALUE cContinuousBloomFilter;
@@ -16,6 +17,7 @@ static VALUE cContinuousBloomFilter;
  * clock has already left, or its key would expire early by the timer's
  * lateness (a timer thread kept from the GVL by busy threads). */
 typedef struct {
+    bloomc_mapping map; /* first: mapping.c reads it */
     bf_continuous core;
     double epoch, period; /* period 0: no schedule */
     uint64_t applied;
@@ -25,14 +27,16 @@ typedef struct {
 static void continuous_free(void *ptr)
 {
     continuous_t *c = ptr;
-    ruby_xfree(c->core.buckets.data);
+    if (c->map.base) bloomc_unmap(&c->map);
+    else ruby_xfree(c->core.buckets.data);
     ruby_xfree(c);
 }
 
 static size_t continuous_memsize(const void *ptr)
 {
     const continuous_t *c = ptr;
-    return sizeof(*c) + (c->core.buckets.data ? bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS) : 0);
+    /* a mapped filter's buckets are the page cache's */
+    return sizeof(*c) + (c->core.buckets.data && !c->map.base ? bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS) : 0);
 }
 
 static const rb_data_type_t continuous_type = {
@@ -53,6 +57,7 @@ static VALUE continuous_alloc(VALUE klass)
 static continuous_t *get_state(VALUE self)
 {
     continuous_t *c = bloomc_typed_data(self, &continuous_type);
+    bloomc_mapping_check(&c->map, self);
     if (!c->core.buckets.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
     return c;
 }
@@ -60,6 +65,15 @@ static continuous_t *get_state(VALUE self)
 static bf_continuous *get_filter(VALUE self)
 {
     return &get_state(self)->core;
+}
+
+/* The filter's state, for setup and copies: a mapped filter keeps its file. */
+static continuous_t *replaceable(VALUE self)
+{
+    continuous_t *c = bloomc_typed_data(self, &continuous_type);
+    bloomc_mapping_check(&c->map, self);
+    if (c->map.base) rb_raise(rb_eArgError, "a mapped %" PRIsVALUE " cannot be re-initialized", rb_obj_class(self));
+    return c;
 }
 
 /* The number of ticks due at time now under the schedule (0 without one). */
@@ -70,13 +84,39 @@ static uint64_t due_ticks(const continuous_t *c, double now)
     return due >= 1.8e19 ? UINT64_MAX : (uint64_t)due;
 }
 
+/* The parameters the clock changes, and the header checksum, rewritten in
+ * a mapped file (docs/FORMAT.md: slot, ticks and recent adds are parameters
+ * 4..8 of 10). */
+static void store_clock(continuous_t *c)
+{
+    uint8_t *header = c->map.base;
+    const bf_continuous *f = &c->core;
+    uint64_t clock[] = {f->slot, f->ticks, f->recent_adds[0], f->recent_adds[1], f->recent_adds[2]};
+    for (int i = 0; i < 5; i++) bf_store_le64(header + 16 + 8 * (4 + i), clock[i]);
+    size_t crc_at = 16 + 8 * 10 + 20;
+    uint32_t crc = bf_crc32c(0, header, crc_at);
+    for (int i = 0; i < 4; i++) header[crc_at + i] = (uint8_t)(crc >> (8 * i));
+}
+
+/* Advance the clock by n ticks. A mapped file gets the new clock before the
+ * expired buckets are cleared, so that a process killed in between leaves
+ * no bucket newer than the clock its file records (reopening clears what
+ * that clock has expired). */
+static void tick(continuous_t *c, uint64_t n)
+{
+    if (n == 0) return;
+    bf_continuous_advance(&c->core, n);
+    if (c->map.base && c->map.writable) store_clock(c);
+    bf_continuous_expire(&c->core, n);
+}
+
 /* Apply the ticks due at time now; returns how many. */
 static uint64_t catch_up(continuous_t *c, double now)
 {
     uint64_t due = due_ticks(c, now);
     if (due <= c->applied) return 0;
     uint64_t n = due - c->applied;
-    bf_continuous_tick(&c->core, n);
+    tick(c, n);
     c->applied = due;
     return n;
 }
@@ -122,7 +162,7 @@ static void continuous_reset(continuous_t *c, uint64_t m, uint32_t k, uint32_t s
 static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
     rb_check_frozen(self);
-    continuous_t *c = bloomc_typed_data(self, &continuous_type);
+    continuous_t *c = replaceable(self);
     uint64_t nbuckets = bloomc_count_arg(m, "m", BF_BUCKETS_MAX);
     uint32_t nprobes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
@@ -137,7 +177,7 @@ static VALUE continuous_initialize_copy(VALUE self, VALUE orig)
     rb_check_frozen(self);
     if (self == orig) return self;
     const bf_continuous *src = get_filter(orig);
-    continuous_reset(bloomc_typed_data(self, &continuous_type), src->buckets.count, src->k, src->seed, src->hash, src);
+    continuous_reset(replaceable(self), src->buckets.count, src->k, src->seed, src->hash, src);
     return self;
 }
 
@@ -221,9 +261,9 @@ static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode)
 static VALUE continuous_inc_time_slot(VALUE self)
 {
     rb_check_frozen(self);
-    bf_continuous *f = get_filter(self);
-    bf_continuous_tick(f, 1);
-    return UINT2NUM(f->slot);
+    continuous_t *c = get_state(self);
+    tick(c, 1);
+    return UINT2NUM(c->core.slot);
 }
 
 /* :nodoc: schedule_clock(epoch, period, live): tick n is due at epoch + n *
@@ -403,15 +443,12 @@ static VALUE continuous_export_core(VALUE self)
     return bloomc_state_new(fields, 9, parts, lengths, 1);
 }
 
-/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
- * export_core could not have made (a bucket holding an expired slot
- * included). The clock is not running afterwards. */
-static VALUE continuous_import_core(VALUE self, VALUE fields, VALUE body)
+/* Saved fields into out (buckets.data NULL); returns the bytes of its buckets. */
+static size_t saved_state(VALUE fields, bf_continuous *out)
 {
-    rb_check_frozen(self);
     uint64_t v[9];
     bloomc_state_fields(fields, 9, v);
-    bf_continuous src = {
+    *out = (bf_continuous){
         .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
         .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
         .hash = (bf_hash_kind)bloomc_state_check(v[3], BF_HASH_MURMUR3, BF_HASH_FNV1A, "hash"),
@@ -420,15 +457,95 @@ static VALUE continuous_import_core(VALUE self, VALUE fields, VALUE body)
         .recent_adds = {v[6], v[7], v[8]},
     };
     uint64_t m = bloomc_state_check(v[0], 1, BF_BUCKETS_MAX, "m");
-    if (src.hash == BF_HASH_FNV1A && src.seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", src.seed);
+    if (out->hash == BF_HASH_FNV1A && out->seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", out->seed);
     size_t nbytes = bf_buckets_nbytes(m, BF_CONT_BITS);
     if (!nbytes) bloomc_format_error("m %" PRIu64 " is too large for this machine", m);
-    src.buckets.data = (uint8_t *)bloomc_state_body(body, nbytes);
-    bf_buckets_init(&src.buckets, m, BF_CONT_BITS);
-    if (!bf_continuous_valid(&src)) bloomc_format_error("a bucket holds a slot that is not live");
-    continuous_reset(bloomc_typed_data(self, &continuous_type), m, src.k, src.seed, src.hash, &src);
+    bf_buckets_init(&out->buckets, m, BF_CONT_BITS);
+    return nbytes;
+}
+
+/* What is wrong with saved buckets, or NULL. A file a writer had open may
+ * hold buckets its recorded clock has expired (the writer was killed after
+ * recording a tick, before clearing them): recover accepts those, and the
+ * caller clears them. */
+static const char *saved_buckets_problem(const bf_continuous *f, int recover)
+{
+    if (!bf_buckets_tail_clear(&f->buckets)) return "bits set past the last bucket";
+    if (!recover && !bf_continuous_valid(f)) return "a bucket holds a slot that is not live";
+    return NULL;
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made (a bucket holding an expired slot
+ * included, unless recover). The clock is not running afterwards. */
+static VALUE continuous_import_core(VALUE self, VALUE fields, VALUE body, VALUE recover)
+{
+    rb_check_frozen(self);
+    bf_continuous src;
+    src.buckets.data = (uint8_t *)bloomc_state_body(body, saved_state(fields, &src));
+    const char *problem = saved_buckets_problem(&src, RTEST(recover));
+    if (problem) bloomc_format_error("%s", problem);
+    continuous_t *c = replaceable(self);
+    continuous_reset(c, src.buckets.count, src.k, src.seed, src.hash, &src);
+    bf_continuous_clear_stale(&c->core);
     RB_GC_GUARD(body);
     return self;
+}
+
+/* :nodoc: adopts the buckets of a file in bloomc's format, mapped from fd (a
+ * new filter only; lib/bloomc/mapped.rb has checked the header). */
+static VALUE continuous_map_core(int argc, VALUE *argv, VALUE self)
+{
+    VALUE fields, fd, body_offset, length, writable, recover;
+    rb_scan_args(argc, argv, "6", &fields, &fd, &body_offset, &length, &writable, &recover);
+    rb_check_frozen(self);
+    continuous_t *c = bloomc_typed_data(self, &continuous_type);
+    if (c->core.buckets.data || c->map.closed) rb_raise(rb_eArgError, "map_core maps a new filter");
+    bf_continuous src;
+    size_t nbytes = saved_state(fields, &src), offset = NUM2SIZET(body_offset);
+    if (NUM2SIZET(length) != offset + nbytes)
+        bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, offset + nbytes);
+    uint8_t *base = bloomc_map_file(NUM2INT(fd), offset + nbytes, RTEST(writable));
+    src.buckets.data = base + offset;
+    const char *problem = saved_buckets_problem(&src, RTEST(recover) && RTEST(writable));
+    if (problem) {
+        munmap(base, offset + nbytes);
+        bloomc_format_error("%s", problem);
+    }
+    if (RTEST(writable)) bf_continuous_clear_stale(&src);
+    c->core = src;
+    c->epoch = c->period = 0;
+    c->applied = 0;
+    c->live = 0;
+    c->map = (bloomc_mapping){base, offset + nbytes, offset, RTEST(writable), 0};
+    return self;
+}
+
+/* :nodoc: unmaps a mapped filter; it raises IOError from then on. */
+static VALUE continuous_unmap(VALUE self)
+{
+    continuous_t *c = bloomc_typed_data(self, &continuous_type);
+    if (!c->map.base) return self;
+    bloomc_unmap(&c->map);
+    c->map.closed = 1;
+    c->core.buckets.data = NULL;
+    c->core.buckets.count = 0; /* a view of the buckets now holds none */
+    return self;
+}
+
+/* :nodoc: the parameters export_core saves, without the buckets. */
+static VALUE continuous_export_fields(VALUE self)
+{
+    const bf_continuous *f = get_filter(self);
+    uint64_t fields[] = {f->buckets.count, f->k, f->seed, (uint64_t)f->hash, f->slot, f->ticks,
+                         f->recent_adds[0], f->recent_adds[1], f->recent_adds[2]};
+    return rb_ary_entry(bloomc_state_new(fields, 9, NULL, NULL, 0), 0);
+}
+
+/* :nodoc: the bytes export_core's body takes. */
+static VALUE continuous_body_bytes(VALUE self)
+{
+    return SIZET2NUM(bf_buckets_nbytes(get_filter(self)->buckets.count, BF_CONT_BITS));
 }
 
 
@@ -463,7 +580,12 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(cContinuousBloomFilter, "eql?", continuous_equal, 1);
     rb_define_method(cContinuousBloomFilter, "hash", continuous_hash, 0);
     rb_define_private_method(cContinuousBloomFilter, "export_core", continuous_export_core, 0);
-    rb_define_private_method(cContinuousBloomFilter, "import_core", continuous_import_core, 2);
+    rb_define_private_method(cContinuousBloomFilter, "import_core", continuous_import_core, 3);
+    rb_define_private_method(cContinuousBloomFilter, "map_core", continuous_map_core, -1);
+    rb_define_private_method(cContinuousBloomFilter, "unmap", continuous_unmap, 0);
+    rb_define_private_method(cContinuousBloomFilter, "export_fields", continuous_export_fields, 0);
+    rb_define_private_method(cContinuousBloomFilter, "body_bytes", continuous_body_bytes, 0);
+    bloomc_define_mapping_methods(cContinuousBloomFilter, &continuous_type);
     rb_define_private_method(cContinuousBloomFilter, "combine", continuous_combine, 2);
     rb_define_method(cContinuousBloomFilter, "clear", continuous_clear, 0);
     rb_define_private_method(cContinuousBloomFilter, "occupied", continuous_occupied, 0);

@@ -1,21 +1,30 @@
 /* Bloomc::CountingBloomFilter: a filter of saturating counters that can
  * delete keys and estimate how often each was added. Keyword construction is
  * in lib/bloomc/counting_bloom_filter.rb. */
+#include <sys/mman.h>
 #include "bloomc.h"
 
 static VALUE cCountingBloomFilter;
 
+typedef struct {
+    bloomc_mapping map; /* first: mapping.c reads it */
+    bf_counting core;
+} counting_t;
+
 static void counting_free(void *ptr)
 {
-    bf_counting *f = ptr;
-    ruby_xfree(f->cells.data);
-    ruby_xfree(f);
+    counting_t *c = ptr;
+    if (c->map.base) bloomc_unmap(&c->map);
+    else ruby_xfree(c->core.cells.data);
+    ruby_xfree(c);
 }
 
+/* A mapped filter's cells are the page cache's: only the struct counts. */
 static size_t counting_memsize(const void *ptr)
 {
-    const bf_counting *f = ptr;
-    return sizeof(*f) + (f->cells.data ? bf_buckets_nbytes(f->cells.count, f->cells.width) : 0);
+    const counting_t *c = ptr;
+    const bf_counting *f = &c->core;
+    return sizeof(*c) + (f->cells.data && !c->map.base ? bf_buckets_nbytes(f->cells.count, f->cells.width) : 0);
 }
 
 static const rb_data_type_t counting_type = {
@@ -29,15 +38,25 @@ static const rb_data_type_t counting_type = {
 
 static VALUE counting_alloc(VALUE klass)
 {
-    bf_counting *f;
-    return TypedData_Make_Struct(klass, bf_counting, &counting_type, f);
+    counting_t *c;
+    return TypedData_Make_Struct(klass, counting_t, &counting_type, c);
 }
 
 static bf_counting *get_filter(VALUE self)
 {
-    bf_counting *f = bloomc_typed_data(self, &counting_type);
-    if (!f->cells.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
-    return f;
+    counting_t *c = bloomc_typed_data(self, &counting_type);
+    bloomc_mapping_check(&c->map, self);
+    if (!c->core.cells.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    return &c->core;
+}
+
+/* The filter's state, for setup and copies: a mapped filter keeps its file. */
+static bf_counting *replaceable(VALUE self)
+{
+    counting_t *c = bloomc_typed_data(self, &counting_type);
+    bloomc_mapping_check(&c->map, self);
+    if (c->map.base) rb_raise(rb_eArgError, "a mapped %" PRIsVALUE " cannot be re-initialized", rb_obj_class(self));
+    return &c->core;
 }
 
 /* Replace the filter's state: m zeroed cells, or a copy of src. */
@@ -59,7 +78,7 @@ static VALUE counting_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE see
     uint32_t probes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     unsigned bits = (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX);
     uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
-    counting_reset(bloomc_typed_data(self, &counting_type), cells, bits, probes, hash_seed, NULL);
+    counting_reset(replaceable(self), cells, bits, probes, hash_seed, NULL);
     return self;
 }
 
@@ -69,7 +88,7 @@ static VALUE counting_initialize_copy(VALUE self, VALUE orig)
     rb_check_frozen(self);
     if (self == orig) return self;
     const bf_counting *src = get_filter(orig);
-    counting_reset(bloomc_typed_data(self, &counting_type), src->cells.count, src->cells.width, src->k, src->seed, src);
+    counting_reset(replaceable(self), src->cells.count, src->cells.width, src->k, src->seed, src);
     return self;
 }
 
@@ -270,10 +289,61 @@ static VALUE counting_import_core(VALUE self, VALUE fields, VALUE body)
     bloomc_state_fields(fields, 6, v);
     bf_counting src;
     size_t nbytes = bloomc_counting_state(&src, v[0], v[1], v[2], v[3], v[4]);
-    bloomc_counting_state_cells(&src, bloomc_state_body(body, nbytes), v[5]);
-    counting_reset(bloomc_typed_data(self, &counting_type), src.cells.count, src.cells.width, src.k, src.seed, &src);
+    const char *problem = bloomc_counting_state_cells(&src, bloomc_state_body(body, nbytes));
+    if (problem) bloomc_format_error("%s", problem);
+    counting_reset(replaceable(self), src.cells.count, src.cells.width, src.k, src.seed, &src);
     RB_GC_GUARD(body);
     return self;
+}
+
+/* :nodoc: adopts the cells of a file in bloomc's format, mapped from fd (a
+ * new filter only; lib/bloomc/mapped.rb has checked the header). */
+static VALUE counting_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_offset, VALUE length, VALUE writable)
+{
+    rb_check_frozen(self);
+    counting_t *c = bloomc_typed_data(self, &counting_type);
+    if (c->core.cells.data || c->map.closed) rb_raise(rb_eArgError, "map_core maps a new filter");
+    uint64_t v[6];
+    bloomc_state_fields(fields, 6, v);
+    bf_counting src;
+    size_t nbytes = bloomc_counting_state(&src, v[0], v[1], v[2], v[3], v[4]), offset = NUM2SIZET(body_offset);
+    if (NUM2SIZET(length) != offset + nbytes)
+        bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, offset + nbytes);
+    uint8_t *base = bloomc_map_file(NUM2INT(fd), offset + nbytes, RTEST(writable));
+    const char *problem = bloomc_counting_state_cells(&src, base + offset);
+    if (problem) {
+        munmap(base, offset + nbytes);
+        bloomc_format_error("%s", problem);
+    }
+    c->core = src;
+    c->map = (bloomc_mapping){base, offset + nbytes, offset, RTEST(writable), 0};
+    return self;
+}
+
+/* :nodoc: unmaps a mapped filter; it raises IOError from then on. */
+static VALUE counting_unmap(VALUE self)
+{
+    counting_t *c = bloomc_typed_data(self, &counting_type);
+    if (!c->map.base) return self;
+    bloomc_unmap(&c->map);
+    c->map.closed = 1;
+    c->core.cells.data = NULL;
+    return self;
+}
+
+/* :nodoc: the parameters export_core saves, without the cells. */
+static VALUE counting_export_fields(VALUE self)
+{
+    const bf_counting *f = get_filter(self);
+    uint64_t fields[] = {f->cells.count, f->k, f->cells.width, f->seed, f->count, f->saturated};
+    return rb_ary_entry(bloomc_state_new(fields, 6, NULL, NULL, 0), 0);
+}
+
+/* :nodoc: the bytes export_core's body takes. */
+static VALUE counting_body_bytes(VALUE self)
+{
+    const bf_counting *f = get_filter(self);
+    return SIZET2NUM(bf_buckets_nbytes(f->cells.count, f->cells.width));
 }
 
 
@@ -303,6 +373,11 @@ void bloomc_init_counting_bloom_filter(VALUE mBloomc)
     rb_define_method(cCountingBloomFilter, "hash", counting_hash, 0);
     rb_define_private_method(cCountingBloomFilter, "export_core", counting_export_core, 0);
     rb_define_private_method(cCountingBloomFilter, "import_core", counting_import_core, 2);
+    rb_define_private_method(cCountingBloomFilter, "map_core", counting_map_core, 5);
+    rb_define_private_method(cCountingBloomFilter, "unmap", counting_unmap, 0);
+    rb_define_private_method(cCountingBloomFilter, "export_fields", counting_export_fields, 0);
+    rb_define_private_method(cCountingBloomFilter, "body_bytes", counting_body_bytes, 0);
+    bloomc_define_mapping_methods(cCountingBloomFilter, &counting_type);
     rb_define_private_method(cCountingBloomFilter, "combine", counting_combine, 2);
     rb_define_method(cCountingBloomFilter, "clear", counting_clear, 0);
     rb_define_private_method(cCountingBloomFilter, "occupied", counting_cells_in_use, 0);

@@ -330,8 +330,9 @@ static VALUE spectral_import_core(VALUE self, VALUE fields, VALUE body)
         memset(&src.secondary, 0, sizeof(src.secondary));
     }
     const uint8_t *data = bloomc_state_body(body, n1 + n2);
-    bloomc_counting_state_cells(&src.primary, data, v[6]);
-    if (n2) bloomc_counting_state_cells(&src.secondary, data + n1, v[9]);
+    const char *problem = bloomc_counting_state_cells(&src.primary, data);
+    if (!problem && n2) problem = bloomc_counting_state_cells(&src.secondary, data + n1);
+    if (problem) bloomc_format_error("%s", problem);
     spectral_reset(bloomc_typed_data(self, &spectral_type), src.primary.cells.count, n2 ? src.secondary.cells.count : 0,
                    src.primary.cells.width, src.primary.k, src.primary.seed, src.algorithm, &src);
     RB_GC_GUARD(body);

@@ -38,6 +38,7 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Mapped
 
     private def shape = { m: m, k: k, seed: seed, hash_function: hash_function }
 

@@ -21,6 +21,21 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Mapped
+
+    class << self
+      private
+
+      # open(path, m:, k:, ttl:) builds new(m, k, ttl).
+      def mapped_template(shape)
+        shape = shape.dup
+        m = shape.delete(:m)
+        k = shape.delete(:k)
+        return new(**shape) unless m || k
+
+        new(m, k, shape.delete(:ttl), **shape)
+      end
+    end
 
     private def shape = { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
     include Batch
@@ -151,16 +166,28 @@ module Bloomc
     # binary format: the bits of an IEEE 754 double.
     def export_extra = [[ttl.to_f].pack("E").unpack1("Q<")]
 
-    def import_state(fields, body)
+    def import_state(fields, body, open = false)
+      ttl = saved_ttl(fields)
+      import_core(fields.first(9), body, open)
+      restore_ruby_state(ttl)
+    end
+
+    def map_state(fields, fd, body_offset, length, writable, recovering)
+      ttl = saved_ttl(fields)
+      map_core(fields.first(9), fd, body_offset, length, writable, recovering)
+      restore_ruby_state(ttl)
+    end
+
+    def saved_ttl(fields)
       raise FormatError, "#{fields.size} parameters where a continuous filter has 10" unless fields.size == 10
 
       ttl = [fields[9]].pack("Q<").unpack1("E")
-      begin
-        ttl = check_ttl(ttl == ttl.to_i ? ttl.to_i : ttl)
-      rescue ArgumentError, TypeError, FloatDomainError => e
-        raise FormatError, "ttl: #{e.message}"
-      end
-      import_core(fields.first(9), body)
+      check_ttl(ttl == ttl.to_i ? ttl.to_i : ttl)
+    rescue ArgumentError, TypeError, FloatDomainError => e
+      raise FormatError, "ttl: #{e.message}"
+    end
+
+    def restore_ruby_state(ttl)
       @ttl = ttl
       @timer_lock = Mutex.new
       @timer = nil

@@ -34,6 +34,7 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Mapped
 
     private def shape = { m: m, k: k, width: width, seed: seed }
 

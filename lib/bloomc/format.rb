@@ -95,7 +95,7 @@ module Bloomc
       body = inflate(body, raw) if flags & FLAG_DEFLATE != 0
       fail!("body of #{body.bytesize} bytes where the header says #{raw}") unless body.bytesize == raw
       filter = into || (expect && expect <= klass ? expect : klass).allocate
-      filter.send(:import_state, fields, body)
+      filter.send(:import_state, fields, body, flags & FLAG_OPEN != 0)
       filter
     end
 
@@ -162,7 +162,9 @@ module Bloomc
     # Parameters the Ruby layer keeps (none but a continuous filter's ttl).
     def export_extra = []
 
-    def import_state(fields, body)
+    # open: the file was open for writing when read (its body may be newer
+    # than the clock it records).
+    def import_state(fields, body, _open = false)
       import_core(fields, body)
     end
 

@@ -8,6 +8,8 @@ module Bloomc
       "#<#{self.class} #{inspect_fields}#{stats_fields if is_a?(Stats)}>"
     rescue TypeError
       "#<#{self.class} (uninitialized)>"
+    rescue IOError
+      "#<#{self.class} (closed)>"
     end
   end
 

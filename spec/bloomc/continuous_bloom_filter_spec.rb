@@ -48,7 +48,7 @@ RSpec.describe Bloomc::ContinuousBloomFilter do
 
     it "holds about m/2 bytes" do
       filter = described_class.new(2_000_000, 7, 1)
-      expect(ObjectSpace.memsize_of(filter)).to be_between(1_000_000, 1_000_000 + 200)
+      expect(ObjectSpace.memsize_of(filter)).to be_between(1_000_000, 1_000_000 + 256)
     end
   end
 

@@ -120,7 +120,6 @@ RSpec.describe "the binary format" do
       refused(with_crc(data.dup.tap { |d| d.setbyte(12, 4) }), /unknown flags 4/)
       refused(with_crc(data.dup.tap { |d| d[16, 8] = [0].pack("Q<") }), /m 0 outside 1\.\./)
       refused(with_crc(data.dup.tap { |d| d[32, 8] = [33].pack("Q<") }), /width 33 outside 1\.\.32/)
-      refused(with_crc(data.dup.tap { |d| d[56, 8] = [99].pack("Q<") }), /saturated cells recorded/)
       refused(with_crc(data.dup.tap { |d| d[16, 8] = [301].pack("Q<") }), /body of \d+ bytes where the parameters need/)
     end
 

@@ -1,0 +1,141 @@
+/* Filters whose cells live in a memory-mapped file (BloomFilter.open and
+ * the same on ContinuousBloomFilter and CountingBloomFilter; the file's
+ * header and locking are in lib/bloomc/mapped.rb). The mapping is MAP_SHARED:
+ * every write lands in the page cache at once, visible to readers and kept
+ * when the process dies; msync makes it durable. */
+#define _GNU_SOURCE 1 /* as ruby/config.h has it: pread under -std=c99, SEEK_DATA, SEEK_HOLE */
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "bloomc.h"
+
+void *bloomc_map_file(int fd, size_t length, int writable)
+{
+    void *base = mmap(NULL, length, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) rb_sys_fail("mmap");
+    return base;
+}
+
+void bloomc_unmap(bloomc_mapping *m)
+{
+    if (m->base) munmap(m->base, m->length);
+    m->base = NULL;
+}
+
+void bloomc_mapping_check(const bloomc_mapping *m, VALUE self)
+{
+    if (m->closed) rb_raise(rb_eIOError, "closed %" PRIsVALUE, rb_obj_class(self));
+}
+
+/* :nodoc: the mapping of a mapped filter; IOError when closed, ArgumentError
+ * when the filter is not mapped. */
+static bloomc_mapping *mapping_of(VALUE self, const rb_data_type_t *type)
+{
+    bloomc_mapping *m = bloomc_typed_data(self, type);
+    bloomc_mapping_check(m, self);
+    if (!m->base) rb_raise(rb_eArgError, "%" PRIsVALUE " is not mapped to a file", rb_obj_class(self));
+    return m;
+}
+
+static const rb_data_type_t *mappable[3];
+static int nmappable;
+
+static bloomc_mapping *find_mapping(VALUE self)
+{
+    for (int i = 0; i < nmappable; i++)
+        if (rb_typeddata_is_kind_of(self, mappable[i])) return mapping_of(self, mappable[i]);
+    rb_raise(rb_eTypeError, "%" PRIsVALUE " cannot be mapped", rb_obj_class(self));
+}
+
+/* :nodoc: writes the header (bytes before the body) into the mapping. */
+static VALUE mapping_write_header(VALUE self, VALUE header)
+{
+    bloomc_mapping *m = find_mapping(self);
+    StringValue(header);
+    if (!m->writable) rb_raise(rb_eIOError, "%" PRIsVALUE " is mapped for reading", rb_obj_class(self));
+    if ((size_t)RSTRING_LEN(header) != m->body_offset) rb_raise(rb_eArgError, "a header of %ld bytes where the body starts at %zu",
+                                                                RSTRING_LEN(header), m->body_offset);
+    memcpy(m->base, RSTRING_PTR(header), m->body_offset);
+    return self;
+}
+
+/* :nodoc: msync the whole mapping (MS_SYNC: returns once it is on disk). */
+static VALUE mapping_sync(VALUE self)
+{
+    bloomc_mapping *m = find_mapping(self);
+    if (m->writable && msync(m->base, m->length, MS_SYNC) != 0) rb_sys_fail("msync");
+    return self;
+}
+
+/* Where the data after `at` starts and ends in the file (SEEK_DATA and
+ * SEEK_HOLE): holes read as zeros. Where the file system cannot tell, all of
+ * it is data. */
+static void next_data(int fd, size_t at, size_t end, size_t *start, size_t *stop)
+{
+    *start = at;
+    *stop = end;
+#if defined(SEEK_DATA) && defined(SEEK_HOLE)
+    off_t data = lseek(fd, (off_t)at, SEEK_DATA);
+    if (data < 0) {
+        if (errno == ENXIO) *start = end; /* only a hole is left */
+        return;
+    }
+    *start = (size_t)data < end ? (size_t)data : end;
+    off_t hole = lseek(fd, data, SEEK_HOLE);
+    if (hole >= 0 && (size_t)hole < end) *stop = (size_t)hole;
+#else
+    (void)fd;
+#endif
+}
+
+/* :nodoc: CRC32C of the mapped body, read through fd (the mapped file)
+ * rather than the mapping, and over the holes of a sparse file by
+ * arithmetic: touching 4 GiB of holes through the mapping faults in a page
+ * at a time (7 s); reading them copies zeros (3 s); skipping them is free. */
+static VALUE mapping_body_crc(VALUE self, VALUE fd)
+{
+    bloomc_mapping *m = find_mapping(self);
+    int file = NUM2INT(fd);
+    enum { CHUNK = 1 << 20 };
+    uint8_t *buffer = ruby_xmalloc(CHUNK);
+    uint32_t crc = 0;
+    size_t at = m->body_offset;
+    while (at < m->length) {
+        size_t start, stop;
+        next_data(file, at, m->length, &start, &stop);
+        crc = bf_crc32c_zeros(crc, start - at);
+        for (at = start; at < stop;) {
+            size_t want = stop - at < CHUNK ? stop - at : CHUNK;
+            ssize_t got = pread(file, buffer, want, (off_t)at);
+            if (got <= 0) {
+                int e = got < 0 ? errno : EIO; /* 0: the file shrank under the mapping */
+                ruby_xfree(buffer);
+                rb_syserr_fail(e, "pread");
+            }
+            crc = bf_crc32c(crc, buffer, (size_t)got);
+            at += (size_t)got;
+        }
+    }
+    ruby_xfree(buffer);
+    return UINT2NUM(crc);
+}
+
+/* :nodoc: whether the filter's cells live in a mapped file. */
+static VALUE mapping_mapped_p(VALUE self)
+{
+    for (int i = 0; i < nmappable; i++)
+        if (rb_typeddata_is_kind_of(self, mappable[i])) {
+            const bloomc_mapping *m = RTYPEDDATA_DATA(self);
+            return RBOOL(m->base || m->closed);
+        }
+    return Qfalse;
+}
+
+void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type)
+{
+    mappable[nmappable++] = type;
+    rb_define_private_method(klass, "write_header", mapping_write_header, 1);
+    rb_define_private_method(klass, "sync_mapping", mapping_sync, 0);
+    rb_define_private_method(klass, "mapped_body_crc", mapping_body_crc, 1);
+    rb_define_method(klass, "mapped?", mapping_mapped_p, 0);
+}

@@ -1,0 +1,183 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # Another process has the file open for writing.
+  class LockedError < Error; end
+
+  # Filters kept in a memory-mapped file of bloomc's format (BloomFilter,
+  # ContinuousBloomFilter and CountingBloomFilter). One process at a time
+  # writes (an exclusive flock, held until #close); any number read, with
+  # +readonly: true+, and see its adds as they land, without a lock. Adds go
+  # straight into the page cache, so they survive the process; #flush also
+  # brings the header (key count, clock) and checksums up to date and waits
+  # until the file is on disk.
+  module Mapped
+    # Class methods of the mappable filters.
+    module ClassMethods
+      # Opens the filter kept at +path+, creating the file when there is none.
+      #
+      # @param path [String, Pathname]
+      # @param readonly [Boolean] map for reading: the filter is frozen, needs
+      #   no lock, and sees the writer's adds
+      # @param verify [Boolean] check the cells' checksum of a file that was
+      #   closed cleanly (it reads the whole file: about 1 s per GiB)
+      # @param shape the constructor's arguments (m:, k:, capacity:, ...): for
+      #   a new file, the filter to create; for an existing one, checked
+      #   against what it holds (ArgumentError naming the difference)
+      # @yield [filter] when given, the filter, closed when the block ends
+      # @return [self] mapped: #flush and #close
+      # @raise [Bloomc::LockedError] when another process writes the file
+      # @raise [Bloomc::FormatError] when the file is not a filter of this class
+      def open(path, readonly: false, verify: true, **shape)
+        filter = Mapped.open(self, path, readonly, verify, shape)
+        return filter unless block_given?
+
+        begin
+          yield filter
+        ensure
+          filter.close
+        end
+      end
+
+      private
+
+      # A filter of the shape open was given (m: and k: for the positional
+      # arguments), to create the file from or check it against.
+      def mapped_template(shape)
+        shape = shape.dup
+        m = shape.delete(:m)
+        k = shape.delete(:k)
+        m || k ? new(m, k, **shape) : new(**shape)
+      end
+    end
+
+    # Brings the file's header (key count, clock, checksums) up to date and
+    # waits until the file is on disk: after it returns, a crash loses
+    # nothing added before. A no-op on a filter mapped for reading.
+    # @return [self]
+    def flush
+      write_file_header(Format::FLAG_OPEN) if @mapped&.file && !@mapped.readonly
+      self
+    end
+
+    # Flushes, marks the file closed, unmaps it and releases the lock. The
+    # filter raises IOError afterwards. Closing twice does nothing.
+    # @return [nil]
+    def close
+      return nil unless @mapped&.file
+
+      stop_timer if respond_to?(:timer_running?) && timer_running?
+      write_file_header(0) unless @mapped.readonly
+      unmap
+      @mapped.file.close
+      @mapped.file = nil
+      nil
+    end
+
+    # @return [Boolean] whether #close has run
+    def closed? = !@mapped.nil? && @mapped.file.nil?
+
+    # @return [String, nil] the mapped file's path
+    def path = @mapped&.path
+
+    # What a mapped filter holds beside its cells; set before a read-only
+    # filter is frozen, and changed by #close after.
+    State = Struct.new(:file, :path, :readonly, :body_offset)
+
+    private
+
+    # Continuous filters add their ttl and recovery (see there).
+    def map_state(fields, fd, body_offset, length, writable, _recovering)
+      map_core(fields, fd, body_offset, length, writable)
+    end
+
+    # The header as the filter now stands, and msync. The body's checksum is
+    # computed only for a closed file (flags 0): while the file is open, a
+    # reader does not check it, and a flush stays cheap on a large filter.
+    def write_file_header(flags)
+      fields = export_fields + export_extra
+      sync_mapping if flags.zero? # the cells on disk first: the hole map then shows them
+      crc = flags.zero? ? mapped_body_crc(@mapped.file.fileno) : 0
+      length = @mapped.file.size - @mapped.body_offset
+      write_header(Format.header(Format.kind_of(self), flags, fields, length, length, crc))
+      sync_mapping
+    end
+
+    # Shapes must match when a file is opened with one.
+    def same_shape_as(template, path)
+      mine = send(:shape)
+      asked = template.send(:shape)
+      diff = mine.keys.find { |key| mine[key] != asked[key] }
+      return unless diff
+
+      close
+      raise ArgumentError, "#{path} holds a filter of different #{diff} (#{mine[diff].inspect}, asked for #{asked[diff].inspect})"
+    end
+
+    # A copy (dup, clone) holds its cells on the heap, not in the file.
+    module Copy
+      def initialize_copy(orig)
+        super
+        remove_instance_variable(:@mapped) if instance_variable_defined?(:@mapped)
+      end
+    end
+
+    class << self
+      def open(klass, path, readonly, verify, shape)
+        path = File.expand_path(path)
+        file = readonly ? File.open(path, "rb") : File.open(path, File::RDWR | File::CREAT | File::BINARY, 0o644)
+        begin
+          unless readonly || file.flock(File::LOCK_EX | File::LOCK_NB)
+            raise LockedError, "#{path} is open for writing in another process"
+          end
+
+          template = shape.empty? ? nil : klass.send(:mapped_template, shape)
+          create(file, template) if file.size.zero? && !readonly
+          raise ArgumentError, "#{path} is empty: give the filter's shape (m:, k:, ...) to create it" if file.size.zero?
+
+          filter = map(klass, file, readonly, verify, path)
+          template&.then { |t| filter.send(:same_shape_as, t, path) }
+          filter.freeze if readonly
+          filter
+        rescue StandardError
+          file.close
+          raise
+        end
+      end
+
+      # A new file: the header of template's shape, flagged open, and zeroed
+      # cells (a sparse file: the cells take disk space as they are set).
+      def create(file, template)
+        raise ArgumentError, "give the filter's shape (m:, k:, ...) to create a file" unless template
+
+        fields = template.send(:export_fields) + template.send(:export_extra)
+        length = template.send(:body_bytes)
+        header = Format.header(Format.kind_of(template), Format::FLAG_OPEN, fields, length, length, 0)
+        file.write(header)
+        file.truncate(header.bytesize + length)
+        file.flush
+      end
+
+      def map(klass, file, readonly, verify, path)
+        head = file.pread([file.size, 64 * 1024].min, 0)
+        _, flags, fields, stored, raw, body_crc, at = Format.parse_header(head, expect: klass)
+        Format.fail!("a deflated file cannot be mapped: load it with #{klass}.load_file") if flags & Format::FLAG_DEFLATE != 0
+        Format.fail!("#{file.size} bytes where the header says #{at + stored}") unless file.size == at + stored && raw == stored
+        filter = klass.allocate
+        filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags & Format::FLAG_OPEN != 0)
+        if verify && flags & Format::FLAG_OPEN == 0 && filter.send(:mapped_body_crc, file.fileno) != body_crc
+          filter.send(:unmap)
+          Format.fail!("body checksum mismatch: the file is corrupted")
+        end
+        filter.instance_variable_set(:@mapped, State.new(file, path, readonly, at))
+        filter.send(:write_file_header, Format::FLAG_OPEN) unless readonly
+        filter
+      end
+    end
+
+    def self.included(klass)
+      klass.extend(ClassMethods)
+      klass.prepend(Copy)
+    end
+  end
+end
