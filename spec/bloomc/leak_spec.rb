@@ -110,4 +110,32 @@ RSpec.describe "memory over long runs" do
     grown = growth_kib { work.call(3000) }
     expect(grown).to be < 16_384
   end
+
+  it "mapped filters give back their mappings, file descriptors and locks" do
+    require "tmpdir"
+    Dir.mktmpdir do |dir|
+      path = File.join(dir, "f.bloom")
+      fds = -> { Dir.children("/proc/self/fd").size }
+      work = lambda do |rounds|
+        rounds.times do |i|
+          writer = Bloomc::BloomFilter.open(path, m: 80_000, k: 3)
+          writer << i
+          reader = Bloomc::CountingBloomFilter.open(File.join(dir, "c.bloom"), m: 20_000, k: 3)
+          reader.close
+          writer.close
+          Bloomc::BloomFilter.open(path) { |again| again.include?(i) } # the lock was released
+          begin
+            Bloomc::BloomFilter.open(path, m: 1, k: 1) # a shape mismatch closes the file too
+          rescue ArgumentError
+            nil
+          end
+        end
+      end
+      work.call(50)
+      before = fds.call
+      grown = growth_kib { work.call(1000) }
+      expect(fds.call).to eq(before)
+      expect(grown).to be < 8192
+    end
+  end
 end
