@@ -1,21 +1,12 @@
 #include <string.h>
 #include "bf_counting.h"
-
-static inline uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
+#include "bf_hash.h"
 
 bf_key_hash bf_key_hash_salted(bf_key_hash h, uint64_t salt)
 {
     bf_key_hash out;
-    out.h1 = mix64(h.h1 ^ (salt * 0x9e3779b97f4a7c15ULL));
-    out.h2 = mix64(h.h2 + salt);
+    out.h1 = bf_fmix64(h.h1 ^ (salt * 0x9e3779b97f4a7c15ULL));
+    out.h2 = bf_fmix64(h.h2 + salt);
     return out;
 }
 

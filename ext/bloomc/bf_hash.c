@@ -14,16 +14,6 @@ static inline uint32_t fmix32(uint32_t h)
     return h;
 }
 
-static inline uint64_t fmix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-}
-
 static inline uint32_t murmur32_scramble(uint32_t k)
 {
     k *= 0xcc9e2d51U;
@@ -95,8 +85,8 @@ void bf_murmur3_128(const uint8_t *key, size_t len, uint32_t seed, uint64_t out[
     h2 ^= (uint64_t)len;
     h1 += h2;
     h2 += h1;
-    h1 = fmix64(h1);
-    h2 = fmix64(h2);
+    h1 = bf_fmix64(h1);
+    h2 = bf_fmix64(h2);
     h1 += h2;
     h2 += h1;
     out[0] = h1;

@@ -16,4 +16,16 @@ uint32_t bf_fnv1a_32(const uint8_t *key, size_t len);
 uint64_t bf_fnv1_64(const uint8_t *key, size_t len);
 uint64_t bf_fnv1a_64(const uint8_t *key, size_t len);
 
+/* MurmurHash3's 64-bit finalizer (every output bit depends on every input
+ * bit), shared by the hash and the counting filters' salted rehash. */
+static inline uint64_t bf_fmix64(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
 #endif
