@@ -238,3 +238,9 @@ void bf_bitwise_intersect(bf_bitwise *dst, const bf_bitwise *src)
     for (size_t l = 0; l < n; l++) bf_buckets_combine(&dst->levels[l], &src->levels[l], BF_COMBINE_MIN);
     dst->count = combine_counts(dst->count, src->count, BF_COMBINE_MIN);
 }
+
+void bf_bitwise_union(bf_bitwise *dst, const bf_bitwise *src)
+{
+    for (size_t l = 0; l < src->nlevels; l++) bf_buckets_combine(&dst->levels[l], &src->levels[l], BF_COMBINE_MAX);
+    dst->count = combine_counts(dst->count, src->count, BF_COMBINE_SUM);
+}

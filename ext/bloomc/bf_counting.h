@@ -104,8 +104,12 @@ void bf_counting_combine(bf_counting *dst, const bf_counting *src, bf_combine_op
  * its adds in the other, and the primary's minimum still bounds it. */
 void bf_spectral_combine(bf_spectral *dst, const bf_spectral *src, bf_combine_op op);
 /* Bitwise intersection over the levels both have (the caller drops dst's
- * levels past src's). A union would have to carry each key's overflow to
- * the next level, which cells alone cannot tell. */
+ * levels past src's): cell minima. Union (the caller first gives dst as many
+ * levels as src): cell maxima, level by level, the multiset union, so each
+ * key counts at least the larger of its two counts. Adding the counts up,
+ * as the counting filter's union does, would need each key's overflow
+ * carried to the next level, which cells alone cannot tell. */
 void bf_bitwise_intersect(bf_bitwise *dst, const bf_bitwise *src);
+void bf_bitwise_union(bf_bitwise *dst, const bf_bitwise *src);
 
 #endif

@@ -278,18 +278,22 @@ static void truncate_levels(bf_bitwise *f, size_t n)
     while (f->nlevels > n) ruby_xfree(f->levels[--f->nlevels].data);
 }
 
-/* :nodoc: intersection level by level; a union raises (Bloomc::SetOps checks shapes). */
+/* :nodoc: cell maxima or minima level by level (Bloomc::SetOps checks shapes). */
 static VALUE bitwise_combine(VALUE self, VALUE other, VALUE op)
 {
     rb_check_frozen(self);
     bf_bitwise *f = get_filter(self);
     const bf_bitwise *o = get_filter(other);
     int and = bloomc_intersection_arg(op, f->m == o->m && f->k == o->k && f->seed == o->seed && f->width == o->width);
-    if (!and)
-        rb_raise(bloomc_eUnsupportedError,
-                 "a union of bitwise filters cannot carry each key's overflow to the next level: add the keys of one to the other instead");
-    bf_bitwise_intersect(f, o);
-    truncate_levels(f, o->nlevels);
+    if (and) {
+        bf_bitwise_intersect(f, o);
+        truncate_levels(f, o->nlevels);
+    } else {
+        /* The union needs src's levels; a failed allocation leaves self
+         * with some zeroed levels more, which count nothing. */
+        while (f->nlevels < o->nlevels) add_level(f);
+        bf_bitwise_union(f, o);
+    }
     return self;
 }
 

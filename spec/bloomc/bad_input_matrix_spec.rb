@@ -762,14 +762,12 @@ module BadInputMatrix
   # with itself keeps every key; clear forgets them all.
   TWIN = [:same_filter, ->(h) { h.obj.dup }].freeze
   found_all = ->(h, r) { h.model_keys.all? { |key| r.include?(key) } || "lost keys: #{h.model_keys.reject { |key| r.include?(key) }}" }
-  # A bitwise filter refuses unions (its overflow cannot be carried cell by cell).
-  no_bitwise_union = ->(h) { [Bloomc::UnsupportedError] if h.obj.is_a?(Bloomc::BitwiseBloomFilter) }
   SET_OPS = {
-    "|": { params: [TWIN], refuse: no_bitwise_union,
+    "|": { params: [TWIN],
            ok: ->(h, _, _, r, _) { r.instance_of?(h.obj.class) && !r.equal?(h.obj) ? found_all[h, r] : "not a new #{h.obj.class}" } },
     "&": { params: [TWIN],
            ok: ->(h, _, _, r, _) { r.instance_of?(h.obj.class) && !r.equal?(h.obj) ? found_all[h, r] : "not a new #{h.obj.class}" } },
-    merge!: { params: [TWIN], write: true, refuse: no_bitwise_union,
+    merge!: { params: [TWIN], write: true,
               ok: ->(h, _, _, r, _) { h.merged_with_itself; r.equal?(h.obj) } },
     clear: { write: true, ok: ->(h, _, _, r, _) { h.cleared; r.equal?(h.obj) && h.obj.empty? } },
     empty?: { ok: ->(h, _, _, r, _) { r == h.obj.fill_ratio.zero? } }

@@ -137,17 +137,20 @@ RSpec.describe "set operations" do
       expect { mi | rm }.to raise_error(ArgumentError, /different algorithm \(:mi and :rm\)/)
     end
 
-    it "BitwiseBloomFilter: & keeps the smaller count over the levels both have; | is refused" do
+    it "BitwiseBloomFilter: & keeps the smaller count, | the larger (the multiset union), over every level" do
       a = Bloomc::BitwiseBloomFilter.new(1000, 3, width: 1)
       b = Bloomc::BitwiseBloomFilter.new(1000, 3, width: 1)
       10.times { a << "x" }
+      40.times { b << "y" }
       4.times { b << "x" }
       intersection = a & b
       expect(intersection.count("x")).to be_between(4, 10)
-      expect(intersection.levels).to eq(b.levels)
-      expect { a | b }.to raise_error(Bloomc::UnsupportedError, /union of bitwise filters/)
-      expect { a.merge!(b) }.to raise_error(Bloomc::UnsupportedError)
-      expect(a.count("x")).to be >= 10
+      expect(intersection.levels).to eq([a.levels, b.levels].min)
+      union = a | b
+      expect(union.levels).to eq([a.levels, b.levels].max)
+      expect([union.count("x"), union.count("y")]).to eq([10, 40]) # alone in their cells: exactly the larger
+      expect(a.merge!(b)).to equal(a)
+      expect(a).to eq(union)
       a.clear
       expect([a.levels, a.count("x"), a.size]).to eq([1, 0, 0])
     end
