@@ -359,10 +359,14 @@ static VALUE bloom_filter_unmap(VALUE self)
     return self;
 }
 
-/* :nodoc: the bytes export_core's body takes. */
-static VALUE bloom_filter_body_bytes(VALUE self)
+/* :nodoc: the bytes export_core's body would take with m bits (for a new
+ * mapped file: its filter is never built on the heap). */
+static VALUE bloom_filter_body_bytes_for(VALUE self, VALUE m)
 {
-    return SIZET2NUM(bf_bits_nbytes(get_filter(self)->bits.nbits));
+    get_filter(self);
+    size_t nbytes = bf_bits_nbytes(bloomc_count_arg(m, "m", BF_BITS_MAX));
+    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine");
+    return SIZET2NUM(nbytes);
 }
 
 /* :nodoc: the parameters export_core saves, without the bits. */
@@ -399,7 +403,7 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_private_method(cBloomFilter, "map_core", bloom_filter_map_core, 5);
     rb_define_private_method(cBloomFilter, "unmap", bloom_filter_unmap, 0);
     rb_define_private_method(cBloomFilter, "export_fields", bloom_filter_export_fields, 0);
-    rb_define_private_method(cBloomFilter, "body_bytes", bloom_filter_body_bytes, 0);
+    rb_define_private_method(cBloomFilter, "body_bytes_for", bloom_filter_body_bytes_for, 1);
     bloomc_define_mapping_methods(cBloomFilter, &bloom_filter_type);
     rb_define_private_method(cBloomFilter, "combine", bloom_filter_combine, 2);
     rb_define_method(cBloomFilter, "clear", bloom_filter_clear, 0);

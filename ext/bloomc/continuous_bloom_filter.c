@@ -128,11 +128,26 @@ static double monotonic_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A reader of a mapped file follows the writer's clock, which the writer
+ * records in the header at every tick (store_clock): the slot and ticks are
+ * read from there before each lookup (an aligned 8-byte load each). */
+static void follow_clock(continuous_t *c)
+{
+    if (!c->map.base || c->map.writable) return;
+    const uint8_t *header = c->map.base;
+    uint64_t slot = bf_load_le64(header + 16 + 8 * 4);
+    if (slot < 1 || slot > BF_CONT_SLOTS) return; /* never written so: keep the last good one */
+    c->core.slot = (uint32_t)slot;
+    c->core.ticks = bf_load_le64(header + 16 + 8 * 5);
+    for (int d = 0; d <= BF_CONT_DIVISOR; d++) c->core.recent_adds[d] = bf_load_le64(header + 16 + 8 * (6 + d));
+}
+
 /* The filter for an add or lookup, its clock brought up to now. */
 static bf_continuous *get_current_filter(VALUE self)
 {
     continuous_t *c = get_state(self);
     if (c->live && !OBJ_FROZEN(self)) catch_up(c, monotonic_now());
+    follow_clock(c);
     return &c->core;
 }
 
@@ -226,10 +241,12 @@ static void lookup_many(void *state, const bf_key_hash *h, size_t n, uint8_t *ou
     bf_continuous_lookup_many(&c->core, h, n, 1, out);
 }
 
-/* A frozen filter is read as it stands: no clock catch-up, no reset. */
+/* A frozen filter is read as it stands: no clock catch-up, no reset (a
+ * mapped reader follows its writer's clock). */
 static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
 {
     continuous_t *c = state;
+    follow_clock(c);
     bf_continuous_lookup_many(&c->core, h, n, 0, out);
 }
 
@@ -507,7 +524,10 @@ static VALUE continuous_map_core(int argc, VALUE *argv, VALUE self)
         bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, offset + nbytes);
     uint8_t *base = bloomc_map_file(NUM2INT(fd), offset + nbytes, RTEST(writable));
     src.buckets.data = base + offset;
-    const char *problem = saved_buckets_problem(&src, RTEST(recover) && RTEST(writable));
+    /* A file a writer has open may hold buckets its recorded clock has
+     * expired (a reader opening it mid-tick, or a writer killed there): a
+     * writer clears them, a reader's lookups read them as absent. */
+    const char *problem = saved_buckets_problem(&src, RTEST(recover));
     if (problem) {
         munmap(base, offset + nbytes);
         bloomc_format_error("%s", problem);
@@ -542,10 +562,14 @@ static VALUE continuous_export_fields(VALUE self)
     return rb_ary_entry(bloomc_state_new(fields, 9, NULL, NULL, 0), 0);
 }
 
-/* :nodoc: the bytes export_core's body takes. */
-static VALUE continuous_body_bytes(VALUE self)
+/* :nodoc: the bytes export_core's body would take with m buckets (for a
+ * new mapped file: its filter is never built on the heap). */
+static VALUE continuous_body_bytes_for(VALUE self, VALUE m)
 {
-    return SIZET2NUM(bf_buckets_nbytes(get_filter(self)->buckets.count, BF_CONT_BITS));
+    get_filter(self);
+    size_t nbytes = bf_buckets_nbytes(bloomc_count_arg(m, "m", BF_BUCKETS_MAX), BF_CONT_BITS);
+    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine");
+    return SIZET2NUM(nbytes);
 }
 
 
@@ -584,7 +608,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_private_method(cContinuousBloomFilter, "map_core", continuous_map_core, -1);
     rb_define_private_method(cContinuousBloomFilter, "unmap", continuous_unmap, 0);
     rb_define_private_method(cContinuousBloomFilter, "export_fields", continuous_export_fields, 0);
-    rb_define_private_method(cContinuousBloomFilter, "body_bytes", continuous_body_bytes, 0);
+    rb_define_private_method(cContinuousBloomFilter, "body_bytes_for", continuous_body_bytes_for, 1);
     bloomc_define_mapping_methods(cContinuousBloomFilter, &continuous_type);
     rb_define_private_method(cContinuousBloomFilter, "combine", continuous_combine, 2);
     rb_define_method(cContinuousBloomFilter, "clear", continuous_clear, 0);

@@ -339,11 +339,14 @@ static VALUE counting_export_fields(VALUE self)
     return rb_ary_entry(bloomc_state_new(fields, 6, NULL, NULL, 0), 0);
 }
 
-/* :nodoc: the bytes export_core's body takes. */
-static VALUE counting_body_bytes(VALUE self)
+/* :nodoc: the bytes export_core's body would take with m cells of this
+ * filter's width (for a new mapped file: its filter is never built on the
+ * heap). */
+static VALUE counting_body_bytes_for(VALUE self, VALUE m)
 {
-    const bf_counting *f = get_filter(self);
-    return SIZET2NUM(bf_buckets_nbytes(f->cells.count, f->cells.width));
+    size_t nbytes = bf_buckets_nbytes(bloomc_count_arg(m, "m", BF_BUCKETS_MAX), get_filter(self)->cells.width);
+    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine");
+    return SIZET2NUM(nbytes);
 }
 
 
@@ -376,7 +379,7 @@ void bloomc_init_counting_bloom_filter(VALUE mBloomc)
     rb_define_private_method(cCountingBloomFilter, "map_core", counting_map_core, 5);
     rb_define_private_method(cCountingBloomFilter, "unmap", counting_unmap, 0);
     rb_define_private_method(cCountingBloomFilter, "export_fields", counting_export_fields, 0);
-    rb_define_private_method(cCountingBloomFilter, "body_bytes", counting_body_bytes, 0);
+    rb_define_private_method(cCountingBloomFilter, "body_bytes_for", counting_body_bytes_for, 1);
     bloomc_define_mapping_methods(cCountingBloomFilter, &counting_type);
     rb_define_private_method(cCountingBloomFilter, "combine", counting_combine, 2);
     rb_define_method(cCountingBloomFilter, "clear", counting_clear, 0);

@@ -6,13 +6,27 @@
 #define _GNU_SOURCE 1 /* as ruby/config.h has it: pread under -std=c99, SEEK_DATA, SEEK_HOLE */
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "bloomc.h"
+
+/* Whether the file still has the length its mapping was made with: a page
+ * of the mapping past the end of the file raises SIGBUS when touched, so a
+ * file truncated under a mapping must be caught before the cells are. */
+static int file_has_length(int fd, size_t length)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && (uint64_t)st.st_size == (uint64_t)length;
+}
 
 void *bloomc_map_file(int fd, size_t length, int writable)
 {
     void *base = mmap(NULL, length, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) rb_sys_fail("mmap");
+    if (!file_has_length(fd, length)) { /* it changed since the header was read */
+        munmap(base, length);
+        bloomc_format_error("the file changed size while it was being opened");
+    }
     return base;
 }
 
@@ -56,6 +70,17 @@ static VALUE mapping_write_header(VALUE self, VALUE header)
     if ((size_t)RSTRING_LEN(header) != m->body_offset) rb_raise(rb_eArgError, "a header of %ld bytes where the body starts at %zu",
                                                                 RSTRING_LEN(header), m->body_offset);
     memcpy(m->base, RSTRING_PTR(header), m->body_offset);
+    return self;
+}
+
+/* :nodoc: IOError unless the mapped file (fd) still has its length: flush
+ * and close check it before they write, since nothing in a file truncated
+ * under its mapping can be trusted (and touching the lost pages is SIGBUS). */
+static VALUE mapping_check_length(VALUE self, VALUE fd)
+{
+    bloomc_mapping *m = find_mapping(self);
+    if (!file_has_length(NUM2INT(fd), m->length))
+        rb_raise(rb_eIOError, "the mapped file was truncated or extended by someone else");
     return self;
 }
 
@@ -103,6 +128,10 @@ static VALUE mapping_body_crc(VALUE self, VALUE fd)
     while (at < m->length) {
         size_t start, stop;
         next_data(file, at, m->length, &start, &stop);
+        if (start == m->length && !file_has_length(file, m->length)) { /* ENXIO: the file is shorter */
+            ruby_xfree(buffer);
+            rb_raise(rb_eIOError, "the mapped file was truncated by someone else");
+        }
         crc = bf_crc32c_zeros(crc, start - at);
         for (at = start; at < stop;) {
             size_t want = stop - at < CHUNK ? stop - at : CHUNK;
@@ -136,6 +165,7 @@ void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type)
     mappable[nmappable++] = type;
     rb_define_private_method(klass, "write_header", mapping_write_header, 1);
     rb_define_private_method(klass, "sync_mapping", mapping_sync, 0);
+    rb_define_private_method(klass, "check_mapped_length", mapping_check_length, 1);
     rb_define_private_method(klass, "mapped_body_crc", mapping_body_crc, 1);
     rb_define_method(klass, "mapped?", mapping_mapped_p, 0);
 }

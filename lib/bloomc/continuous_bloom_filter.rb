@@ -26,14 +26,13 @@ module Bloomc
     class << self
       private
 
-      # open(path, m:, k:, ttl:) builds new(m, k, ttl).
+      # open(path, m:, k:, ttl:) describes new(m, k, ttl); the template has
+      # one bucket (see Mapped::ClassMethods#mapped_template).
       def mapped_template(shape)
         shape = shape.dup
-        m = shape.delete(:m)
-        k = shape.delete(:k)
-        return new(**shape) unless m || k
-
-        new(m, k, shape.delete(:ttl), **shape)
+        m, k = Bloomc.sizing_arguments(shape.delete(:m), shape.delete(:k), shape.delete(:capacity),
+                                       shape.delete(:error_rate))
+        [new(1, k, shape.delete(:ttl), **shape), m]
       end
     end
 
@@ -150,6 +149,10 @@ module Bloomc
     private
 
     def restart_timer_after_fork
+      # A mapped filter the child got read-only (Mapped.hand_back_after_fork
+      # froze it): its clock stays with the process that writes the file.
+      return if frozen?
+
       @timer_lock = Mutex.new
       @timer = @timer&.restarted
     end

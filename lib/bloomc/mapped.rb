@@ -1,16 +1,21 @@
 # frozen_string_literal: true
 
 module Bloomc
-  # Another process has the file open for writing.
+  # Another process (or another open in this one) has the file open for
+  # writing.
   class LockedError < Error; end
 
   # Filters kept in a memory-mapped file of bloomc's format (BloomFilter,
-  # ContinuousBloomFilter and CountingBloomFilter). One process at a time
-  # writes (an exclusive flock, held until #close); any number read, with
-  # +readonly: true+, and see its adds as they land, without a lock. Adds go
+  # ContinuousBloomFilter and CountingBloomFilter). One writer at a time (an
+  # exclusive flock, held until #close); any number of readers, with
+  # +readonly: true+, which see its adds as they land, without a lock. Adds go
   # straight into the page cache, so they survive the process; #flush also
-  # brings the header (key count, clock) and checksums up to date and waits
-  # until the file is on disk.
+  # brings the header (key count, clock) up to date and waits until the file
+  # is on disk. Truncating a mapped file under its filter is not survivable
+  # (touching the lost pages is SIGBUS): leave mapped files alone while open.
+  #
+  # A forked child gets the parent's filters read-only (frozen): the file
+  # stays the parent's to write, flush and close.
   module Mapped
     # Class methods of the mappable filters.
     module ClassMethods
@@ -20,13 +25,13 @@ module Bloomc
       # @param readonly [Boolean] map for reading: the filter is frozen, needs
       #   no lock, and sees the writer's adds
       # @param verify [Boolean] check the cells' checksum of a file that was
-      #   closed cleanly (it reads the whole file: about 1 s per GiB)
+      #   closed cleanly (it reads the data the file holds, skipping holes)
       # @param shape the constructor's arguments (m:, k:, capacity:, ...): for
       #   a new file, the filter to create; for an existing one, checked
       #   against what it holds (ArgumentError naming the difference)
       # @yield [filter] when given, the filter, closed when the block ends
       # @return [self] mapped: #flush and #close
-      # @raise [Bloomc::LockedError] when another process writes the file
+      # @raise [Bloomc::LockedError] when the file is open for writing elsewhere
       # @raise [Bloomc::FormatError] when the file is not a filter of this class
       def open(path, readonly: false, verify: true, **shape)
         filter = Mapped.open(self, path, readonly, verify, shape)
@@ -41,36 +46,47 @@ module Bloomc
 
       private
 
-      # A filter of the shape open was given (m: and k: for the positional
-      # arguments), to create the file from or check it against.
+      # [a filter of the shape open was given but with a single cell, the
+      # real m]: the template the file is created from or checked against,
+      # without ever holding the real cells on the heap.
       def mapped_template(shape)
         shape = shape.dup
-        m = shape.delete(:m)
-        k = shape.delete(:k)
-        m || k ? new(m, k, **shape) : new(**shape)
+        m, k = Bloomc.sizing_arguments(shape.delete(:m), shape.delete(:k), shape.delete(:capacity),
+                                       shape.delete(:error_rate))
+        [new(1, k, **shape), m]
       end
     end
 
-    # Brings the file's header (key count, clock, checksums) up to date and
-    # waits until the file is on disk: after it returns, a crash loses
-    # nothing added before. A no-op on a filter mapped for reading.
+    # Brings the file's header (key count, clock) up to date and waits until
+    # the file is on disk: after it returns, a crash loses nothing added
+    # before. A no-op on a filter mapped for reading.
     # @return [self]
+    # @raise [IOError] when closed, or in a forked child
     def flush
-      write_file_header(Format::FLAG_OPEN) if @mapped&.file && !@mapped.readonly
+      raise IOError, "closed #{self.class}" if closed?
+      return self if @mapped.nil? || @mapped.readonly
+
+      raise IOError, "#{path} is written by process #{@mapped.pid}, not this one" unless @mapped.pid == Process.pid
+
+      write_file_header(Format::FLAG_OPEN)
       self
     end
 
-    # Flushes, marks the file closed, unmaps it and releases the lock. The
-    # filter raises IOError afterwards. Closing twice does nothing.
+    # Flushes, marks the file closed cleanly (with the cells' checksum),
+    # unmaps it and releases the lock; the filter raises IOError afterwards.
+    # In a forked child it only unmaps. Closing twice does nothing.
     # @return [nil]
     def close
-      return nil unless @mapped&.file
+      return nil if @mapped.nil? || @mapped.file.nil?
 
-      stop_timer if respond_to?(:timer_running?) && timer_running?
-      write_file_header(0) unless @mapped.readonly
-      unmap
-      @mapped.file.close
-      @mapped.file = nil
+      begin
+        stop_timer if respond_to?(:timer_running?) && timer_running?
+        write_file_header(0) if !@mapped.readonly && @mapped.pid == Process.pid
+      ensure
+        unmap
+        @mapped.file.close unless @mapped.file.closed?
+        @mapped.file = nil
+      end
       nil
     end
 
@@ -82,36 +98,24 @@ module Bloomc
 
     # What a mapped filter holds beside its cells; set before a read-only
     # filter is frozen, and changed by #close after.
-    State = Struct.new(:file, :path, :readonly, :body_offset)
+    State = Struct.new(:file, :path, :readonly, :body_offset, :pid)
 
-    private
+    # Mapped filters, held weakly, so that a forked child can hand them back.
+    OPEN = ObjectSpace::WeakMap.new
+    private_constant :OPEN
 
-    # Continuous filters add their ttl and recovery (see there).
-    def map_state(fields, fd, body_offset, length, writable, _recovering)
-      map_core(fields, fd, body_offset, length, writable)
-    end
+    # In a forked child: the file stays the parent's. Its filters turn
+    # read-only here (writes raise FrozenError) and their copy of the file
+    # descriptor closes, so the parent's lock ends when the parent closes.
+    # @api private
+    def self.hand_back_after_fork
+      OPEN.each_key do |filter|
+        state = filter.instance_variable_get(:@mapped)
+        next if state.nil? || state.file.nil? || state.pid == Process.pid
 
-    # The header as the filter now stands, and msync. The body's checksum is
-    # computed only for a closed file (flags 0): while the file is open, a
-    # reader does not check it, and a flush stays cheap on a large filter.
-    def write_file_header(flags)
-      fields = export_fields + export_extra
-      sync_mapping if flags.zero? # the cells on disk first: the hole map then shows them
-      crc = flags.zero? ? mapped_body_crc(@mapped.file.fileno) : 0
-      length = @mapped.file.size - @mapped.body_offset
-      write_header(Format.header(Format.kind_of(self), flags, fields, length, length, crc))
-      sync_mapping
-    end
-
-    # Shapes must match when a file is opened with one.
-    def same_shape_as(template, path)
-      mine = send(:shape)
-      asked = template.send(:shape)
-      diff = mine.keys.find { |key| mine[key] != asked[key] }
-      return unless diff
-
-      close
-      raise ArgumentError, "#{path} holds a filter of different #{diff} (#{mine[diff].inspect}, asked for #{asked[diff].inspect})"
+        state.file.close unless state.file.closed?
+        filter.freeze
+      end
     end
 
     # A copy (dup, clone) holds its cells on the heap, not in the file.
@@ -122,36 +126,78 @@ module Bloomc
       end
     end
 
+    private
+
+    # Continuous filters add their ttl and recovery (see there).
+    def map_state(fields, fd, body_offset, length, writable, _recovering)
+      map_core(fields, fd, body_offset, length, writable)
+    end
+
+    # Whether this process writes the file (false in a forked child).
+    def owns_mapping? = @mapped.nil? || @mapped.pid == Process.pid
+
+    # The header as the filter now stands, and msync. The body's checksum is
+    # computed only for a closed file (flags 0): while the file is open, a
+    # reader does not check it, and a flush stays cheap on a large filter.
+    def write_file_header(flags)
+      check_mapped_length(@mapped.file.fileno)
+      fields = export_fields + export_extra
+      sync_mapping if flags.zero? # the cells on disk first: the hole map then shows them
+      crc = flags.zero? ? mapped_body_crc(@mapped.file.fileno) : 0
+      length = @mapped.file.size - @mapped.body_offset
+      write_header(Format.header(Format.kind_of(self), flags, fields, length, length, crc))
+      sync_mapping
+    end
+
+    # Shapes must match when a file is opened with one.
+    def same_shape_as(template, m, path)
+      mine = send(:shape)
+      asked = template.send(:shape).merge(m: m)
+      diff = mine.keys.find { |key| mine[key] != asked[key] }
+      return unless diff
+
+      raise ArgumentError, "#{path} holds a filter of different #{diff} (#{mine[diff].inspect}, asked for #{asked[diff].inspect})"
+    end
+
     class << self
+      # @api private
       def open(klass, path, readonly, verify, shape)
         path = File.expand_path(path)
         file = readonly ? File.open(path, "rb") : File.open(path, File::RDWR | File::CREAT | File::BINARY, 0o644)
+        filter = nil
         begin
           unless readonly || file.flock(File::LOCK_EX | File::LOCK_NB)
-            raise LockedError, "#{path} is open for writing in another process"
+            raise LockedError, "#{path} is open for writing (by another process, or another open in this one)"
           end
 
-          template = shape.empty? ? nil : klass.send(:mapped_template, shape)
-          create(file, template) if file.size.zero? && !readonly
+          template, m = shape.empty? ? nil : klass.send(:mapped_template, shape)
+          create(file, template, m) if file.size.zero? && !readonly
           raise ArgumentError, "#{path} is empty: give the filter's shape (m:, k:, ...) to create it" if file.size.zero?
 
           filter = map(klass, file, readonly, verify, path)
-          template&.then { |t| filter.send(:same_shape_as, t, path) }
+          filter.send(:same_shape_as, template, m, path) if template
+          filter.send(:write_file_header, Format::FLAG_OPEN) unless readonly
+          OPEN[filter] = true
           filter.freeze if readonly
           filter
         rescue StandardError
+          filter&.send(:unmap)
           file.close
           raise
         end
       end
 
-      # A new file: the header of template's shape, flagged open, and zeroed
-      # cells (a sparse file: the cells take disk space as they are set).
-      def create(file, template)
+      private
+
+      # A new file: the header of the template's shape with m cells, flagged
+      # open, and zeroed cells (a sparse file: they take disk space as they
+      # are set).
+      def create(file, template, m)
         raise ArgumentError, "give the filter's shape (m:, k:, ...) to create a file" unless template
 
         fields = template.send(:export_fields) + template.send(:export_extra)
-        length = template.send(:body_bytes)
+        fields[0] = m
+        length = template.send(:body_bytes_for, m)
         header = Format.header(Format.kind_of(template), Format::FLAG_OPEN, fields, length, length, 0)
         file.write(header)
         file.truncate(header.bytesize + length)
@@ -169,8 +215,7 @@ module Bloomc
           filter.send(:unmap)
           Format.fail!("body checksum mismatch: the file is corrupted")
         end
-        filter.instance_variable_set(:@mapped, State.new(file, path, readonly, at))
-        filter.send(:write_file_header, Format::FLAG_OPEN) unless readonly
+        filter.instance_variable_set(:@mapped, State.new(file, path, readonly, at, Process.pid))
         filter
       end
     end
@@ -179,5 +224,15 @@ module Bloomc
       klass.extend(ClassMethods)
       klass.prepend(Copy)
     end
+
+    # Process._fork is the hook every fork path goes through (Ruby 3.1).
+    module ForkHook
+      def _fork
+        pid = super
+        Mapped.hand_back_after_fork if pid.zero?
+        pid
+      end
+    end
+    Process.singleton_class.prepend(ForkHook)
   end
 end

@@ -76,7 +76,7 @@ RSpec.describe "memory-mapped filters" do
         end
         Process.wait(second)
         expect($?.exitstatus).to eq(3)
-        expect { klass.open(path) }.to raise_error(Bloomc::LockedError, /open for writing in another process/)
+        expect { klass.open(path) }.to raise_error(Bloomc::LockedError, /open for writing \(by another process, or another open/)
         reader.close
         writer.close
         klass.open(path) { |again| expect(again.include?(keys[0])).to be(true) } # the lock went with close
@@ -86,7 +86,10 @@ RSpec.describe "memory-mapped filters" do
 
   it "checks a given shape against the file, and needs one to create it" do
     Bloomc::BloomFilter.open(path, m: 1000, k: 3, &:itself)
+    before = File.binread(path)
     expect { Bloomc::BloomFilter.open(path, m: 1001, k: 3) }.to raise_error(ArgumentError, /different m \(1000, asked for 1001\)/)
+    expect(File.binread(path)).to eq(before) # refused without writing
+    expect { Bloomc::BloomFilter.open(path, capacity: 10, error_rate: 0.5) }.to raise_error(ArgumentError, /different m/)
     expect { Bloomc::CountingBloomFilter.open(path) }.to raise_error(Bloomc::FormatError, /holds a Bloomc::BloomFilter/)
     expect { Bloomc::BloomFilter.open(path("new.bloom")) }.to raise_error(ArgumentError, /give the filter's shape/)
     expect { Bloomc::BloomFilter.open(path("none.bloom"), readonly: true) }.to raise_error(Errno::ENOENT)
@@ -101,23 +104,74 @@ RSpec.describe "memory-mapped filters" do
     Bloomc::BloomFilter.open(path, verify: false, &:itself)
   end
 
-  it "clears, on reopening, continuous buckets a killed writer's clock had already expired" do
+  # The file of a continuous filter (10 parameters) with bucket 0 set to
+  # slot 9, which is not live at slot 1, and the open flag as given.
+  def stale_bucket_file(open_flag)
     Bloomc::ContinuousBloomFilter.open(path, m: 100, k: 2, ttl: 0) { |f| f << "a" }
-    header = File.binread(path, 128)
-    body_at = 128
-    File.open(path, "r+b") do |f|
-      f.pwrite([header.getbyte(12) | 2].pack("C"), 12) # a writer had it open
-      f.pwrite("\x09".b, body_at) # bucket 0: slot 9, not live at slot 1
-    end
     data = File.binread(path)
-    fixed = data.dup
-    fixed[116, 4] = [Bloomc::CRC32C.checksum(fixed.byteslice(0, 116))].pack("L<") # the header's checksum (10 parameters)
-    File.binwrite(path, fixed)
-    expect { Bloomc::ContinuousBloomFilter.open(path, readonly: true) }.to raise_error(Bloomc::FormatError, /not live/)
-    Bloomc::ContinuousBloomFilter.open(path) do |f|
-      expect(f.buckets[0]).to eq(0)
-      expect(f.include?("a")).to be(true)
+    data.setbyte(12, open_flag ? 2 : 0)
+    data.setbyte(128, 0x09)
+    data[112, 4] = [Bloomc::CRC32C.checksum(data.byteslice(128..))].pack("L<") # the cells' checksum
+    data[116, 4] = [Bloomc::CRC32C.checksum(data.byteslice(0, 116))].pack("L<") # the header's
+    File.binwrite(path, data)
+  end
+
+  it "clears, on reopening, continuous buckets a killed writer's clock had already expired" do
+    stale_bucket_file(true)
+    Bloomc::ContinuousBloomFilter.open(path, readonly: true) do |reader| # a reader reads them as absent, and leaves them
+      expect(reader.buckets[0]).to eq(9)
     end
+    Bloomc::ContinuousBloomFilter.open(path) do |f| # a writer clears them
+      expect(f.buckets[0]).to eq(0)
+    end
+    stale_bucket_file(false) # a cleanly closed file never holds one: refused
+    expect { Bloomc::ContinuousBloomFilter.open(path, readonly: true) }.to raise_error(Bloomc::FormatError, /not live/)
+  end
+
+  it "lets a reader of a continuous filter follow the writer's clock" do
+    writer = Bloomc::ContinuousBloomFilter.open(path, m: 4000, k: 3, ttl: 0)
+    writer << "old"
+    reader = Bloomc::ContinuousBloomFilter.open(path, readonly: true)
+    writer.inc_time_slot
+    writer << "new"
+    expect(reader.include_all(%w[old new])).to eq([true, true])
+    expect(reader.ticks).to eq(1)
+    2.times { writer.inc_time_slot }
+    expect(reader.include_all(%w[old new])).to eq([false, true])
+    expect([reader.include?("old"), reader.count_included(%w[old new])]).to eq([false, 1])
+    reader.close
+    writer.close
+  end
+
+  it "gives a forked child the filter read-only; the file stays the parent's" do
+    writer = Bloomc::BloomFilter.open(path, m: 10_000, k: 3)
+    writer << "before"
+    child = fork do
+      outcome = begin
+        writer << "child"
+        "wrote"
+      rescue FrozenError
+        writer.include?("before") ? "read-only" : "lost"
+      end
+      writer.close # the child only unmaps: no header, no lock
+      exit!(outcome == "read-only" ? 0 : 4)
+    end
+    Process.wait(child)
+    expect($?.exitstatus).to eq(0)
+    expect(File.binread(path, 2, 12).unpack1("S<") & 2).to eq(2) # still open: the child marked nothing
+    writer << "after"
+    writer.close
+    expect(Bloomc.load_file(path).include_all(%w[before after child])).to eq([true, true, false])
+  end
+
+  it "raises IOError, not SIGBUS, when the file is truncated under the filter" do
+    writer = Bloomc::BloomFilter.open(path, m: 100_000, k: 3)
+    writer << "a"
+    File.truncate(path, 1000)
+    expect { writer.flush }.to raise_error(IOError, /truncated/)
+    expect { writer.close }.to raise_error(IOError, /truncated/)
+    expect(writer.closed?).to be(true) # unmapped all the same
+    expect { writer.include?("a") }.to raise_error(IOError, /closed/)
   end
 
   it "keeps the clock in the file as it ticks, before the flush" do
@@ -128,13 +182,13 @@ RSpec.describe "memory-mapped filters" do
     filter.close
   end
 
-  it "maps a sparse file of 4 GiB, touching only the pages its keys set" do
-    big = Bloomc::BloomFilter.open(path, m: 2**35, k: 7)
+  it "maps a sparse file of 32 GiB, larger than this machine's memory, touching only the pages its keys set" do
+    big = Bloomc::BloomFilter.open(path, m: 2**38, k: 7) # never built on the heap
     big.add_all(keys)
     expect(ObjectSpace.memsize_of(big)).to be < 1024 # the cells are the page cache's, not the heap's
     big.close
     stat = File.stat(path)
-    expect(stat.size).to eq(2**32 + 128)
+    expect(stat.size).to eq(2**35 + 128)
     expect(stat.blocks * 512).to be < 64 * 2**20 # 3,500 bits set: a few thousand pages on disk
     Bloomc::BloomFilter.open(path, readonly: true) do |reader| # checks the checksum: holes are skipped
       expect(reader.all_include?(keys)).to be(true)
