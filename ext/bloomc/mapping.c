@@ -149,7 +149,12 @@ static VALUE mapping_body_crc(VALUE self, VALUE fd)
     return UINT2NUM(crc);
 }
 
-/* :nodoc: whether the filter's cells live in a mapped file. */
+/*
+ * call-seq: mapped? -> true or false
+ *
+ * Whether the filter's cells live in a memory-mapped file (Class.open),
+ * open or closed since.
+ */
 static VALUE mapping_mapped_p(VALUE self)
 {
     for (int i = 0; i < nmappable; i++)
