@@ -12,12 +12,20 @@
  * against the true history of the keys.  Reads past the end of the input
  * yield zeros, so every input is a valid program.
  *
+ * Most structures may get a twin of the same shape (empty, driven by its own
+ * ops, or a copy of the first); the combine ops merge one into the other and
+ * check the result cell by cell against the merged models and the merged
+ * histories of the keys (see "twins" and "merges" below).  CRC-32C is checked
+ * against a bitwise reference over slices of the input and runs of zeros;
+ * padding checks plant bits past the end; planted slots make continuous
+ * filters invalid as state read from outside may be.
+ *
  * Build and run: `rake fuzz` (see the Rakefile), or by hand:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
  *     -I ext/bloomc fuzz/fuzz_core.c ext/bloomc/bf_bits.c ext/bloomc/bf_buckets.c \
  *     ext/bloomc/bf_hash.c ext/bloomc/bf_bloom.c ext/bloomc/bf_blocked.c \
  *     ext/bloomc/bf_continuous.c ext/bloomc/bf_counting.c ext/bloomc/bf_stable.c \
- *     ext/bloomc/bf_a2.c -o tmp/fuzz_core
+ *     ext/bloomc/bf_a2.c ext/bloomc/bf_crc32c.c -o tmp/fuzz_core
  *
  * Portable bf_reduce: this file undefines __SIZEOF_INT128__ before including
  * the core's headers, so the inline helpers used HERE (bf_positions,
@@ -45,6 +53,7 @@
 #include "bf_buckets.h"
 #include "bf_continuous.h"
 #include "bf_counting.h"
+#include "bf_crc32c.h"
 #include "bf_hash.h"
 #include "bf_probe.h"
 #include "bf_stable.h"
@@ -97,6 +106,9 @@ typedef struct {
     unsigned sizings;     /* blocked-filter sizings (milliseconds each): one per input */
     unsigned rates;       /* blocked-filter rate spot checks, see MAX_RATES */
     uint64_t add_budget;  /* probes of repeated adds, see ADD_BUDGET */
+    unsigned merges;      /* merges of twins, see MAX_MERGES */
+    unsigned plants;      /* slots planted in continuous filters, see MAX_PLANTS */
+    uint64_t crc_budget;  /* bytes checksummed, see CRC_BUDGET */
 } reader;
 
 /* Whether a mid-program scan costing `cost` may run (and pay for it). */
@@ -413,6 +425,7 @@ MODEL static void bits_check(const bits_state *s, reader *r)
 {
     if (!s->f.data) return;
     CHECK(bf_bits_count(&s->f) == s->ones);
+    CHECK(bf_bits_tail_clear(&s->f));
     if (r && !may_scan(r, s->f.nbits)) return;
     size_t nbytes = bf_bits_nbytes(s->f.nbits);
     for (size_t j = 0; j < nbytes; j++) {
@@ -503,8 +516,14 @@ MODEL static void buckets_check(const buckets_state *s, reader *r)
     if (!s->f.data) return;
     CHECK(bf_buckets_count_nonzero(&s->f) == s->nonzero);
     if (r && !may_scan(r, s->f.count * s->f.width)) return;
-    for (uint64_t i = 0; i < s->f.count; i++) CHECK(bf_buckets_get(&s->f, i) == s->model[i]);
+    uint64_t full = 0;
+    for (uint64_t i = 0; i < s->f.count; i++) {
+        CHECK(bf_buckets_get(&s->f, i) == s->model[i]);
+        full += s->model[i] == s->f.max;
+    }
     buckets_check_image(s->f.data, &s->f, s->model);
+    CHECK(bf_buckets_count_full(&s->f) == full);
+    CHECK(bf_buckets_tail_clear(&s->f));
 }
 
 static void buckets_store(buckets_state *s, uint64_t i, uint32_t v)
@@ -665,9 +684,13 @@ MODEL static void bloom_final(const bloom_state *s, const reader *r)
 
 typedef struct {
     bf_continuous f;
-    uint8_t *age;       /* per bucket: ticks since written (0..2), or AGE_EMPTY */
+    /* Per bucket: ticks since its slot was current on the ring, 0..14
+     * (0..2 live; 3..14 only for a slot planted from outside, "stale"), or
+     * AGE_EMPTY. */
+    uint8_t *age;
     uint32_t *expect;   /* scratch: expected bucket values */
     uint64_t nonzero;   /* buckets not empty */
+    uint64_t recent[BF_CONT_DIVISOR + 1]; /* the model of f.recent_adds */
     uint32_t slot0;     /* slot at creation */
     uint32_t tmod;      /* ticks since creation, mod BF_CONT_SLOTS */
     uint64_t ticks;     /* ticks since creation, mod 2^64 */
@@ -724,52 +747,146 @@ static uint32_t ring_elapsed(uint32_t start, uint32_t current)
     return current >= start ? current - start : current + BF_CONT_SLOTS - start;
 }
 
-/* Every bucket equals the model; in particular every non-zero bucket holds
- * one of the 3 live slots. */
+static int age_live(uint8_t age)
+{
+    return age <= BF_CONT_DIVISOR; /* AGE_EMPTY is not */
+}
+
+static int age_stale(uint8_t age)
+{
+    return age != AGE_EMPTY && age > BF_CONT_DIVISOR;
+}
+
+/* The bucket value of a model age. */
+static uint32_t cont_expect(const cont_state *s, uint8_t age)
+{
+    return age == AGE_EMPTY ? 0 : cont_slot_at_age(s, age);
+}
+
+MODEL static uint64_t cont_model_stale(const cont_state *s)
+{
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < s->f.buckets.count; i++) n += age_stale(s->age[i]);
+    return n;
+}
+
+/* Every bucket equals the model; in particular every live bucket holds one
+ * of the 3 live slots, and the filter is valid exactly when no stale slot
+ * was planted (and left). */
 MODEL static void cont_check_all(cont_state *s, reader *r)
 {
     uint32_t cur = cont_slot(s);
     CHECK(s->f.slot == cur && s->f.ticks == s->ticks);
+    CHECK(memcmp(s->f.recent_adds, s->recent, sizeof s->recent) == 0);
     CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
     if (r && !may_scan(r, s->f.buckets.count * BF_CONT_BITS)) return;
+    uint64_t stale = 0;
     for (uint64_t i = 0; i < s->f.buckets.count; i++) {
         uint32_t v = bf_buckets_get(&s->f.buckets, i);
-        if (v != 0) CHECK(ring_elapsed(v, cur) <= BF_CONT_DIVISOR);
-        s->expect[i] = s->age[i] == AGE_EMPTY ? 0 : cont_slot_at_age(s, s->age[i]);
+        if (age_live(s->age[i])) CHECK(v != 0 && ring_elapsed(v, cur) <= BF_CONT_DIVISOR);
+        stale += age_stale(s->age[i]);
+        s->expect[i] = cont_expect(s, s->age[i]);
         CHECK(v == s->expect[i]);
     }
     buckets_check_image(s->f.buckets.data, &s->f.buckets, s->expect);
+    CHECK(bf_buckets_tail_clear(&s->f.buckets));
+    CHECK(bf_continuous_valid(&s->f) == (stale == 0));
 }
 
-/* Look a key up; the answer must be exactly the model's (all k buckets live),
- * and a lookup never changes a bucket (ticks already cleared the expired). */
+/* After a lookup of the key at pos[0..k) with clear_expired: each of its
+ * buckets is as the model says, or, for a stale one, 0 (the model follows).
+ * Returns whether stale buckets were cleared: 1 all, 0 none, -1 none there
+ * (a lookup clears all or none). Without clear_expired nothing changes. */
+static int cont_after_lookup(cont_state *s, const uint64_t *pos, int clear)
+{
+    int cleared = -1;
+    for (uint32_t i = 0; i < s->f.k; i++) {
+        uint8_t a = s->age[pos[i]];
+        uint32_t v = bf_buckets_get(&s->f.buckets, pos[i]);
+        if (clear && age_stale(a) && v == 0) {
+            s->age[pos[i]] = AGE_EMPTY;
+            s->nonzero--;
+            cleared = cleared == 0 ? 2 : 1;
+        } else {
+            CHECK(v == cont_expect(s, a));
+            if (clear && age_stale(a)) cleared = cleared == 1 ? 2 : 0; /* 2: some, not all */
+        }
+        CHECK(cleared != 2);
+    }
+    return cleared;
+}
+
+/* Look a key up; the answer must be exactly the model's (all k buckets
+ * live). A lookup never changes a live or empty bucket; with clear_expired
+ * it clears the stale ones it reads: all of the key's when the first bucket
+ * that is not live is stale, all or none (an early exit at an empty one)
+ * otherwise. Without planted slots there are none (ticks clear them). */
 static int cont_lookup(cont_state *s, const uint8_t *p, size_t n, int clear)
 {
     uint64_t pos[BF_K_MAX];
     bf_key_hash h = key_hash(p, n, s->f.seed, s->f.hash);
     positions(h, s->f.hash, s->f.k, s->f.buckets.count, pos);
-    int want = 1;
-    for (uint32_t i = 0; i < s->f.k; i++) want &= s->age[pos[i]] != AGE_EMPTY;
-    CHECK(bf_continuous_lookup(&s->f, h, clear) == want);
+    int want = 1, first = -1; /* first bucket that is not live: 0 empty, 1 stale */
     for (uint32_t i = 0; i < s->f.k; i++) {
-        uint32_t a = s->age[pos[i]];
-        CHECK(bf_buckets_get(&s->f.buckets, pos[i]) == (a == AGE_EMPTY ? 0 : cont_slot_at_age(s, a)));
+        uint8_t a = s->age[pos[i]];
+        want &= age_live(a);
+        if (!age_live(a) && first < 0) first = a != AGE_EMPTY;
     }
+    CHECK(bf_continuous_lookup(&s->f, h, clear) == want);
+    int cleared = cont_after_lookup(s, pos, clear);
+    if (clear && first == 1) CHECK(cleared == 1);
     return want;
 }
 
-MODEL static void cont_tick(cont_state *s, uint64_t n, reader *r)
+/* bf_continuous_tick(f, n), or (split) bf_continuous_advance then
+ * bf_continuous_expire: advance moves the clock and the counts of recent
+ * adds and leaves the buckets alone; together they must leave exactly what
+ * one tick on a copy leaves. */
+static void cont_tick_core(cont_state *s, uint64_t n, int split)
 {
-    bf_continuous_tick(&s->f, n);
+    if (!split) {
+        bf_continuous_tick(&s->f, n);
+        return;
+    }
+    size_t nbytes = bf_buckets_nbytes(s->f.buckets.count, BF_CONT_BITS);
+    bf_continuous twin = s->f;
+    twin.buckets.data = malloc(nbytes);
+    uint8_t *before = malloc(nbytes);
+    CHECK(twin.buckets.data && before);
+    memcpy(twin.buckets.data, s->f.buckets.data, nbytes);
+    memcpy(before, s->f.buckets.data, nbytes);
+    bf_continuous_tick(&twin, n);
+    bf_continuous_advance(&s->f, n);
+    CHECK(memcmp(before, s->f.buckets.data, nbytes) == 0);
+    CHECK(s->f.slot == twin.slot && s->f.ticks == twin.ticks);
+    CHECK(memcmp(s->f.recent_adds, twin.recent_adds, sizeof twin.recent_adds) == 0);
+    bf_continuous_expire(&s->f, n);
+    CHECK(memcmp(twin.buckets.data, s->f.buckets.data, nbytes) == 0);
+    CHECK(s->f.slot == twin.slot && s->f.ticks == twin.ticks && s->f.k == twin.k && s->f.seed == twin.seed);
+    CHECK(memcmp(s->f.recent_adds, twin.recent_adds, sizeof twin.recent_adds) == 0);
+    free(twin.buckets.data);
+    free(before);
+}
+
+/* The model of n ticks: a bucket keeps its slot while that slot is live on
+ * the new clock (a stale slot planted a tick or two ahead of the clock comes
+ * alive), except that 3 or more ticks clear everything. */
+MODEL static void cont_tick(cont_state *s, uint64_t n, reader *r, int split)
+{
+    cont_tick_core(s, n, split);
     s->ticks += n;
     s->tmod = (uint32_t)((s->tmod + n % BF_CONT_SLOTS) % BF_CONT_SLOTS);
-    for (uint64_t i = 0; i < s->f.buckets.count; i++) {
+    uint64_t old[BF_CONT_DIVISOR + 1];
+    memcpy(old, s->recent, sizeof old);
+    for (uint64_t d = 0; d <= BF_CONT_DIVISOR; d++) s->recent[d] = d >= n ? old[d - n] : 0;
+    for (uint64_t i = 0; i < s->f.buckets.count && n > 0; i++) {
         if (s->age[i] == AGE_EMPTY) continue;
-        if (n > (uint64_t)(BF_CONT_DIVISOR - s->age[i])) {
+        uint64_t age = (s->age[i] + n % BF_CONT_SLOTS) % BF_CONT_SLOTS;
+        if (n > BF_CONT_DIVISOR || age > BF_CONT_DIVISOR) {
             s->age[i] = AGE_EMPTY;
             s->nonzero--;
         } else {
-            s->age[i] = (uint8_t)(s->age[i] + n);
+            s->age[i] = (uint8_t)age;
         }
     }
     /* 3 or more ticks with no add in between: nothing survives. */
@@ -809,6 +926,7 @@ static void cont_op(cont_state *s, unsigned op, reader *r)
             s->nonzero += s->age[pos[i]] == AGE_EMPTY;
             s->age[pos[i]] = 0;
         }
+        s->recent[0]++;
         keys_push(&s->keys, k);
         CHECK(cont_lookup(s, p, k.len, 0));
         CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
@@ -817,7 +935,7 @@ static void cont_op(cont_state *s, unsigned op, reader *r)
     case 1: { /* tick by 0..20 */
         uint64_t n = rd_u8(r) % 21;
         if (!s->f.buckets.data) return;
-        cont_tick(s, n, r);
+        cont_tick(s, n, r, 0);
         cont_check_keys(s, r);
         break;
     }
@@ -832,7 +950,7 @@ static void cont_op(cont_state *s, unsigned op, reader *r)
     default: { /* tick by any count (a long pause: n mod 15 on the ring) */
         uint64_t n = rd_u64(r);
         if (!s->f.buckets.data) return;
-        cont_tick(s, n, r);
+        cont_tick(s, n, r, 0);
         cont_check_keys(s, r);
         break;
     }
@@ -1035,14 +1153,31 @@ static void cont_batch_op(cont_state *s, reader *r)
             }
             keys_push(&s->keys, b.keys[j]);
         }
+        s->recent[0] += b.n;
     }
-    bf_continuous_lookup_many(&s->f, h, b.n, (flags >> 1) & 1, out);
+    /* Stale buckets (planted) cleared by one lookup do not change a later
+     * one's answer, which depends on the live buckets alone. */
+    int clear = (flags >> 1) & 1;
+    bf_continuous_lookup_many(&s->f, h, b.n, clear, out);
     for (size_t j = 0; j < b.n; j++) {
         positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
         int want = 1;
-        for (uint32_t i = 0; i < s->f.k; i++) want &= s->age[pos[i]] != AGE_EMPTY;
+        for (uint32_t i = 0; i < s->f.k; i++) want &= age_live(s->age[pos[i]]);
         CHECK(!(flags & 1) || want);
         CHECK(out[j] == want);
+    }
+    for (size_t j = 0; j < b.n; j++) {
+        positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
+        for (uint32_t i = 0; i < s->f.k; i++) {
+            uint8_t a = s->age[pos[i]];
+            uint32_t v = bf_buckets_get(&s->f.buckets, pos[i]);
+            if (clear && age_stale(a) && v == 0) {
+                s->age[pos[i]] = AGE_EMPTY;
+                s->nonzero--;
+            } else {
+                CHECK(v == cont_expect(s, a));
+            }
+        }
     }
     CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
     free(h);
@@ -1060,6 +1195,7 @@ typedef struct {
     uint8_t *model; /* one byte per bit */
     uint64_t adds;
     key_list keys;
+    double last_rate; /* bf_blocked_current_fpr when last asked: it never falls */
 } blocked_state;
 
 static uint64_t model_remix(uint64_t w)
@@ -1623,7 +1759,9 @@ MODEL static void cells_check_all(const bf_buckets *b, const uint32_t *model)
 {
     for (uint64_t i = 0; i < b->count; i++) CHECK(bf_buckets_get(b, i) == model[i]);
     CHECK(bf_buckets_count_nonzero(b) == mcells_nonzero(model, b->count));
+    CHECK(bf_buckets_count_full(b) == mcells_saturated(model, b->count, b->max));
     buckets_check_image(b->data, b, model);
+    CHECK(bf_buckets_tail_clear(b));
 }
 
 /* The distinct keys (by their bytes) a structure was given, with what the
@@ -2494,6 +2632,1237 @@ static void a2_op(a2_state *s, unsigned op, reader *r)
     }
 }
 
+/* ------------------------------------------------ blocked: rate now */
+
+/* bf_blocked.h's definition on the model's bits: per block, the average
+ * over the 8 start lanes of the product of the fills (set bits / 64) of the
+ * k lanes from there; then the average over the blocks. */
+MODEL static double blocked_model_rate(const blocked_state *s)
+{
+    double total = 0;
+    for (uint64_t b = 0; b < s->f.nblocks; b++) {
+        double fill[8], rate = 0;
+        for (unsigned l = 0; l < 8; l++) {
+            unsigned ones = 0;
+            for (unsigned j = 0; j < 64; j++) ones += s->model[b * BF_BLOCK_BITS + l * 64 + j];
+            fill[l] = ones / 64.0;
+        }
+        for (unsigned first = 0; first < 8; first++) {
+            double p = 1;
+            for (uint32_t i = 0; i < s->f.k; i++) p *= fill[(first + i) % 8];
+            rate += p;
+        }
+        total += rate / 8;
+    }
+    return total / (double)s->f.nblocks;
+}
+
+/* A probability, 0 when nothing was added, the model's value, and never
+ * lower than when last asked (bits are only ever set). */
+static void blocked_rate_now(blocked_state *s)
+{
+    if (!s->f.bits.data) return;
+    double got = bf_blocked_current_fpr(&s->f), want = blocked_model_rate(s);
+    CHECK(got >= 0 && got <= 1);
+    if (s->adds == 0) CHECK(got == 0);
+    double diff = got > want ? got - want : want - got;
+    CHECK(diff <= want * 1e-12 + 1e-300);
+    CHECK(got >= s->last_rate);
+    s->last_rate = got;
+}
+
+/* ------------------------------------------------------------ twins */
+
+/* A second instance ("twin") of every structure: the bit field, the bucket
+ * field, and the continuous, counting, spectral, bitwise, stable, A2, plain
+ * and blocked filters (the last two merge with bf_bits_or and bf_bits_and,
+ * as the binding merges them): the same
+ * shape as the first one, made empty (then driven by its own ops, through
+ * OP_TWIN_OP, with every check the first one gets) or as a copy of the
+ * first. The combine ops merge the twin into the first, or the first into
+ * the twin; the result is compared with the models merged cell by cell, the
+ * input left unchanged is checked in full, and the guarantees of the merged
+ * filter are checked against the merged true histories of the keys. */
+#define MAX_MERGES 32 /* merges per input: each compares every cell of both */
+#define MAX_PLANTS 16 /* plants of a slot per input: each rehashes the live keys */
+
+typedef struct {
+    bits_state bits, bits2;
+    buckets_state buckets, buckets2;
+    bloom_state bloom, bloom2;
+    cont_state cont, cont2;
+    blocked_state blocked, blocked2;
+    counting_state counting, counting2;
+    spectral_state spectral, spectral2;
+    bitwise_state bitwise, bitwise2;
+    stable_state stable, stable2;
+    a2_state a2, a22;
+} world;
+
+static int may_merge(reader *r)
+{
+    return r->merges++ < MAX_MERGES;
+}
+
+static void *dup_bytes(const void *p, size_t n)
+{
+    void *q = malloc(n ? n : 1);
+    CHECK(q != NULL);
+    if (n) memcpy(q, p, n);
+    return q;
+}
+
+static void *zeroed(size_t n)
+{
+    void *q = calloc(n ? n : 1, 1);
+    CHECK(q != NULL);
+    return q;
+}
+
+static void keys_copy(key_list *d, const key_list *s)
+{
+    d->items = dup_bytes(s->items, s->len * sizeof *s->items);
+    d->len = d->cap = s->len;
+}
+
+static void tally_copy(tally *d, const tally *s)
+{
+    d->items = dup_bytes(s->items, s->len * sizeof *s->items);
+    d->len = d->cap = s->len;
+}
+
+static void tally_push(tally *t, const tally_entry *e)
+{
+    if (t->len == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 32;
+        tally_entry *p = realloc(t->items, cap * sizeof *p);
+        CHECK(p != NULL);
+        t->items = p;
+        t->cap = cap;
+    }
+    t->items[t->len++] = *e;
+}
+
+static int same_key(const reader *r, key_ref a, key_ref b)
+{
+    return a.len == b.len && (a.len == 0 || memcmp(key_ptr(r, a), key_ptr(r, b), a.len) == 0);
+}
+
+/* Keys sorted by a hash, so that merging two histories costs n log n. */
+typedef struct {
+    uint64_t h1, h2;
+    size_t i;
+} key_index;
+
+MODEL static int key_index_cmp(const void *a, const void *b)
+{
+    const key_index *x = a, *y = b;
+    if (x->h1 != y->h1) return x->h1 < y->h1 ? -1 : 1;
+    if (x->h2 != y->h2) return x->h2 < y->h2 ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* FNV-1a over a key's bytes: only to sort the keys of a key_list. */
+MODEL static uint64_t model_bytes_hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+MODEL static key_index *tally_index(const tally *t)
+{
+    key_index *ix = malloc((t->len ? t->len : 1) * sizeof *ix);
+    CHECK(ix != NULL);
+    for (size_t i = 0; i < t->len; i++) {
+        ix[i].h1 = t->items[i].h.h1;
+        ix[i].h2 = t->items[i].h.h2;
+        ix[i].i = i;
+    }
+    qsort(ix, t->len, sizeof *ix, key_index_cmp);
+    return ix;
+}
+
+/* First position in ix[0..n) whose hash is not below (h1, h2). */
+MODEL static size_t index_lower(const key_index *ix, size_t n, uint64_t h1, uint64_t h2)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix[mid].h1 < h1 || (ix[mid].h1 == h1 && ix[mid].h2 < h2)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The entry for key k among the first n of t, sorted in ix, or -1. */
+MODEL static long tally_find_indexed(const tally *t, size_t n, const key_index *ix, const reader *r, key_ref k, bf_key_hash h)
+{
+    for (size_t j = index_lower(ix, n, h.h1, h.h2); j < n && ix[j].h1 == h.h1 && ix[j].h2 == h.h2; j++)
+        if (same_key(r, t->items[ix[j].i].key, k)) return (long)ix[j].i;
+    return -1;
+}
+
+MODEL static key_index *keys_index(const key_list *l, const reader *r)
+{
+    key_index *ix = malloc((l->len ? l->len : 1) * sizeof *ix);
+    CHECK(ix != NULL);
+    for (size_t i = 0; i < l->len; i++) {
+        ix[i].h1 = model_bytes_hash(key_ptr(r, l->items[i].key), l->items[i].key.len);
+        ix[i].h2 = 0;
+        ix[i].i = i;
+    }
+    qsort(ix, l->len, sizeof *ix, key_index_cmp);
+    return ix;
+}
+
+/* The smallest age of key k in l (sorted in ix), or -1 when it is not there. */
+MODEL static long keys_min_age(const key_list *l, const key_index *ix, const reader *r, key_ref k)
+{
+    long best = -1;
+    uint64_t h = model_bytes_hash(key_ptr(r, k), k.len);
+    for (size_t j = index_lower(ix, l->len, h, 0); j < l->len && ix[j].h1 == h; j++) {
+        const key_entry *e = &l->items[ix[j].i];
+        if (same_key(r, e->key, k) && (best < 0 || e->age < (uint64_t)best)) best = (long)e->age;
+    }
+    return best;
+}
+
+/* One entry per key, the youngest (the one whose guarantee lasts longest). */
+MODEL static void keys_dedupe(key_list *l, const reader *r)
+{
+    if (l->len < 2) return;
+    key_index *ix = keys_index(l, r);
+    key_entry *out = malloc(l->len * sizeof *out);
+    CHECK(out != NULL);
+    size_t n = 0;
+    for (size_t a = 0; a < l->len;) {
+        size_t b = a, start = n;
+        while (b < l->len && ix[b].h1 == ix[a].h1) b++;
+        for (size_t j = a; j < b; j++) {
+            key_entry e = l->items[ix[j].i];
+            size_t q = start;
+            while (q < n && !same_key(r, out[q].key, e.key)) q++;
+            if (q == n) out[n++] = e;
+            else if (e.age < out[q].age) out[q].age = e.age;
+        }
+        a = b;
+    }
+    free(ix);
+    free(l->items);
+    l->items = out;
+    l->cap = l->len;
+    l->len = n;
+}
+
+/* The twins, empty (with the first's shape) or copies of the first. */
+
+static void bits_twin(bits_state *t, const bits_state *s, int copy)
+{
+    bits_free(t);
+    if (!s->f.data) return;
+    uint64_t n = s->f.nbits;
+    size_t nbytes = bf_bits_nbytes(n);
+    if (copy) {
+        *t = *s;
+        t->f.data = dup_bytes(s->f.data, nbytes);
+        t->model = dup_bytes(s->model, (size_t)n);
+        return;
+    }
+    t->f.data = zeroed(nbytes);
+    t->model = zeroed((size_t)n);
+    t->f.nbits = n;
+}
+
+static void buckets_twin(buckets_state *t, const buckets_state *s, int copy)
+{
+    buckets_free(t);
+    if (!s->f.data) return;
+    size_t nbytes = bf_buckets_nbytes(s->f.count, s->f.width), cells = (size_t)s->f.count * sizeof *s->model;
+    if (copy) {
+        *t = *s;
+        t->f.data = dup_bytes(s->f.data, nbytes);
+        t->model = dup_bytes(s->model, cells);
+        return;
+    }
+    t->f.data = zeroed(nbytes);
+    t->model = zeroed(cells);
+    bf_buckets_init(&t->f, s->f.count, s->f.width);
+}
+
+/* An empty twin starts at any slot of the ring: its clock is its own. */
+static void cont_twin(cont_state *t, const cont_state *s, int copy, uint8_t slot)
+{
+    cont_free(t);
+    if (!s->f.buckets.data) return;
+    uint64_t m = s->f.buckets.count;
+    size_t nbytes = bf_buckets_nbytes(m, BF_CONT_BITS);
+    if (copy) {
+        *t = *s;
+        t->f.buckets.data = dup_bytes(s->f.buckets.data, nbytes);
+        t->age = dup_bytes(s->age, (size_t)m);
+        t->expect = zeroed((size_t)m * sizeof *t->expect);
+        keys_copy(&t->keys, &s->keys);
+        return;
+    }
+    t->f.buckets.data = zeroed(nbytes);
+    t->age = malloc((size_t)m);
+    CHECK(t->age != NULL);
+    memset(t->age, AGE_EMPTY, (size_t)m);
+    t->expect = zeroed((size_t)m * sizeof *t->expect);
+    bf_buckets_init(&t->f.buckets, m, BF_CONT_BITS);
+    t->f.k = s->f.k;
+    t->f.seed = s->f.seed;
+    t->f.hash = s->f.hash;
+    t->f.slot = t->slot0 = 1 + (uint32_t)slot % BF_CONT_SLOTS;
+}
+
+static void counting_twin(counting_state *t, const counting_state *s, int copy)
+{
+    counting_free(t);
+    if (!s->f.cells.data) return;
+    const bf_buckets *c = &s->f.cells;
+    size_t nbytes = bf_buckets_nbytes(c->count, c->width), cells = (size_t)c->count * sizeof *s->model;
+    if (copy) {
+        *t = *s;
+        t->f.cells.data = dup_bytes(c->data, nbytes);
+        t->model = dup_bytes(s->model, cells);
+        tally_copy(&t->keys, &s->keys);
+        return;
+    }
+    t->f.cells.data = zeroed(nbytes);
+    t->model = zeroed(cells);
+    bf_buckets_init(&t->f.cells, c->count, c->width);
+    t->f.k = s->f.k;
+    t->f.seed = s->f.seed;
+}
+
+static void spectral_twin(spectral_state *t, const spectral_state *s, int copy)
+{
+    spectral_free(t);
+    if (!s->f.primary.cells.data) return;
+    const bf_buckets *p = &s->f.primary.cells, *q = &s->f.secondary.cells;
+    size_t pbytes = bf_buckets_nbytes(p->count, p->width), pcells = (size_t)p->count * sizeof(uint32_t);
+    size_t qbytes = spectral_rm(s) ? bf_buckets_nbytes(q->count, q->width) : 0, qcells = (size_t)q->count * sizeof(uint32_t);
+    if (copy) {
+        *t = *s;
+        t->f.primary.cells.data = dup_bytes(p->data, pbytes);
+        t->pmodel = dup_bytes(s->pmodel, pcells);
+        if (spectral_rm(s)) {
+            t->f.secondary.cells.data = dup_bytes(q->data, qbytes);
+            t->smodel = dup_bytes(s->smodel, qcells);
+        }
+        tally_copy(&t->keys, &s->keys);
+        return;
+    }
+    t->f.algorithm = s->f.algorithm;
+    t->f.primary.cells.data = zeroed(pbytes);
+    t->pmodel = zeroed(pcells);
+    bf_buckets_init(&t->f.primary.cells, p->count, p->width);
+    t->f.primary.k = t->f.secondary.k = s->f.primary.k;
+    t->f.primary.seed = t->f.secondary.seed = s->f.primary.seed;
+    if (spectral_rm(s)) {
+        t->f.secondary.cells.data = zeroed(qbytes);
+        t->smodel = zeroed(qcells);
+    }
+    bf_buckets_init(&t->f.secondary.cells, q->count, q->width);
+}
+
+static void bitwise_twin(bitwise_state *t, const bitwise_state *s, int copy)
+{
+    bitwise_free(t);
+    if (!s->f.levels) return;
+    if (copy) {
+        *t = *s;
+        t->f.levels = dup_bytes(s->f.levels, s->f.nlevels * sizeof *s->f.levels);
+        for (size_t l = 0; l < s->f.nlevels; l++) {
+            const bf_buckets *b = &s->f.levels[l];
+            t->f.levels[l].data = dup_bytes(b->data, bf_buckets_nbytes(b->count, b->width));
+            t->model[l] = dup_bytes(s->model[l], (size_t)s->f.m * sizeof(uint32_t));
+        }
+        tally_copy(&t->keys, &s->keys);
+        return;
+    }
+    t->f.m = s->f.m;
+    t->f.width = s->f.width;
+    t->f.k = s->f.k;
+    t->f.seed = s->f.seed;
+    bitwise_add_level(t);
+}
+
+/* An empty twin has a generator of its own. */
+static void stable_twin(stable_state *t, const stable_state *s, int copy, uint64_t random)
+{
+    stable_free(t);
+    if (!s->f.cells.data) return;
+    const bf_buckets *c = &s->f.cells;
+    size_t nbytes = bf_buckets_nbytes(c->count, c->width), cells = (size_t)c->count * sizeof *s->model;
+    if (copy) {
+        *t = *s;
+        t->f.cells.data = dup_bytes(c->data, nbytes);
+        t->model = dup_bytes(s->model, cells);
+        tally_copy(&t->keys, &s->keys);
+        return;
+    }
+    t->f.cells.data = zeroed(nbytes);
+    t->model = zeroed(cells);
+    bf_buckets_init(&t->f.cells, c->count, c->width);
+    t->f.k = s->f.k;
+    t->f.seed = s->f.seed;
+    t->f.d = s->f.d;
+    t->f.random = t->random = random;
+}
+
+static void a2_twin(a2_state *t, const a2_state *s, int copy)
+{
+    a2_free(t);
+    if (!s->f.halves[0].data) return;
+    uint64_t nbits = s->f.halves[0].nbits;
+    size_t nbytes = bf_bits_nbytes(nbits);
+    if (copy) {
+        *t = *s;
+        for (int i = 0; i < 2; i++) {
+            t->f.halves[i].data = dup_bytes(s->f.halves[i].data, nbytes);
+            t->model[i] = dup_bytes(s->model[i], (size_t)nbits);
+        }
+        tally_copy(&t->keys, &s->keys);
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        t->f.halves[i].data = zeroed(nbytes);
+        t->f.halves[i].nbits = nbits;
+        t->model[i] = zeroed((size_t)nbits);
+    }
+    t->f.k = s->f.k;
+    t->f.seed = s->f.seed;
+    t->f.capacity = s->f.capacity;
+}
+
+static void bloom_twin(bloom_state *t, const bloom_state *s, int copy)
+{
+    bloom_free(t);
+    if (!s->f.bits.data) return;
+    uint64_t m = s->f.bits.nbits;
+    size_t nbytes = bf_bits_nbytes(m);
+    if (copy) {
+        *t = *s;
+        t->f.bits.data = dup_bytes(s->f.bits.data, nbytes);
+        t->model = dup_bytes(s->model, (size_t)m);
+        keys_copy(&t->keys, &s->keys);
+        return;
+    }
+    t->f = s->f;
+    t->f.bits.data = zeroed(nbytes);
+    t->f.count = 0;
+    t->model = zeroed((size_t)m);
+}
+
+static void blocked_twin(blocked_state *t, const blocked_state *s, int copy)
+{
+    blocked_free(t);
+    if (!s->f.bits.data) return;
+    size_t nbytes = (size_t)s->f.nblocks * BF_BLOCK_BYTES, nbits = (size_t)s->f.bits.nbits;
+    uint8_t *data = aligned_alloc(BF_BLOCK_BYTES, nbytes);
+    CHECK(data != NULL);
+    if (copy) {
+        *t = *s;
+        memcpy(data, s->f.bits.data, nbytes);
+        t->f.bits.data = data;
+        t->model = dup_bytes(s->model, nbits);
+        keys_copy(&t->keys, &s->keys);
+        return;
+    }
+    memset(data, 0, nbytes);
+    t->f = s->f;
+    t->f.bits.data = data;
+    t->f.count = 0;
+    t->model = zeroed(nbits);
+}
+
+/* u8 which (% 10: bits, buckets, continuous, counting, spectral, bitwise,
+ * stable, A2, plain, blocked), u8 mode (bit 0: a copy; continuous: the rest
+ * picks an empty twin's slot), stable: u64 generator state for an empty
+ * twin. */
+static void twin_make_op(world *w, reader *r)
+{
+    uint8_t which = rd_u8(r) % 10, mode = rd_u8(r);
+    int copy = mode & 1;
+    switch (which) {
+    case 0: bits_twin(&w->bits2, &w->bits, copy); break;
+    case 1: buckets_twin(&w->buckets2, &w->buckets, copy); break;
+    case 2: cont_twin(&w->cont2, &w->cont, copy, (uint8_t)(mode >> 1)); break;
+    case 3: counting_twin(&w->counting2, &w->counting, copy); break;
+    case 4: spectral_twin(&w->spectral2, &w->spectral, copy); break;
+    case 5: bitwise_twin(&w->bitwise2, &w->bitwise, copy); break;
+    case 6: stable_twin(&w->stable2, &w->stable, copy, rd_u64(r)); break;
+    case 7: a2_twin(&w->a22, &w->a2, copy); break;
+    case 8: bloom_twin(&w->bloom2, &w->bloom, copy); break;
+    default: blocked_twin(&w->blocked2, &w->blocked, copy); break;
+    }
+}
+
+/* u8 which (as twin_make_op), u8 op: any op of that structure, on its twin. */
+static void twin_op(world *w, reader *r)
+{
+    uint8_t which = rd_u8(r) % 10, sub = rd_u8(r);
+    switch (which) {
+    case 0:
+        if (sub % 4 == 3) bits_check(&w->bits2, r);
+        else bits_op(&w->bits2, sub % 4, r);
+        break;
+    case 1:
+        sub %= 6;
+        if (sub < 4) buckets_op(&w->buckets2, sub, r);
+        else if (sub == 4) buckets_check(&w->buckets2, r);
+        else buckets_dec_run_op(&w->buckets2, r);
+        break;
+    case 2:
+        sub %= 5;
+        if (sub < 4) cont_op(&w->cont2, sub, r);
+        else cont_batch_op(&w->cont2, r);
+        break;
+    case 3: counting_op(&w->counting2, sub % 5, r); break;
+    case 4: spectral_op(&w->spectral2, sub % 5, r); break;
+    case 5: bitwise_op(&w->bitwise2, sub % 3, r); break;
+    case 6: stable_op(&w->stable2, sub % 3, r); break;
+    case 7: a2_op(&w->a22, sub % 3, r); break;
+    case 8:
+        sub %= 4;
+        if (sub < 3) bloom_op(&w->bloom2, sub, r);
+        else bloom_batch_op(&w->bloom2, r);
+        break;
+    default:
+        sub %= 5;
+        if (sub < 3) blocked_op(&w->blocked2, sub, r);
+        else if (sub == 3) blocked_recent(&w->blocked2, r);
+        else blocked_rate_now(&w->blocked2);
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ merges */
+
+/* bf_bits_or / bf_bits_and: bit by bit. */
+MODEL static void bits_model_merge(bits_state *d, const bits_state *s, int and)
+{
+    d->ones = 0;
+    for (uint64_t i = 0; i < d->f.nbits; i++) {
+        d->model[i] = and ? (d->model[i] & s->model[i]) : (d->model[i] | s->model[i]);
+        d->ones += d->model[i];
+    }
+}
+
+static void bits_merge(bits_state *d, bits_state *s, int and, reader *r)
+{
+    if (!d->f.data || !s->f.data || d->f.nbits != s->f.nbits || !may_merge(r)) return;
+    if (and) bf_bits_and(&d->f, &s->f);
+    else bf_bits_or(&d->f, &s->f);
+    bits_model_merge(d, s, and);
+    bits_check(d, NULL);
+    bits_check(s, NULL);
+}
+
+/* bf_buckets_combine: a + b stopping at the maximum, min or max. */
+MODEL static uint32_t model_combine(uint32_t a, uint32_t b, uint32_t max, bf_combine_op op)
+{
+    if (op == BF_COMBINE_SUM) return (uint64_t)a + b >= max ? max : a + b;
+    if (op == BF_COMBINE_MIN) return a < b ? a : b;
+    return a > b ? a : b;
+}
+
+MODEL static void buckets_model_combine(buckets_state *d, const buckets_state *s, bf_combine_op op)
+{
+    for (uint64_t i = 0; i < d->f.count; i++) buckets_store(d, i, model_combine(d->model[i], s->model[i], d->f.max, op));
+}
+
+static const bf_combine_op combine_ops[3] = {BF_COMBINE_SUM, BF_COMBINE_MIN, BF_COMBINE_MAX};
+
+static void buckets_merge(buckets_state *d, buckets_state *s, bf_combine_op op, reader *r)
+{
+    if (!d->f.data || !s->f.data || d->f.count != s->f.count || d->f.width != s->f.width || !may_merge(r)) return;
+    bf_buckets_combine(&d->f, &s->f, op);
+    buckets_model_combine(d, s, op);
+    buckets_check(d, NULL);
+    buckets_check(s, NULL);
+}
+
+/* The continuous filters, on dst's clock, from the ages on each one's own
+ * clock: union keeps the younger of the live ages, intersection the older
+ * where both are live; anything not live (empty, or a stale planted slot)
+ * counts as absent. A key of either history still live there is found in
+ * the union for as long as it was there; a key of both in the intersection
+ * for as long as the older of the two. recent_adds: summed / the smaller. */
+MODEL static void cont_model_merge(cont_state *d, const cont_state *s, const reader *r, int intersect)
+{
+    for (uint64_t i = 0; i < d->f.buckets.count; i++) {
+        uint8_t a = d->age[i], b = s->age[i], n;
+        int la = age_live(a), lb = age_live(b);
+        if (intersect) n = la && lb ? (a > b ? a : b) : AGE_EMPTY;
+        else n = la ? (lb && b < a ? b : a) : lb ? b : AGE_EMPTY;
+        if (a != AGE_EMPTY) d->nonzero--;
+        if (n != AGE_EMPTY) d->nonzero++;
+        d->age[i] = n;
+    }
+    for (int j = 0; j <= BF_CONT_DIVISOR; j++) {
+        if (intersect) d->recent[j] = s->recent[j] < d->recent[j] ? s->recent[j] : d->recent[j];
+        else d->recent[j] += s->recent[j];
+    }
+    if (intersect) {
+        key_index *ix = keys_index(&s->keys, r);
+        size_t keep = 0;
+        for (size_t i = 0; i < d->keys.len; i++) {
+            key_entry e = d->keys.items[i];
+            long age = keys_min_age(&s->keys, ix, r, e.key);
+            if (age < 0) continue;
+            if ((uint64_t)age > e.age) e.age = (uint64_t)age;
+            d->keys.items[keep++] = e;
+        }
+        d->keys.len = keep;
+        free(ix);
+    } else {
+        for (size_t i = 0; i < s->keys.len; i++) {
+            keys_push(&d->keys, s->keys.items[i].key);
+            d->keys.items[d->keys.len - 1].age = s->keys.items[i].age;
+        }
+        keys_dedupe(&d->keys, r);
+    }
+}
+
+static void cont_merge(cont_state *d, cont_state *s, int intersect, reader *r)
+{
+    if (!d->f.buckets.data || !s->f.buckets.data || d->f.buckets.count != s->f.buckets.count || d->f.k != s->f.k ||
+        d->f.seed != s->f.seed || d->f.hash != s->f.hash || !may_merge(r))
+        return;
+    if (intersect) bf_continuous_intersect(&d->f, &s->f);
+    else bf_continuous_union(&d->f, &s->f);
+    cont_model_merge(d, s, r, intersect);
+    cont_check_all(d, NULL);
+    CHECK(bf_continuous_valid(&d->f)); /* stale slots never survive a merge */
+    cont_check_keys(d, r);
+    cont_check_all(s, NULL);
+}
+
+/* Tallies of merged histories. Sum: each key's true counts added. Min: the
+ * smaller of the two (0 for a key of one history only). Max: the larger. */
+enum { TALLY_SUM, TALLY_MIN, TALLY_MAX };
+
+MODEL static void tally_merge_counts(tally *d, const tally *s, const reader *r, int how)
+{
+    if (how == TALLY_MIN) {
+        key_index *ix = tally_index(s);
+        for (size_t i = 0; i < d->len; i++) {
+            tally_entry *e = &d->items[i];
+            long j = tally_find_indexed(s, s->len, ix, r, e->key, e->h);
+            uint64_t n = j < 0 ? 0 : s->items[j].n;
+            if (n < e->n) e->n = n;
+        }
+        free(ix);
+        return;
+    }
+    key_index *ix = tally_index(d);
+    size_t dlen = d->len;
+    for (size_t i = 0; i < s->len; i++) {
+        const tally_entry *e = &s->items[i];
+        /* Entries appended here are of s, all different: not searched. */
+        long j = tally_find_indexed(d, dlen, ix, r, e->key, e->h);
+        if (j < 0) {
+            tally_entry n = *e;
+            n.sc = 0;
+            n.unreliable = 0;
+            n.last = 0;
+            tally_push(d, &n);
+        } else if (how == TALLY_SUM) {
+            d->items[j].n += e->n;
+        } else if (e->n > d->items[j].n) {
+            d->items[j].n = e->n;
+        }
+    }
+    free(ix);
+}
+
+/* bf_counting_combine, SUM or MIN: the cells as bf_buckets_combine, saturated
+ * cells recounted, count summed (saturating) or the smaller. A key's count
+ * stays at least min(true count, max) in the merged history: sum of the two,
+ * or the smaller. */
+MODEL static void counting_model_combine(counting_state *d, const counting_state *s, const reader *r, bf_combine_op op)
+{
+    for (uint64_t i = 0; i < d->f.cells.count; i++) d->model[i] = model_combine(d->model[i], s->model[i], d->f.cells.max, op);
+    d->saturated = mcells_saturated(d->model, d->f.cells.count, d->f.cells.max);
+    if (op == BF_COMBINE_SUM) d->count = s->count > UINT64_MAX - d->count ? UINT64_MAX : d->count + s->count;
+    else if (s->count < d->count) d->count = s->count;
+    d->tainted |= s->tainted;
+    tally_merge_counts(&d->keys, &s->keys, r, op == BF_COMBINE_SUM ? TALLY_SUM : TALLY_MIN);
+}
+
+static int counting_same_shape(const counting_state *a, const counting_state *b)
+{
+    return a->f.cells.data && b->f.cells.data && a->f.cells.count == b->f.cells.count &&
+           a->f.cells.width == b->f.cells.width && a->f.k == b->f.k && a->f.seed == b->f.seed;
+}
+
+static void counting_merge(counting_state *d, counting_state *s, bf_combine_op op, reader *r)
+{
+    if (!counting_same_shape(d, s) || !may_merge(r)) return;
+    bf_counting_combine(&d->f, &s->f, op);
+    counting_model_combine(d, s, r, op);
+    counting_check_all(d, r);
+    counting_check_all(s, r);
+}
+
+/* bf_spectral_combine: the primaries as counting filters; RM's secondary is
+ * emptied (every key's secondary history with it). */
+MODEL static void spectral_model_combine(spectral_state *d, const spectral_state *s, const reader *r, bf_combine_op op)
+{
+    uint32_t max = d->f.primary.cells.max;
+    for (uint64_t i = 0; i < d->f.primary.cells.count; i++) d->pmodel[i] = model_combine(d->pmodel[i], s->pmodel[i], max, op);
+    d->psat = mcells_saturated(d->pmodel, d->f.primary.cells.count, max);
+    if (op == BF_COMBINE_SUM) d->pcount = s->pcount > UINT64_MAX - d->pcount ? UINT64_MAX : d->pcount + s->pcount;
+    else if (s->pcount < d->pcount) d->pcount = s->pcount;
+    d->ptaint |= s->ptaint;
+    tally_merge_counts(&d->keys, &s->keys, r, op == BF_COMBINE_SUM ? TALLY_SUM : TALLY_MIN);
+    if (spectral_rm(d)) {
+        memset(d->smodel, 0, (size_t)d->f.secondary.cells.count * sizeof *d->smodel);
+        d->scount = d->ssat = 0;
+        d->staint = 0;
+        for (size_t i = 0; i < d->keys.len; i++) {
+            d->keys.items[i].sc = 0;
+            d->keys.items[i].unreliable = 0;
+        }
+    }
+}
+
+static void spectral_merge(spectral_state *d, spectral_state *s, bf_combine_op op, reader *r)
+{
+    const bf_counting *a = &d->f.primary, *b = &s->f.primary;
+    if (!a->cells.data || !b->cells.data || a->cells.count != b->cells.count || a->cells.width != b->cells.width ||
+        a->k != b->k || a->seed != b->seed || d->f.algorithm != s->f.algorithm ||
+        d->f.secondary.cells.count != s->f.secondary.cells.count || !may_merge(r))
+        return;
+    bf_spectral_combine(&d->f, &s->f, op);
+    spectral_model_combine(d, s, r, op);
+    spectral_check_all(d, r);
+    spectral_check_all(s, r);
+}
+
+/* Bitwise: the caller's part (levels added to dst for a union, dropped past
+ * src's for an intersection), then cell maxima or minima level by level.
+ * A key counts at least the larger of its true counts (union) or the
+ * smaller (intersection). */
+static void bitwise_truncate(bitwise_state *s, size_t n)
+{
+    while (s->f.nlevels > n) {
+        size_t l = --s->f.nlevels;
+        free(s->f.levels[l].data);
+        free(s->model[l]);
+        s->model[l] = NULL;
+    }
+    s->nlevels = s->f.nlevels;
+}
+
+MODEL static void bitwise_model_merge(bitwise_state *d, const bitwise_state *s, const reader *r, int intersect)
+{
+    size_t n = d->nlevels < s->nlevels ? d->nlevels : s->nlevels;
+    for (size_t l = 0; l < n; l++) {
+        uint32_t max = level_max(d, l);
+        for (uint64_t i = 0; i < d->f.m; i++)
+            d->model[l][i] = model_combine(d->model[l][i], s->model[l][i], max, intersect ? BF_COMBINE_MIN : BF_COMBINE_MAX);
+    }
+    if (intersect) d->count = s->count < d->count ? s->count : d->count;
+    else d->count = s->count > UINT64_MAX - d->count ? UINT64_MAX : d->count + s->count;
+    tally_merge_counts(&d->keys, &s->keys, r, intersect ? TALLY_MIN : TALLY_MAX);
+}
+
+static void bitwise_merge(bitwise_state *d, bitwise_state *s, int intersect, reader *r)
+{
+    if (!d->f.levels || !s->f.levels || d->f.m != s->f.m || d->f.width != s->f.width || d->f.k != s->f.k ||
+        d->f.seed != s->f.seed || !may_merge(r))
+        return;
+    if (intersect) {
+        bf_bitwise_intersect(&d->f, &s->f);
+        bitwise_truncate(d, s->f.nlevels);
+    } else {
+        while (d->f.nlevels < s->f.nlevels) bitwise_add_level(d);
+        bf_bitwise_union(&d->f, &s->f);
+    }
+    bitwise_model_merge(d, s, r, intersect);
+    bitwise_check_all(d, r);
+    bitwise_check_all(s, r);
+}
+
+/* Stable: cell maxima (union; adds summed) or minima (intersection; the
+ * fewer adds); dst keeps its generator. A key's recency (adds since its
+ * last add, which bounds what its cells lost) is the smaller of its two
+ * (union) or the larger, where it is in both (intersection); "last" is kept
+ * so that adds - last is that recency (mod 2^64). */
+MODEL static void stable_model_combine(stable_state *d, const stable_state *s, const reader *r, int intersect)
+{
+    uint32_t max = d->f.cells.max;
+    for (uint64_t i = 0; i < d->f.cells.count; i++)
+        d->model[i] = model_combine(d->model[i], s->model[i], max, intersect ? BF_COMBINE_MIN : BF_COMBINE_MAX);
+    uint64_t adds = intersect ? (s->adds < d->adds ? s->adds : d->adds)
+                              : (s->adds > UINT64_MAX - d->adds ? UINT64_MAX : d->adds + s->adds);
+    key_index *ix = tally_index(intersect ? &s->keys : &d->keys);
+    size_t dlen = d->keys.len;
+    for (size_t i = 0; i < dlen; i++) {
+        tally_entry *e = &d->keys.items[i];
+        uint64_t rec = d->adds - e->last;
+        if (intersect) {
+            long j = tally_find_indexed(&s->keys, s->keys.len, ix, r, e->key, e->h);
+            uint64_t rs = j < 0 ? max : s->adds - s->keys.items[j].last;
+            if (rs > rec) rec = rs;
+        }
+        if (rec > max) rec = max;
+        e->last = adds - rec;
+    }
+    if (!intersect) {
+        for (size_t i = 0; i < s->keys.len; i++) {
+            const tally_entry *e = &s->keys.items[i];
+            uint64_t rec = s->adds - e->last;
+            if (rec > max) rec = max;
+            long j = tally_find_indexed(&d->keys, dlen, ix, r, e->key, e->h);
+            if (j < 0) {
+                tally_entry n = *e;
+                n.last = adds - rec;
+                tally_push(&d->keys, &n);
+            } else if (adds - d->keys.items[j].last > rec) {
+                d->keys.items[j].last = adds - rec;
+            }
+        }
+    }
+    free(ix);
+    d->adds = adds;
+}
+
+static void stable_merge(stable_state *d, stable_state *s, int intersect, reader *r)
+{
+    if (!d->f.cells.data || !s->f.cells.data || d->f.cells.count != s->f.cells.count ||
+        d->f.cells.width != s->f.cells.width || d->f.k != s->f.k || d->f.seed != s->f.seed || d->f.d != s->f.d ||
+        !may_merge(r))
+        return;
+    bf_stable_combine(&d->f, &s->f, intersect ? BF_COMBINE_MIN : BF_COMBINE_MAX);
+    stable_model_combine(d, s, r, intersect);
+    stable_check_all(d, r);
+    stable_check_all(s, r);
+}
+
+/* A2: active half with active half, older with older, OR or AND; in_active
+ * the larger (union) or smaller, count summed or the smaller, dst's swaps
+ * and active half kept. A key's age in swaps (0: in the active half, 1: in
+ * the older one, 2: not sure) is the younger of its two in a union; in an
+ * intersection a key stays sure only in the same half of both. */
+MODEL static void a2_model_merge(a2_state *d, const a2_state *s, const reader *r, int intersect)
+{
+    uint64_t nbits = d->f.halves[0].nbits;
+    for (unsigned h = 0; h < 2; h++) {
+        uint8_t *dm = d->model[d->active ^ h];
+        const uint8_t *sm = s->model[s->active ^ h];
+        for (uint64_t i = 0; i < nbits; i++) dm[i] = intersect ? (dm[i] & sm[i]) : (dm[i] | sm[i]);
+    }
+    if (intersect) {
+        if (s->in_active < d->in_active) d->in_active = s->in_active;
+        if (s->count < d->count) d->count = s->count;
+    } else {
+        if (s->in_active > d->in_active) d->in_active = s->in_active;
+        d->count = s->count > UINT64_MAX - d->count ? UINT64_MAX : d->count + s->count;
+    }
+    key_index *ix = tally_index(intersect ? &s->keys : &d->keys);
+    size_t dlen = d->keys.len;
+    for (size_t i = 0; i < dlen; i++) {
+        tally_entry *e = &d->keys.items[i];
+        uint64_t age = d->swaps - e->last;
+        if (age > 2) age = 2;
+        if (intersect) {
+            long j = tally_find_indexed(&s->keys, s->keys.len, ix, r, e->key, e->h);
+            uint64_t as = j < 0 ? 2 : s->swaps - s->keys.items[j].last;
+            if (as != age) age = 2;
+        }
+        e->last = d->swaps - age;
+    }
+    if (!intersect) {
+        for (size_t i = 0; i < s->keys.len; i++) {
+            const tally_entry *e = &s->keys.items[i];
+            uint64_t age = s->swaps - e->last;
+            if (age > 2) age = 2;
+            long j = tally_find_indexed(&d->keys, dlen, ix, r, e->key, e->h);
+            if (j < 0) {
+                tally_entry n = *e;
+                n.last = d->swaps - age;
+                tally_push(&d->keys, &n);
+            } else if (d->swaps - d->keys.items[j].last > age) {
+                d->keys.items[j].last = d->swaps - age;
+            }
+        }
+    }
+    free(ix);
+}
+
+static void a2_merge(a2_state *d, a2_state *s, int intersect, reader *r)
+{
+    if (!d->f.halves[0].data || !s->f.halves[0].data || d->f.halves[0].nbits != s->f.halves[0].nbits ||
+        d->f.k != s->f.k || d->f.seed != s->f.seed || d->f.capacity != s->f.capacity || !may_merge(r))
+        return;
+    if (intersect) bf_a2_intersect(&d->f, &s->f);
+    else bf_a2_union(&d->f, &s->f);
+    a2_model_merge(d, s, r, intersect);
+    a2_check_all(d, r);
+    a2_check_all(s, r);
+}
+
+/* The plain and blocked filters as the binding merges them: bf_bits_or or
+ * bf_bits_and of the bits, count summed (saturating) or the smaller. Every
+ * key of either history is found in the union, every key of both in the
+ * intersection. */
+MODEL static void filter_model_merge(uint8_t *dm, const uint8_t *sm, uint64_t nbits, key_list *dk, const key_list *sk,
+                                     const reader *r, int and)
+{
+    for (uint64_t i = 0; i < nbits; i++) dm[i] = and ? (dm[i] & sm[i]) : (dm[i] | sm[i]);
+    if (and) {
+        key_index *ix = keys_index(sk, r);
+        size_t keep = 0;
+        for (size_t i = 0; i < dk->len; i++)
+            if (keys_min_age(sk, ix, r, dk->items[i].key) >= 0) dk->items[keep++] = dk->items[i];
+        dk->len = keep;
+        free(ix);
+    } else {
+        for (size_t i = 0; i < sk->len; i++) keys_push(dk, sk->items[i].key);
+        keys_dedupe(dk, r);
+    }
+}
+
+static uint64_t merged_count(uint64_t a, uint64_t b, int and)
+{
+    if (and) return a < b ? a : b;
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+static void bloom_merge(bloom_state *d, bloom_state *s, int and, reader *r)
+{
+    if (!d->f.bits.data || !s->f.bits.data || d->f.bits.nbits != s->f.bits.nbits || d->f.k != s->f.k ||
+        d->f.seed != s->f.seed || d->f.hash != s->f.hash || !may_merge(r))
+        return;
+    if (and) bf_bits_and(&d->f.bits, &s->f.bits);
+    else bf_bits_or(&d->f.bits, &s->f.bits);
+    d->f.count = merged_count(d->f.count, s->f.count, and);
+    d->adds = merged_count(d->adds, s->adds, and);
+    filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, and);
+    d->ones = 0;
+    for (uint64_t i = 0; i < d->f.bits.nbits; i++) d->ones += d->model[i];
+    bloom_final(d, r);
+    bloom_final(s, r);
+}
+
+static void blocked_merge(blocked_state *d, blocked_state *s, int and, reader *r)
+{
+    if (!d->f.bits.data || !s->f.bits.data || d->f.nblocks != s->f.nblocks || d->f.k != s->f.k ||
+        d->f.seed != s->f.seed || !may_merge(r))
+        return;
+    if (and) bf_bits_and(&d->f.bits, &s->f.bits);
+    else bf_bits_or(&d->f.bits, &s->f.bits);
+    d->f.count = merged_count(d->f.count, s->f.count, and);
+    d->adds = merged_count(d->adds, s->adds, and);
+    filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, and);
+    if (and) d->last_rate = 0; /* bits cleared: the rate may fall */
+    blocked_final(d, r);
+    blocked_final(s, r);
+    blocked_rate_now(d);
+}
+
+/* u8 which (as twin_make_op), u8 flags: bit 0 (buckets: the flags % 3 of
+ * SUM, MIN, MAX) union or intersection (counting and spectral: SUM or MIN),
+ * bit 7 the first merged into the twin instead. */
+static void merge_op(world *w, reader *r)
+{
+    uint8_t which = rd_u8(r) % 10, flags = rd_u8(r);
+    int rev = flags >> 7, and = flags & 1;
+    bf_combine_op op = and ? BF_COMBINE_MIN : BF_COMBINE_SUM;
+#define PICK(a, b) (rev ? &w->b : &w->a), (rev ? &w->a : &w->b)
+    switch (which) {
+    case 0: bits_merge(PICK(bits, bits2), and, r); break;
+    case 1: buckets_merge(PICK(buckets, buckets2), combine_ops[(flags & 0x7f) % 3], r); break;
+    case 2: cont_merge(PICK(cont, cont2), and, r); break;
+    case 3: counting_merge(PICK(counting, counting2), op, r); break;
+    case 4: spectral_merge(PICK(spectral, spectral2), op, r); break;
+    case 5: bitwise_merge(PICK(bitwise, bitwise2), and, r); break;
+    case 6: stable_merge(PICK(stable, stable2), and, r); break;
+    case 7: a2_merge(PICK(a2, a22), and, r); break;
+    case 8: bloom_merge(PICK(bloom, bloom2), and, r); break;
+    default: blocked_merge(PICK(blocked, blocked2), and, r); break;
+    }
+#undef PICK
+}
+
+/* ------------------------------------------------------------ CRC-32C */
+
+/* Bit at a time, straight from the definition (reflected polynomial
+ * 0x82F63B78, register and result inverted). */
+MODEL static uint32_t ref_crc32c(uint32_t crc, const uint8_t *p, size_t n)
+{
+    uint32_t c = ~crc;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int b = 0; b < 8; b++) c = (c >> 1) ^ (0x82F63B78U & (0U - (c & 1)));
+    }
+    return ~c;
+}
+
+#define CRC_BUDGET (1u << 21) /* bytes checksummed per input */
+#define ZEROS_MAX (1u << 19)  /* longest run of zero bytes checksummed */
+static const uint8_t zero_bytes[ZEROS_MAX];
+
+static int may_crc(reader *r, uint64_t bytes)
+{
+    if (bytes > r->crc_budget) return 0;
+    r->crc_budget -= bytes;
+    return 1;
+}
+
+/* The check value, RFC 3720's vectors, and the portable path before
+ * bf_crc32c_init (once per process). */
+static void check_crc_vectors(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    uint8_t buf[32];
+    const uint8_t *nine = (const uint8_t *)"123456789";
+    CHECK(ref_crc32c(0, nine, 9) == 0xE3069283U);
+    CHECK(bf_crc32c(0, nine, 9) == 0xE3069283U); /* before init: the portable code */
+    bf_crc32c_init();
+    bf_crc32c_init();
+    CHECK(bf_crc32c(0, nine, 9) == 0xE3069283U && bf_crc32c_sw(0, nine, 9) == 0xE3069283U);
+    static const uint32_t want[4] = {0x8A9136AAU, 0x62A8AB43U, 0x46DD794EU, 0x113FDB5CU};
+    for (int v = 0; v < 4; v++) {
+        for (int i = 0; i < 32; i++) buf[i] = (uint8_t)(v == 0 ? 0 : v == 1 ? 0xff : v == 2 ? i : 31 - i);
+        CHECK(ref_crc32c(0, buf, 32) == want[v]);
+        CHECK(bf_crc32c(0, buf, 32) == want[v] && bf_crc32c_sw(0, buf, 32) == want[v]);
+    }
+    CHECK(bf_crc32c_accelerated() == 0 || bf_crc32c_accelerated() == 1);
+    CHECK(bf_crc32c(0, NULL, 0) == 0 && bf_crc32c_sw(0, NULL, 0) == 0 && bf_crc32c_zeros(0, 0) == 0);
+    CHECK(bf_crc32c_zeros(0, 32) == want[0]);
+}
+
+/* A slice of the input, u32 starting crc, u8 flags (bits 0-2: cut points,
+ * bits 3-5: an offset for a copy), then a u16 per cut point. Whole, in
+ * pieces at the cut points (each piece by bf_crc32c, by bf_crc32c_sw, or
+ * alternating), and copied to another alignment in a block of its exact
+ * length: all equal to the bitwise reference. */
+static void crc_op(reader *r)
+{
+    key_ref k = rd_key(r);
+    uint32_t c0 = rd_u32(r);
+    uint8_t flags = rd_u8(r);
+    size_t cuts[8], ncuts = flags & 7, n = k.len;
+    unsigned off = (flags >> 3) & 7;
+    for (size_t i = 0; i < ncuts; i++) cuts[i] = rd_u16(r) % (n + 1);
+    if (!may_crc(r, 6 * (uint64_t)n + 1)) return;
+    for (size_t i = 1; i < ncuts; i++) /* sort the few cut points */
+        for (size_t j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+            size_t t = cuts[j];
+            cuts[j] = cuts[j - 1];
+            cuts[j - 1] = t;
+        }
+    const uint8_t *p = key_ptr(r, k);
+    uint32_t want = ref_crc32c(c0, p, n);
+    CHECK(bf_crc32c(c0, p, n) == want);
+    CHECK(bf_crc32c_sw(c0, p, n) == want);
+    for (int how = 0; how < 3; how++) {
+        uint32_t c = c0;
+        size_t from = 0;
+        for (size_t i = 0; i <= ncuts; i++) {
+            size_t to = i < ncuts ? cuts[i] : n;
+            int sw = how == 1 || (how == 2 && (i & 1));
+            c = sw ? bf_crc32c_sw(c, p + from, to - from) : bf_crc32c(c, p + from, to - from);
+            from = to;
+        }
+        CHECK(c == want);
+    }
+    uint8_t *copy = malloc(n + off ? n + off : 1); /* ends with the slice */
+    CHECK(copy != NULL);
+    memset(copy, 0xA5, off);
+    if (n) memcpy(copy + off, p, n);
+    CHECK(bf_crc32c(c0, copy + off, n) == want && bf_crc32c_sw(c0, copy + off, n) == want);
+    free(copy);
+    CHECK(bf_crc32c(want, NULL, 0) == want && bf_crc32c_sw(want, NULL, 0) == want);
+}
+
+/* u32 crc, u32 n, u8 shift (n % (ZEROS_MAX + 1) >> shift % 20), u64 a,
+ * u64 b: bf_crc32c_zeros against the checksum of n zero bytes (hardware,
+ * portable, and bitwise for short runs), and zeros(zeros(c, a), b) ==
+ * zeros(c, a + b) for runs up to 2^63 each. */
+static void crc_zeros_op(reader *r)
+{
+    uint32_t c = rd_u32(r);
+    uint32_t n = rd_u32(r);
+    uint8_t shift = rd_u8(r);
+    uint64_t a = rd_u64(r), b = rd_u64(r);
+    n = (n % (ZEROS_MAX + 1)) >> (shift % 20);
+    a >>= 1 + (shift >> 5);
+    b >>= 1 + ((shift >> 2) & 7) * 8;
+    uint32_t z = bf_crc32c_zeros(c, n);
+    if (may_crc(r, n)) CHECK(bf_crc32c(c, zero_bytes, n) == z);
+    if (may_crc(r, n)) CHECK(bf_crc32c_sw(c, zero_bytes, n) == z);
+    if (n <= 4096 && may_crc(r, 8 * (uint64_t)n)) CHECK(ref_crc32c(c, zero_bytes, n) == z);
+    CHECK(bf_crc32c_zeros(c, 0) == c);
+    /* Runs near 2^64 take some 0.2 ms each under the sanitizers: charged as
+     * 2^15 bytes, a few dozen per input. */
+    if (!may_crc(r, 1u << 15)) return;
+    CHECK(bf_crc32c_zeros(bf_crc32c_zeros(c, a), b) == bf_crc32c_zeros(c, a + b));
+    CHECK(bf_crc32c_zeros(bf_crc32c_zeros(c, n), a) == bf_crc32c_zeros(c, a + n));
+}
+
+/* ------------------------------------------------------------ padding */
+
+/* tail_clear: 1 on every structure as the ops leave it, 1 with the last
+ * real bit (or bucket) set, 0 with any one bit of the padding set (planted
+ * here and taken out again). */
+static void tail_bits(bf_bits *b, uint16_t off, uint8_t flags)
+{
+    uint64_t nbits = b->nbits, pad = (uint64_t)bf_bits_nbytes(nbits) * 8 - nbits;
+    CHECK(bf_bits_tail_clear(b));
+    if ((flags & 1) && pad) {
+        uint64_t bit = nbits + off % pad;
+        CHECK(!bf_bits_get(b, bit));
+        bf_bits_set(b, bit);
+        CHECK(!bf_bits_tail_clear(b));
+        bf_bits_clear(b, bit);
+    }
+    if (flags & 2) {
+        int was = bf_bits_get(b, nbits - 1);
+        bf_bits_set(b, nbits - 1);
+        CHECK(bf_bits_tail_clear(b));
+        if (!was) bf_bits_clear(b, nbits - 1);
+    }
+    CHECK(bf_bits_tail_clear(b));
+}
+
+/* The same for a bucket field; a continuous filter's validity goes with it
+ * (live: whether the model holds no stale slot; live_but_last: none but
+ * perhaps in the last bucket). */
+static void tail_buckets(bf_buckets *b, uint16_t off, uint8_t flags, const bf_continuous *c, int live, int live_but_last)
+{
+    uint64_t nbits = b->count * b->width, pad = (uint64_t)bf_buckets_nbytes(b->count, b->width) * 8 - nbits;
+    CHECK(bf_buckets_tail_clear(b));
+    if (c) CHECK(bf_continuous_valid(c) == live);
+    if ((flags & 1) && pad) {
+        uint64_t bit = nbits + off % pad;
+        uint8_t mask = (uint8_t)(1u << (bit & 7));
+        CHECK(!(b->data[bit >> 3] & mask));
+        b->data[bit >> 3] |= mask;
+        CHECK(!bf_buckets_tail_clear(b));
+        if (c) CHECK(!bf_continuous_valid(c));
+        b->data[bit >> 3] &= (uint8_t)~mask;
+    }
+    if (flags & 2) {
+        uint32_t was = bf_buckets_get(b, b->count - 1);
+        /* A continuous filter's last bucket gets its current slot: live. */
+        bf_buckets_set(b, b->count - 1, c ? c->slot : b->max);
+        CHECK(bf_buckets_tail_clear(b));
+        if (c) CHECK(bf_continuous_valid(c) == live_but_last);
+        bf_buckets_set(b, b->count - 1, was);
+    }
+    CHECK(bf_buckets_tail_clear(b));
+    if (c) CHECK(bf_continuous_valid(c) == live);
+}
+
+/* u8 which (% 8: bits, bits twin, buckets, buckets twin, continuous,
+ * continuous twin, counting cells, an A2 half), u16 where in the padding,
+ * u8 flags (bit 0: plant a padding bit, bit 1: set the last bit). */
+static void tail_op(world *w, reader *r)
+{
+    uint8_t which = rd_u8(r) % 8;
+    uint16_t off = rd_u16(r);
+    uint8_t flags = rd_u8(r);
+    switch (which) {
+    case 0: if (w->bits.f.data) tail_bits(&w->bits.f, off, flags); break;
+    case 1: if (w->bits2.f.data) tail_bits(&w->bits2.f, off, flags); break;
+    case 2: if (w->buckets.f.data) tail_buckets(&w->buckets.f, off, flags, NULL, 1, 1); break;
+    case 3: if (w->buckets2.f.data) tail_buckets(&w->buckets2.f, off, flags, NULL, 1, 1); break;
+    case 4: case 5: {
+        cont_state *c = which == 4 ? &w->cont : &w->cont2;
+        if (!c->f.buckets.data) break;
+        uint64_t stale = cont_model_stale(c), last = c->f.buckets.count - 1;
+        tail_buckets(&c->f.buckets, off, flags, &c->f, stale == 0, stale == (uint64_t)age_stale(c->age[last]));
+        break;
+    }
+    case 6: if (w->counting.f.cells.data) tail_buckets(&w->counting.f.cells, off, flags, NULL, 1, 1); break;
+    default: if (w->a2.f.halves[0].data) tail_bits(&w->a2.f.halves[off & 1], (uint16_t)(off >> 1), flags); break;
+    }
+}
+
+/* ------------------------------------- continuous: planted slots, ticks */
+
+/* Keys whose bucket `at` was just overwritten lose their guarantee, unless
+ * it now holds a live slot no older than their add. */
+MODEL static void cont_drop_keys(cont_state *s, const reader *r, uint64_t at, uint8_t age)
+{
+    uint64_t pos[BF_K_MAX];
+    size_t keep = 0;
+    for (size_t i = 0; i < s->keys.len; i++) {
+        key_entry e = s->keys.items[i];
+        int hit = 0;
+        if (!(age_live(age) && age <= e.age)) {
+            bf_key_hash h = bf_key_hash_bytes(key_ptr(r, e.key), e.key.len, s->f.seed, s->f.hash);
+            bf_positions(h, s->f.hash, s->f.k, s->f.buckets.count, pos);
+            for (uint32_t j = 0; j < s->f.k; j++) hit |= pos[j] == at;
+        }
+        if (!hit) s->keys.items[keep++] = e;
+    }
+    s->keys.len = keep;
+}
+
+MODEL static void cont_model_clear_stale(cont_state *s)
+{
+    for (uint64_t i = 0; i < s->f.buckets.count; i++)
+        if (age_stale(s->age[i])) {
+            s->age[i] = AGE_EMPTY;
+            s->nonzero--;
+        }
+}
+
+/* u16 bucket, u8 value (% 16: empty, a live slot or a stale one), u8 flags
+ * (bit 0: then bf_continuous_clear_stale). As state read from outside may
+ * hold: bf_continuous_valid must say whether any bucket holds a slot that is
+ * not live, clear_stale must clear exactly those, and lookups and ticks
+ * carry on from there (see cont_lookup and cont_tick). */
+static void cont_plant_op(cont_state *s, reader *r)
+{
+    uint16_t at = rd_u16(r);
+    uint8_t value = rd_u8(r), flags = rd_u8(r);
+    if (!s->f.buckets.data || r->plants++ >= MAX_PLANTS) return;
+    uint64_t i = at % s->f.buckets.count;
+    uint32_t v = value & 15;
+    bf_buckets_set(&s->f.buckets, i, v);
+    uint8_t age = v == 0 ? AGE_EMPTY : (uint8_t)ring_elapsed(v, cont_slot(s));
+    if (s->age[i] != AGE_EMPTY) s->nonzero--;
+    if (age != AGE_EMPTY) s->nonzero++;
+    s->age[i] = age;
+    CHECK(bf_buckets_get(&s->f.buckets, i) == cont_expect(s, age));
+    cont_drop_keys(s, r, i, age);
+    CHECK(bf_continuous_valid(&s->f) == (cont_model_stale(s) == 0));
+    CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
+    if (flags & 1) {
+        bf_continuous_clear_stale(&s->f);
+        cont_model_clear_stale(s);
+        CHECK(bf_continuous_valid(&s->f));
+        cont_check_all(s, NULL);
+    } else {
+        cont_check_all(s, r);
+    }
+    cont_check_keys(s, r);
+}
+
+/* u8 flags (bit 0: a u64 count follows, else a u8 % 21): the tick as
+ * bf_continuous_advance then bf_continuous_expire, against bf_continuous_tick
+ * on a copy and the model. */
+static void cont_tick_split_op(cont_state *s, reader *r)
+{
+    uint8_t flags = rd_u8(r);
+    uint64_t n = (flags & 1) ? rd_u64(r) : rd_u8(r) % 21;
+    if (!s->f.buckets.data) return;
+    cont_tick(s, n, r, 1);
+    cont_check_keys(s, r);
+}
+
 /* ------------------------------------------------------------------ main */
 
 enum {
@@ -2510,71 +3879,116 @@ enum {
     OP_BW_ADD, OP_BW_COUNT, OP_BW_CHECK,
     OP_ST_ADD, OP_ST_CONTAINS, OP_ST_CHECK,
     OP_A2_ADD, OP_A2_CONTAINS, OP_A2_CHECK,
+    OP_TWIN_MAKE, OP_TWIN_OP, OP_MERGE,
+    OP_CRC, OP_CRC_ZEROS, OP_TAIL,
+    OP_CONT_PLANT, OP_CONT_TICK_SPLIT, OP_BLOCKED_RATE_NOW,
     OP_COUNT
 };
+
+/* Everything compared in full, then freed. */
+static void world_final(world *w, reader *r)
+{
+    bits_check(&w->bits, NULL);
+    bits_check(&w->bits2, NULL);
+    buckets_check(&w->buckets, NULL);
+    buckets_check(&w->buckets2, NULL);
+    bloom_final(&w->bloom, r);
+    bloom_final(&w->bloom2, r);
+    for (int i = 0; i < 2; i++) {
+        cont_state *c = i ? &w->cont2 : &w->cont;
+        if (!c->f.buckets.data) continue;
+        cont_check_all(c, NULL);
+        cont_check_keys(c, r);
+    }
+    counting_check_all(&w->counting, r);
+    counting_check_all(&w->counting2, r);
+    spectral_check_all(&w->spectral, r);
+    spectral_check_all(&w->spectral2, r);
+    bitwise_check_all(&w->bitwise, r);
+    bitwise_check_all(&w->bitwise2, r);
+    stable_check_all(&w->stable, r);
+    stable_check_all(&w->stable2, r);
+    a2_check_all(&w->a2, r);
+    a2_check_all(&w->a22, r);
+    blocked_final(&w->blocked, r);
+    blocked_rate_now(&w->blocked);
+    blocked_final(&w->blocked2, r);
+    blocked_rate_now(&w->blocked2);
+
+    bits_free(&w->bits);
+    bits_free(&w->bits2);
+    buckets_free(&w->buckets);
+    buckets_free(&w->buckets2);
+    bloom_free(&w->bloom);
+    bloom_free(&w->bloom2);
+    cont_free(&w->cont);
+    cont_free(&w->cont2);
+    blocked_free(&w->blocked);
+    blocked_free(&w->blocked2);
+    counting_free(&w->counting);
+    counting_free(&w->counting2);
+    spectral_free(&w->spectral);
+    spectral_free(&w->spectral2);
+    bitwise_free(&w->bitwise);
+    bitwise_free(&w->bitwise2);
+    stable_free(&w->stable);
+    stable_free(&w->stable2);
+    a2_free(&w->a2);
+    a2_free(&w->a22);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    reader r = {data, size, 0, SCAN_BUDGET, 0, 0, 0, ADD_BUDGET};
-    bits_state bits;
-    buckets_state buckets;
-    bloom_state bloom;
-    cont_state cont;
-    blocked_state blocked;
-    counting_state counting;
-    spectral_state spectral;
-    bitwise_state bitwise;
-    stable_state stable;
-    a2_state a2;
-    memset(&counting, 0, sizeof counting);
-    memset(&spectral, 0, sizeof spectral);
-    memset(&bitwise, 0, sizeof bitwise);
-    memset(&stable, 0, sizeof stable);
-    memset(&a2, 0, sizeof a2);
-    memset(&blocked, 0, sizeof blocked);
-    memset(&bits, 0, sizeof bits);
-    memset(&buckets, 0, sizeof buckets);
-    memset(&bloom, 0, sizeof bloom);
-    memset(&cont, 0, sizeof cont);
+    reader r;
+    memset(&r, 0, sizeof r);
+    r.data = data;
+    r.size = size;
+    r.scan_budget = SCAN_BUDGET;
+    r.add_budget = ADD_BUDGET;
+    r.crc_budget = CRC_BUDGET;
+    static world w; /* large: off the stack */
+    memset(&w, 0, sizeof w);
 
     check_vectors();
     check_counter_vectors();
+    check_crc_vectors();
     check_prefetching_batches();
 
-    /* Header: 2 + 3 + 8 + 8 + 6 bytes, then 8 + 11 + 8 + 18 + 8. */
-    bits_init(&bits, &r);
-    buckets_init(&buckets, &r);
-    bloom_init(&bloom, &r);
-    cont_init(&cont, &r);
-    blocked_init(&blocked, &r);
-    counting_init(&counting, &r);
-    spectral_init(&spectral, &r);
-    bitwise_init(&bitwise, &r);
-    stable_init(&stable, &r);
-    a2_init(&a2, &r);
+    /* Header: 2 + 3 + 8 + 8 + 6 bytes, then 8 + 11 + 8 + 18 + 8. The twins
+     * start out absent (OP_TWIN_MAKE). */
+    bits_init(&w.bits, &r);
+    buckets_init(&w.buckets, &r);
+    bloom_init(&w.bloom, &r);
+    cont_init(&w.cont, &r);
+    blocked_init(&w.blocked, &r);
+    counting_init(&w.counting, &r);
+    spectral_init(&w.spectral, &r);
+    bitwise_init(&w.bitwise, &r);
+    stable_init(&w.stable, &r);
+    a2_init(&w.a2, &r);
 
     while (r.pos < r.size) {
         unsigned op = rd_u8(&r) % OP_COUNT;
         switch (op) {
         case OP_BITS_SET: case OP_BITS_CLEAR: case OP_BITS_GET:
-            bits_op(&bits, op - OP_BITS_SET, &r);
+            bits_op(&w.bits, op - OP_BITS_SET, &r);
             break;
         case OP_BITS_CHECK:
-            bits_check(&bits, &r);
+            bits_check(&w.bits, &r);
             break;
         case OP_BK_SET: case OP_BK_GET: case OP_BK_INC: case OP_BK_DEC:
-            buckets_op(&buckets, op - OP_BK_SET, &r);
+            buckets_op(&w.buckets, op - OP_BK_SET, &r);
             break;
         case OP_BK_CHECK:
-            buckets_check(&buckets, &r);
+            buckets_check(&w.buckets, &r);
             break;
         case OP_BLOOM_ADD: case OP_BLOOM_CONTAINS: case OP_BLOOM_RECENT:
-            bloom_op(&bloom, op - OP_BLOOM_ADD, &r);
+            bloom_op(&w.bloom, op - OP_BLOOM_ADD, &r);
             break;
         case OP_CONT_ADD: case OP_CONT_TICK: case OP_CONT_LOOKUP: case OP_CONT_TICK_BIG:
-            cont_op(&cont, op - OP_CONT_ADD, &r);
+            cont_op(&w.cont, op - OP_CONT_ADD, &r);
             break;
         case OP_HASH:
             hash_op(&r);
@@ -2586,21 +4000,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             unsigned which = rd_u8(&r) % 10;
             if (r.reinits++ >= MAX_REINITS) break; /* the header bytes then read as ops */
             switch (which) {
-            case 0: bits_check(&bits, NULL); bits_init(&bits, &r); break;
-            case 1: buckets_check(&buckets, NULL); buckets_init(&buckets, &r); break;
-            case 2: bloom_final(&bloom, &r); bloom_init(&bloom, &r); break;
-            case 4: blocked_final(&blocked, &r); blocked_init(&blocked, &r); break;
-            case 5: counting_check_all(&counting, &r); counting_init(&counting, &r); break;
-            case 6: spectral_check_all(&spectral, &r); spectral_init(&spectral, &r); break;
-            case 7: bitwise_check_all(&bitwise, &r); bitwise_init(&bitwise, &r); break;
-            case 8: stable_check_all(&stable, &r); stable_init(&stable, &r); break;
-            case 9: a2_check_all(&a2, &r); a2_init(&a2, &r); break;
+            case 0: bits_check(&w.bits, NULL); bits_init(&w.bits, &r); break;
+            case 1: buckets_check(&w.buckets, NULL); buckets_init(&w.buckets, &r); break;
+            case 2: bloom_final(&w.bloom, &r); bloom_init(&w.bloom, &r); break;
+            case 4: blocked_final(&w.blocked, &r); blocked_rate_now(&w.blocked); blocked_init(&w.blocked, &r); break;
+            case 5: counting_check_all(&w.counting, &r); counting_init(&w.counting, &r); break;
+            case 6: spectral_check_all(&w.spectral, &r); spectral_init(&w.spectral, &r); break;
+            case 7: bitwise_check_all(&w.bitwise, &r); bitwise_init(&w.bitwise, &r); break;
+            case 8: stable_check_all(&w.stable, &r); stable_init(&w.stable, &r); break;
+            case 9: a2_check_all(&w.a2, &r); a2_init(&w.a2, &r); break;
             default:
-                if (cont.f.buckets.data) {
-                    cont_check_all(&cont, NULL);
-                    cont_check_keys(&cont, &r);
+                if (w.cont.f.buckets.data) {
+                    cont_check_all(&w.cont, NULL);
+                    cont_check_keys(&w.cont, &r);
                 }
-                cont_init(&cont, &r);
+                cont_init(&w.cont, &r);
                 break;
             }
             break;
@@ -2609,68 +4023,71 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             nbytes_op(&r);
             break;
         case OP_BLOOM_BATCH:
-            bloom_batch_op(&bloom, &r);
+            bloom_batch_op(&w.bloom, &r);
             break;
         case OP_CONT_BATCH:
-            cont_batch_op(&cont, &r);
+            cont_batch_op(&w.cont, &r);
             break;
         case OP_BLOCKED_ADD: case OP_BLOCKED_CONTAINS: case OP_BLOCKED_BATCH:
-            blocked_op(&blocked, op - OP_BLOCKED_ADD, &r);
+            blocked_op(&w.blocked, op - OP_BLOCKED_ADD, &r);
             break;
         case OP_BLOCKED_SIZE:
             blocked_size_op(&r);
             break;
         case OP_BLOCKED_RECENT:
-            blocked_recent(&blocked, &r);
+            blocked_recent(&w.blocked, &r);
             break;
         case OP_BLOCKED_RATE:
             blocked_fpr_op(&r);
             break;
         case OP_BK_DEC_RUN:
-            buckets_dec_run_op(&buckets, &r);
+            buckets_dec_run_op(&w.buckets, &r);
             break;
         case OP_CNT_ADD: case OP_CNT_REMOVE: case OP_CNT_REMOVE_KNOWN: case OP_CNT_COUNT: case OP_CNT_CHECK:
-            counting_op(&counting, op - OP_CNT_ADD, &r);
+            counting_op(&w.counting, op - OP_CNT_ADD, &r);
             break;
         case OP_SPEC_ADD: case OP_SPEC_REMOVE: case OP_SPEC_REMOVE_KNOWN: case OP_SPEC_COUNT: case OP_SPEC_CHECK:
-            spectral_op(&spectral, op - OP_SPEC_ADD, &r);
+            spectral_op(&w.spectral, op - OP_SPEC_ADD, &r);
             break;
         case OP_BW_ADD: case OP_BW_COUNT: case OP_BW_CHECK:
-            bitwise_op(&bitwise, op - OP_BW_ADD, &r);
+            bitwise_op(&w.bitwise, op - OP_BW_ADD, &r);
             break;
         case OP_ST_ADD: case OP_ST_CONTAINS: case OP_ST_CHECK:
-            stable_op(&stable, op - OP_ST_ADD, &r);
+            stable_op(&w.stable, op - OP_ST_ADD, &r);
             break;
         case OP_A2_ADD: case OP_A2_CONTAINS: case OP_A2_CHECK:
-            a2_op(&a2, op - OP_A2_ADD, &r);
+            a2_op(&w.a2, op - OP_A2_ADD, &r);
+            break;
+        case OP_TWIN_MAKE:
+            twin_make_op(&w, &r);
+            break;
+        case OP_TWIN_OP:
+            twin_op(&w, &r);
+            break;
+        case OP_MERGE:
+            merge_op(&w, &r);
+            break;
+        case OP_CRC:
+            crc_op(&r);
+            break;
+        case OP_CRC_ZEROS:
+            crc_zeros_op(&r);
+            break;
+        case OP_TAIL:
+            tail_op(&w, &r);
+            break;
+        case OP_CONT_PLANT: /* u8 which (bit 0: the twin), then the op's operands */
+            cont_plant_op(rd_u8(&r) & 1 ? &w.cont2 : &w.cont, &r);
+            break;
+        case OP_CONT_TICK_SPLIT:
+            cont_tick_split_op(rd_u8(&r) & 1 ? &w.cont2 : &w.cont, &r);
+            break;
+        case OP_BLOCKED_RATE_NOW:
+            blocked_rate_now(&w.blocked);
             break;
         }
     }
 
-    bits_check(&bits, NULL);
-    buckets_check(&buckets, NULL);
-    bloom_final(&bloom, &r);
-    if (cont.f.buckets.data) {
-        cont_check_all(&cont, NULL);
-        cont_check_keys(&cont, &r);
-    }
-
-    counting_check_all(&counting, &r);
-    spectral_check_all(&spectral, &r);
-    bitwise_check_all(&bitwise, &r);
-    stable_check_all(&stable, &r);
-    a2_check_all(&a2, &r);
-
-    bits_free(&bits);
-    buckets_free(&buckets);
-    counting_free(&counting);
-    spectral_free(&spectral);
-    bitwise_free(&bitwise);
-    stable_free(&stable);
-    a2_free(&a2);
-    blocked_final(&blocked, &r);
-    bloom_free(&bloom);
-    cont_free(&cont);
-    blocked_free(&blocked);
+    world_final(&w, &r);
     return 0;
 }

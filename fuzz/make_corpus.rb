@@ -15,7 +15,7 @@
 #           bitwise:  u16 m, u8 width, u8 k, u32 seed   (m % 512 + 1, k % 32 + 1)
 #           stable:   u16 m, u8 width, u8 k, u16 d, u32 seed, u64 random seed (d % m + 1)
 #           a2:       u16 half bits, u8 k, u8 capacity, u32 seed (bits % 2048 + 1, capacity % 48 + 1)
-#   then opcodes (byte % 48), each followed by its operands; see OPS below.
+#   then opcodes (byte % 57), each followed by its operands; see OPS below.
 #   reinit: u8 which (% 10: bits, buckets, bloom, cont, blocked, counting,
 #   spectral, bitwise, stable, a2), then that header.
 #   A batch is a u8 count (count % 70 + 1) and that many keys.
@@ -24,6 +24,30 @@
 #   cnt_add / spec_add: a key, u8 t (t % 16 + 1 adds); bw_add: a key, u16 t
 #   ((t % 1024) >> (t / 1024 % 11) + 1 adds).
 #   cnt_remove_known / spec_remove_known: u8 index into the keys given so far.
+#   Twins (a second instance of bits, buckets, cont, counting, spectral,
+#   bitwise, stable, a2, bloom, blocked: TWINS below, byte % 10):
+#   twin_make: u8 which, u8 mode (bit 0: a copy of the first, else empty of
+#     its shape; cont: mode >> 1 picks an empty twin's start slot), and for
+#     stable a u64 generator state.
+#   twin_op: u8 which, u8 sub-op (that structure's ops in the order of OPS;
+#     bits: set, clear, get, check; buckets: set, get, inc, dec, check,
+#     dec_run; cont: add, tick, lookup, tick_big, batch; bloom: add,
+#     contains, recent, batch; blocked: add, contains, batch, recent,
+#     rate_now), then its operands.
+#   merge: u8 which, u8 flags: bit 0 intersection (counting, spectral: MIN
+#     rather than SUM; buckets: (flags & 127) % 3 of SUM, MIN, MAX), bit 7
+#     the first merged into the twin.
+#   crc: a key (the bytes), u32 crc, u8 flags (bits 0-2: cut points, 3-5:
+#     alignment of a copy), a u16 per cut point.
+#   crc_zeros: u32 crc, u32 n, u8 shift, u64 a, u64 b.
+#   tail: u8 which (bits, bits twin, buckets, buckets twin, cont, cont twin,
+#     counting cells, an a2 half), u16 where in the padding, u8 flags (bit 0:
+#     plant a padding bit, bit 1: set the last bit).
+#   cont_plant: u8 which (bit 0: twin), u16 bucket, u8 slot (% 16), u8 flags
+#     (bit 0: clear_stale after).
+#   cont_tick_split: u8 which (bit 0: twin), u8 flags (bit 0: u64 ticks
+#     follow, else u8 % 21).
+#   blocked_rate_now: no operands.
 
 require "fileutils"
 
@@ -40,8 +64,11 @@ OPS = {
   spec_add: 34, spec_remove: 35, spec_remove_known: 36, spec_count: 37, spec_check: 38,
   bw_add: 39, bw_count: 40, bw_check: 41,
   st_add: 42, st_contains: 43, st_check: 44,
-  a2_add: 45, a2_contains: 46, a2_check: 47
+  a2_add: 45, a2_contains: 46, a2_check: 47,
+  twin_make: 48, twin_op: 49, merge: 50, crc: 51, crc_zeros: 52, tail: 53,
+  cont_plant: 54, cont_tick_split: 55, blocked_rate_now: 56
 }.freeze
+TWINS = { bits: 0, buckets: 1, cont: 2, counting: 3, spectral: 4, bitwise: 5, stable: 6, a2: 7, bloom: 8, blocked: 9 }.freeze
 
 def u8(v) = [v].pack("C")
 def u16(v) = [v].pack("v")
@@ -71,6 +98,16 @@ def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 
     counting_hdr(*counting) + spectral_hdr(*spectral) + bitwise_hdr(*bitwise) + stable_hdr(*stable) + a2_hdr(*a2)
 end
 def dec_run(first, len, wrap) = op(:bk_dec_run) + u16(first) + u16(len) + u8(wrap ? 1 : 0)
+def twin_make(which, copy: false, slot: 0, random: nil)
+  op(:twin_make) + u8(TWINS.fetch(which)) + u8((copy ? 1 : 0) | (slot << 1)) + (which == :stable ? u64(random || 7) : "".b)
+end
+def twin(which, sub) = op(:twin_op) + u8(TWINS.fetch(which)) + u8(sub)
+def merge(which, flags = 0) = op(:merge) + u8(TWINS.fetch(which)) + u8(flags)
+INTERSECT = 1
+REVERSE = 128
+def tail(which, off, flags) = op(:tail) + u8(which) + u16(off) + u8(flags)
+def plant(twin, bucket, slot, clear) = op(:cont_plant) + u8(twin ? 1 : 0) + u16(bucket) + u8(slot) + u8(clear ? 1 : 0)
+def tick_split(twin, n) = op(:cont_tick_split) + u8(twin ? 1 : 0) + (n < 256 ? u8(0) + u8(n) : u8(1) + u64(n))
 def times_op(name, k, times) = op(name) + key(k) + u8(times - 1)
 
 seeds = {}
@@ -234,6 +271,141 @@ seeds["a2"] = header(a2: [128, 3, 4, 0]) +
   keys40.first(25).each_with_index.map { |k, i| op(:a2_add) + key(k) + (i % 3 == 0 ? op(:a2_add) + key(k) : "".b) }.join +
   keys40.first(25).map { |k| op(:a2_contains) + key(k) }.join + op(:a2_check) +
   op(:reinit) + u8(9) + a2_hdr(7, 2, 1, 3) + keys40.first(9).map { |k| op(:a2_add) + key(k) }.join + op(:a2_check)
+
+# Twins and merges. Bit fields of 130 bits (a partial last byte and word)
+# and 128 (no padding): OR and AND both ways, then every padding check.
+[130, 128].each do |n|
+  seeds["merge_bits_#{n}"] = header(bits: n) +
+    [0, 7, 8, 63, 64, n - 1].map { |i| op(:bits_set) + u16(i) }.join + twin_make(:bits) +
+    [1, 7, 9, 64, 100, n - 1].map { |i| twin(:bits, 0) + u16(i) }.join + twin(:bits, 3) +
+    merge(:bits) + op(:bits_check) + twin(:bits, 1) + u16(7) + merge(:bits, INTERSECT) +
+    twin_make(:bits, copy: true) + twin(:bits, 0) + u16(3) + merge(:bits, REVERSE) + merge(:bits, INTERSECT | REVERSE) +
+    (0..7).map { |w| tail(w, 0, 1) + tail(w, 1000, 3) }.join
+end
+
+# Buckets of every kind of width, values near the maximum: SUM saturates,
+# MIN and MAX either way round.
+[1, 3, 7, 8, 13, 31, 32].each do |w|
+  n = 37
+  max = (1 << w) - 1
+  body = (0...n).map { |i| op(:bk_set) + u16(i) + u32(i.even? ? max - i : i * 2654435761) }.join + twin_make(:buckets) +
+    (0...n).step(2).map { |i| twin(:buckets, 0) + u16(i) + u32(i % 3 == 0 ? max : i) }.join +
+    twin(:buckets, 0) + u16(n - 1) + u32(1) + merge(:buckets, 0) + merge(:buckets, 1) + merge(:buckets, 2) +
+    twin_make(:buckets, copy: true) + twin(:buckets, 2) + u16(0) + twin(:buckets, 3) + u16(5) + twin(:buckets, 5) + u16(3) + u16(20) + u8(0) +
+    merge(:buckets, REVERSE) + merge(:buckets, REVERSE | 1) + merge(:buckets, REVERSE | 2) + op(:bk_check) +
+    tail(2, 0, 1) + tail(2, 55, 3) + tail(3, 7, 3)
+  seeds["merge_buckets_w#{w}"] = header(width: w, buckets: n) + body
+end
+
+# Continuous: a twin on another slot of the ring, its own adds and ticks;
+# unions and intersections both ways round, a copy ticked apart.
+%w[murmur fnv].each_with_index do |name, kind|
+  seeds["merge_continuous_#{name}"] = header(cont: [64, 3, kind, 14, 5]) +
+    op(:cont_add) + key("alpha") + op(:cont_tick) + u8(1) + op(:cont_add) + key("beta") +
+    twin_make(:cont, slot: 3) + twin(:cont, 0) + key("beta") + twin(:cont, 1) + u8(2) + twin(:cont, 0) + key("gamma") +
+    twin(:cont, 0) + key("alpha") + merge(:cont) + op(:cont_lookup) + key("gamma") + u8(0) + op(:cont_tick) + u8(1) +
+    merge(:cont, INTERSECT) + merge(:cont, REVERSE) + twin(:cont, 2) + key("alpha") + u8(1) +
+    twin_make(:cont, copy: true) + twin(:cont, 1) + u8(1) + twin(:cont, 0) + key("delta") + op(:cont_add) + key("eps") +
+    merge(:cont, INTERSECT | REVERSE) + merge(:cont) + twin(:cont, 4) + u8(1) + batch(%w[a b c d e]) +
+    merge(:cont, INTERSECT) + op(:cont_tick) + u8(2) + merge(:cont) + op(:cont_tick) + u8(1)
+end
+
+# Planted slots: stale ones (3..14 ticks old), "future" ones that come alive
+# after a tick or two, live ones, empty; valid, clear_stale, lookups that
+# clear, split ticks of 0, 1, 2, 3 and very many.
+seeds["continuous_plant"] = header(cont: [40, 3, 0, 5, 9]) +
+  %w[a b c d e f].map { |k| op(:cont_add) + key(k) }.join + op(:cont_tick) + u8(1) +
+  [3, 6, 9, 13, 14, 15].map { |v| plant(false, v * 2 + 1, v, false) }.join + op(:cont_lookup) + key("a") + u8(1) +
+  op(:cont_lookup) + key("b") + u8(0) + tick_split(false, 1) + plant(false, 0, 8, false) + tick_split(false, 2) +
+  plant(false, 3, 1, true) + tick_split(false, 0) + tick_split(false, 3) + op(:cont_add) + key("g") +
+  plant(false, 39, 2, false) + op(:cont_batch) + u8(2) + batch(%w[a b c g x y]) + tick_split(false, 2**40 + 7) +
+  twin_make(:cont, slot: 12) + twin(:cont, 0) + key("q") + plant(true, 5, 9, false) + tail(5, 0, 3) + tail(4, 9, 1) +
+  merge(:cont) + plant(true, 6, 10, false) + merge(:cont, INTERSECT | REVERSE) + tick_split(true, 1)
+# Four buckets, so that every key meets the planted slots: lookups (one at a
+# time and batched) that clear them, and keys that lose their guarantee.
+seeds["continuous_plant_small"] = header(cont: [4, 2, 1, 1, 3]) +
+  op(:cont_add) + key("a") + op(:cont_add) + key("b") + (0...4).map { |i| plant(false, i, 7 + i, false) }.join +
+  op(:cont_lookup) + key("a") + u8(1) + op(:cont_lookup) + key("b") + u8(0) + op(:cont_add) + key("c") +
+  plant(false, 1, 9, false) + plant(false, 2, 15, false) + op(:cont_batch) + u8(2) + batch(%w[a b c d]) +
+  plant(false, 3, 14, true) + op(:cont_add) + key("d") + plant(false, 0, 13, false) + tick_split(false, 2) +
+  op(:cont_lookup) + key("d") + u8(1)
+
+# Counting: width 2 (saturates at 3) and 9; SUM and MIN both ways, deletes after.
+[[2, 16], [9, 64]].each do |w, m|
+  seeds["merge_counting_w#{w}"] = header(counting: [m, w, 3, 5]) +
+    zipf.first(12).map { |k| op(:cnt_add) + key(k) + u8(1) }.join + twin_make(:counting) +
+    zipf.last(12).map { |k| twin(:counting, 0) + key(k) + u8(0) }.join + twin(:counting, 0) + key("w1") + u8(2) +
+    merge(:counting) + op(:cnt_count) + key("w1") + op(:cnt_remove) + key("w1") + merge(:counting, INTERSECT) +
+    twin_make(:counting, copy: true) + twin(:counting, 1) + key("w2") + merge(:counting, REVERSE) +
+    merge(:counting, INTERSECT | REVERSE) + twin(:counting, 4) + op(:cnt_check) + (0...4).map { |i| op(:cnt_remove_known) + u8(i) }.join
+end
+
+# Spectral MI and RM: the secondary is emptied by every merge.
+[false, true].each do |rm|
+  seeds["merge_spectral_#{rm ? "rm" : "mi"}"] = header(spectral: [16, 6, 3, 3, rm, 7]) +
+    zipf.map { |k| op(:spec_add) + key(k) + u8(0) }.join + twin_make(:spectral) +
+    zipf.first(10).map { |k| twin(:spectral, 0) + key(k) + u8(1) }.join + merge(:spectral) +
+    op(:spec_count) + key("w1") + op(:spec_add) + key("w3") + u8(2) + op(:spec_remove) + key("w1") +
+    merge(:spectral, INTERSECT) + twin_make(:spectral, copy: true) + twin(:spectral, 0) + key("new") + u8(3) +
+    merge(:spectral, REVERSE) + twin(:spectral, 4) + merge(:spectral, INTERSECT | REVERSE) + op(:spec_check)
+end
+
+# Bitwise: a twin with more levels (width 1, k = 1: levels after 1, 3, 15
+# adds), union (levels added) and intersection (levels dropped).
+seeds["merge_bitwise"] = header(bitwise: [4, 1, 1, 3]) +
+  op(:bw_add) + key("a") + u16(2) + op(:bw_add) + key("b") + u16(0) + twin_make(:bitwise) +
+  twin(:bitwise, 0) + key("a") + u16(20) + twin(:bitwise, 0) + key("c") + u16(1) + merge(:bitwise) +
+  op(:bw_count) + key("a") + op(:bw_check) + merge(:bitwise, INTERSECT | REVERSE) + twin(:bitwise, 2) +
+  twin_make(:bitwise, copy: true) + op(:bw_add) + key("d") + u16(300) + merge(:bitwise, INTERSECT) +
+  merge(:bitwise, REVERSE) + merge(:bitwise) + op(:bw_check)
+
+# Stable: twins with their own generators; MAX and MIN both ways.
+seeds["merge_stable"] = header(stable: [30, 3, 2, 3, 1, 42]) +
+  keys40.first(10).map { |k| op(:st_add) + key(k) }.join + twin_make(:stable, random: 99) +
+  keys40[5, 10].map { |k| twin(:stable, 0) + key(k) }.join + merge(:stable) + op(:st_add) + key("s1") +
+  merge(:stable, INTERSECT) + twin_make(:stable, copy: true) + twin(:stable, 0) + key("x") +
+  merge(:stable, REVERSE) + merge(:stable, INTERSECT | REVERSE) + op(:st_check) + twin(:stable, 2)
+
+# A2: capacity 3, so the halves swap; the twin's active half differs.
+seeds["merge_a2"] = header(a2: [100, 2, 3, 1]) +
+  keys40.first(7).map { |k| op(:a2_add) + key(k) }.join + twin_make(:a2) +
+  keys40[4, 5].map { |k| twin(:a2, 0) + key(k) }.join + merge(:a2) + op(:a2_check) + op(:a2_add) + key("s30") +
+  merge(:a2, INTERSECT) + twin_make(:a2, copy: true) + twin(:a2, 0) + key("s31") + twin(:a2, 0) + key("s32") +
+  merge(:a2, REVERSE) + merge(:a2, INTERSECT | REVERSE) + twin(:a2, 2) + tail(7, 0, 1) + tail(7, 1, 3)
+
+# Plain (both hashes) and blocked filters, merged as the binding merges them.
+%w[murmur fnv].each_with_index do |name, kind|
+  seeds["merge_bloom_#{name}"] = header(bloom: [200, 4, kind, 11]) +
+    words.first(12).map { |k| op(:bloom_add) + key(k) }.join + twin_make(:bloom) +
+    words[8, 12].map { |k| twin(:bloom, 0) + key(k) }.join + merge(:bloom) + op(:bloom_recent) +
+    merge(:bloom, INTERSECT | REVERSE) + twin(:bloom, 2) + twin_make(:bloom, copy: true) +
+    twin(:bloom, 3) + u8(1) + batch(words.last(9)) + merge(:bloom, REVERSE) + merge(:bloom, INTERSECT) + op(:bloom_recent)
+end
+seeds["merge_blocked"] = header(blocked: [3, 7, 21]) +
+  words.first(20).map { |k| op(:blocked_add) + key(k) }.join + twin_make(:blocked) +
+  twin(:blocked, 2) + u8(1) + batch(words[15, 30]) + twin(:blocked, 4) + merge(:blocked) + op(:blocked_rate_now) +
+  merge(:blocked, INTERSECT | REVERSE) + twin(:blocked, 3) + twin_make(:blocked, copy: true) + twin(:blocked, 0) + key("z") +
+  merge(:blocked, INTERSECT) + op(:blocked_rate_now) + merge(:blocked, REVERSE) + twin(:blocked, 4)
+
+# CRC-32C: lengths around the 8-byte blocks, pieces at cut points, copies
+# at every alignment; runs of zeros short and long.
+crc_body = [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 300, 1000].each_with_index.map { |len, i|
+  bytes = (0...len).map { |j| ((j * 131 + i * 7) & 0xff).chr }.join
+  cuts = [len - 1, len / 3, len / 2].map { |c| c.clamp(0, len) }.first(i % 4)
+  op(:crc) + key(bytes) + u32(i * 0x9e3779b9 & 0xffffffff) + u8(cuts.size | ((i % 8) << 3)) + cuts.map { |c| u16(c) }.join
+}.join
+zeros_body = [[0, 0], [1, 0], [7, 0], [8, 0], [4096, 0], [65_536, 0], [300_000, 0], [524_288, 0], [1000, 3]].map { |n, shift|
+  op(:crc_zeros) + u32(n * 2654435761 & 0xffffffff) + u32(n) + u8(shift) + u64(0x0123456789abcdef) + u64(0xfedcba9876543210)
+}.join
+seeds["crc32c"] = header + crc_body + zeros_body
+
+# The blocked filter's rate as it is: empty, a few keys, k = 9 over 2 blocks, full.
+seeds["blocked_rate_now"] = header(blocked: [2, 9, 3]) + op(:blocked_rate_now) +
+  %w[a b c].map { |k| op(:blocked_add) + key(k) + op(:blocked_rate_now) }.join +
+  op(:blocked_batch) + u8(1) + batch(words) + op(:blocked_rate_now) +
+  op(:reinit) + u8(4) + blocked_hdr(1, 128, 0) + op(:blocked_rate_now) +
+  op(:blocked_batch) + u8(1) + batch(words) + op(:blocked_batch) + u8(1) + batch(words.map { |w| w + "!" }) +
+  op(:blocked_rate_now)
 
 dir = File.join(__dir__, "corpus")
 FileUtils.mkdir_p(dir)
