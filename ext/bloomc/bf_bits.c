@@ -38,3 +38,14 @@ int bf_bits_tail_clear(const bf_bits *b)
         if (b->data[i]) return 0;
     return 1;
 }
+
+void bf_bits_merge(bf_bits *dst, uint64_t *count, const bf_bits *src, uint64_t src_count, int intersect)
+{
+    if (intersect) {
+        bf_bits_and(dst, src);
+        if (src_count < *count) *count = src_count;
+    } else {
+        bf_bits_or(dst, src);
+        *count = src_count > UINT64_MAX - *count ? UINT64_MAX : *count + src_count;
+    }
+}

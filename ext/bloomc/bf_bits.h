@@ -48,4 +48,8 @@ int bf_bits_tail_clear(const bf_bits *b);
 void bf_bits_or(bf_bits *dst, const bf_bits *src);
 void bf_bits_and(bf_bits *dst, const bf_bits *src);
 
+/* A filter of bits merged with another of the same shape: OR with the key
+ * counts added (saturating), or AND with the smaller count. */
+void bf_bits_merge(bf_bits *dst, uint64_t *count, const bf_bits *src, uint64_t src_count, int intersect);
+
 #endif

@@ -250,13 +250,7 @@ static VALUE bloom_filter_combine(VALUE self, VALUE other, VALUE op)
     bf_bloom *f = get_filter(self);
     const bf_bloom *o = get_filter(other);
     int and = bloomc_intersection_arg(op, f->bits.nbits == o->bits.nbits && f->k == o->k && f->seed == o->seed && f->hash == o->hash);
-    if (and) {
-        bf_bits_and(&f->bits, &o->bits);
-        if (o->count < f->count) f->count = o->count;
-    } else {
-        bf_bits_or(&f->bits, &o->bits);
-        f->count = o->count > UINT64_MAX - f->count ? UINT64_MAX : f->count + o->count;
-    }
+    bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, and);
     return self;
 }
 
