@@ -66,7 +66,7 @@ module Bloomc
       raise IOError, "closed #{self.class}" if closed?
       return self if @mapped.nil? || @mapped.readonly
 
-      raise IOError, "#{path} is written by process #{@mapped.pid}, not this one" unless @mapped.pid == Process.pid
+      raise IOError, "#{path} is written by process #{@mapped.pid}, not this one" unless owns_mapping?
 
       write_file_header(Format::FLAG_OPEN)
       self
@@ -81,7 +81,7 @@ module Bloomc
 
       begin
         stop_timer if respond_to?(:timer_running?) && timer_running?
-        write_file_header(0) if !@mapped.readonly && @mapped.pid == Process.pid
+        write_file_header(0) if !@mapped.readonly && owns_mapping?
       ensure
         unmap
         @mapped.file.close unless @mapped.file.closed?
