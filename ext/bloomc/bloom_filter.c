@@ -31,6 +31,7 @@ static const rb_data_type_t bloom_filter_type = {
     .function = {
         .dfree = bloom_filter_free,
         .dsize = bloom_filter_memsize,
+        .dcompact = bloomc_mapping_compact,
     },
     .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
 };
@@ -337,7 +338,7 @@ static VALUE bloom_filter_map_core(VALUE self, VALUE fields, VALUE fd, VALUE bod
         bloomc_format_error("%s", problem);
     }
     b->core = src;
-    b->map = (bloomc_mapping){base, offset + nbytes, offset, RTEST(writable), 0};
+    bloomc_mapping_adopt(&b->map, self, base, offset + nbytes, offset, NUM2INT(fd), RTEST(writable));
     return self;
 }
 

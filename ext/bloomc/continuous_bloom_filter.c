@@ -44,6 +44,7 @@ static const rb_data_type_t continuous_type = {
     .function = {
         .dfree = continuous_free,
         .dsize = continuous_memsize,
+        .dcompact = bloomc_mapping_compact,
     },
     .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
 };
@@ -537,7 +538,7 @@ static VALUE continuous_map_core(int argc, VALUE *argv, VALUE self)
     c->epoch = c->period = 0;
     c->applied = 0;
     c->live = 0;
-    c->map = (bloomc_mapping){base, offset + nbytes, offset, RTEST(writable), 0};
+    bloomc_mapping_adopt(&c->map, self, base, offset + nbytes, offset, NUM2INT(fd), RTEST(writable));
     return self;
 }
 

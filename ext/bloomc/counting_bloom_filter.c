@@ -32,6 +32,7 @@ static const rb_data_type_t counting_type = {
     .function = {
         .dfree = counting_free,
         .dsize = counting_memsize,
+        .dcompact = bloomc_mapping_compact,
     },
     .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
 };
@@ -316,7 +317,7 @@ static VALUE counting_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_of
         bloomc_format_error("%s", problem);
     }
     c->core = src;
-    c->map = (bloomc_mapping){base, offset + nbytes, offset, RTEST(writable), 0};
+    bloomc_mapping_adopt(&c->map, self, base, offset + nbytes, offset, NUM2INT(fd), RTEST(writable));
     return self;
 }
 

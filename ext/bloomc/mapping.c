@@ -5,6 +5,7 @@
  * when the process dies; msync makes it durable. */
 #define _GNU_SOURCE 1 /* as ruby/config.h has it: pread under -std=c99, SEEK_DATA, SEEK_HOLE */
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,10 +31,55 @@ void *bloomc_map_file(int fd, size_t length, int writable)
     return base;
 }
 
+/* Every mapped struct of this process (the GVL, or the GC's stop, guards
+ * it: mapped filters open in the main Ractor only). */
+static bloomc_mapping *live_mappings;
+
+void bloomc_mapping_adopt(bloomc_mapping *m, VALUE owner, uint8_t *base, size_t length, size_t body_offset, int fd,
+                          int writable)
+{
+    *m = (bloomc_mapping){base, length, body_offset, writable, 0, fd, owner, NULL, live_mappings};
+    if (live_mappings) live_mappings->prev = m;
+    live_mappings = m;
+}
+
 void bloomc_unmap(bloomc_mapping *m)
 {
-    if (m->base) munmap(m->base, m->length);
+    if (!m->base) return;
+    munmap(m->base, m->length);
     m->base = NULL;
+    if (m->prev) m->prev->next = m->next;
+    else live_mappings = m->next;
+    if (m->next) m->next->prev = m->prev;
+    m->prev = m->next = NULL;
+}
+
+/* The owner moved (GC.compact): its old slot forwards to the new one. */
+void bloomc_mapping_compact(void *ptr)
+{
+    bloomc_mapping *m = ptr;
+    if (m->base) m->owner = rb_gc_location(m->owner);
+}
+
+/*
+ * :nodoc: in a forked child (Process._fork's hook in lib/bloomc/mapped.rb):
+ * the files stay the parent's. Every mapped filter turns read-only (frozen)
+ * and its descriptor is pointed at /dev/null, so that the child holds no
+ * share of the parent's lock, which ends when the parent closes. The filters
+ * are reached through their structs: a weak table of Ruby objects can hand
+ * out one already dead, whose instance variables the GC may have freed.
+ * Setting a flag is all that is done to an owner.
+ */
+static VALUE mapping_hand_back_after_fork(VALUE module)
+{
+    int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    for (bloomc_mapping *m = live_mappings; m; m = m->next) {
+        m->writable = 0;
+        RB_OBJ_FREEZE_RAW(m->owner);
+        if (devnull >= 0) dup2(devnull, m->fd);
+    }
+    if (devnull >= 0) close(devnull);
+    return module;
 }
 
 void bloomc_mapping_check(const bloomc_mapping *m, VALUE self)
@@ -173,4 +219,6 @@ void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type)
     rb_define_private_method(klass, "check_mapped_length", mapping_check_length, 1);
     rb_define_private_method(klass, "mapped_body_crc", mapping_body_crc, 1);
     rb_define_method(klass, "mapped?", mapping_mapped_p, 0);
+    VALUE mapped = rb_define_module_under(rb_define_module("Bloomc"), "Mapped");
+    rb_define_private_method(rb_singleton_class(mapped), "hand_back_after_fork", mapping_hand_back_after_fork, 0);
 }

@@ -105,7 +105,6 @@ module Bloomc
       @timer_lock.synchronize do
         unless @timer&.running?
           @timer = Timer.new(self, ttl.fdiv(RESOLUTION_DIVISOR)).start
-          TIMED[self] = true
         end
       end
       self
@@ -136,26 +135,7 @@ module Bloomc
       @timer = nil
     end
 
-    # Filters whose timer runs, held weakly, so a forked child can restart them.
-    TIMED = ObjectSpace::WeakMap.new
-    private_constant :TIMED
-
-    # @api private
-    # In a forked child: the parent's timer threads do not exist there.
-    def self.restart_timers_after_fork
-      TIMED.each_key { |filter| filter.send(:restart_timer_after_fork) }
-    end
-
     private
-
-    def restart_timer_after_fork
-      # A mapped filter the child got read-only (Mapped.hand_back_after_fork
-      # froze it): its clock stays with the process that writes the file.
-      return if frozen?
-
-      @timer_lock = Mutex.new
-      @timer = @timer&.restarted
-    end
 
     def check_ttl(ttl)
       raise TypeError, "ttl must be a number of seconds, not #{ttl.class}" unless ttl.is_a?(Numeric) && ttl.real?
@@ -222,13 +202,27 @@ module Bloomc
         filter.send(:schedule_clock, clock.call, period, clock.equal?(MONOTONIC))
       end
 
+      # Timers whose thread runs, so that a forked child can restart them.
+      # Held strongly (a timer holds its filter weakly): the fork hook must
+      # not look for filters in a weak table, which can hand out one already
+      # dead whose instance variables the GC has freed.
+      RUNNING = {}.compare_by_identity
+
+      # @api private
+      # In a forked child, where the parent's timer threads do not exist.
+      def self.restart_all_after_fork
+        RUNNING.keys.each(&:restarted)
+      end
+
       def start
+        RUNNING[self] = true
         @thread = Thread.new { run }
         @thread.name = "bloomc timer"
         self
       end
 
       def stop
+        RUNNING.delete(self)
         @thread&.kill
         @thread = nil
         @filter.__getobj__.send(:unschedule_clock)
@@ -256,7 +250,8 @@ module Bloomc
 
       private
 
-      # Holds no strong reference to the filter between ticks.
+      # Holds no strong reference to the filter between ticks; ends when the
+      # filter is gone or frozen (a mapped filter in a forked child).
       def run
         loop do
           wait = next_tick_at&.-(@clock.call)
@@ -265,6 +260,8 @@ module Bloomc
           sleep(wait) if wait.positive?
           break if catch_up.nil?
         end
+      ensure
+        RUNNING.delete(self)
       end
 
       def next_tick_at
@@ -276,14 +273,4 @@ module Bloomc
     private_constant :Timer
   end
 
-  # Restarts timers in a forked child (Process._fork is the hook every fork
-  # path goes through since Ruby 3.1).
-  module ForkHook
-    def _fork
-      pid = super
-      ContinuousBloomFilter.restart_timers_after_fork if pid.zero?
-      pid
-    end
-  end
-  Process.singleton_class.prepend(ForkHook)
 end

@@ -33,6 +33,7 @@ module Bloomc
       # @return [self] mapped: #flush and #close
       # @raise [Bloomc::LockedError] when the file is open for writing elsewhere
       # @raise [Bloomc::FormatError] when the file is not a filter of this class
+      # @raise [Bloomc::Error] outside the main Ractor
       def open(path, readonly: false, verify: true, **shape)
         filter = Mapped.open(self, path, readonly, verify, shape)
         return filter unless block_given?
@@ -100,24 +101,6 @@ module Bloomc
     # filter is frozen, and changed by #close after.
     State = Struct.new(:file, :path, :readonly, :body_offset, :pid)
 
-    # Mapped filters, held weakly, so that a forked child can hand them back.
-    OPEN = ObjectSpace::WeakMap.new
-    private_constant :OPEN
-
-    # In a forked child: the file stays the parent's. Its filters turn
-    # read-only here (writes raise FrozenError) and their copy of the file
-    # descriptor closes, so the parent's lock ends when the parent closes.
-    # @api private
-    def self.hand_back_after_fork
-      OPEN.each_key do |filter|
-        state = filter.instance_variable_get(:@mapped)
-        next if state.nil? || state.file.nil? || state.pid == Process.pid
-
-        state.file.close unless state.file.closed?
-        filter.freeze
-      end
-    end
-
     # A copy (dup, clone) holds its cells on the heap, not in the file.
     module Copy
       def initialize_copy(orig)
@@ -162,6 +145,10 @@ module Bloomc
     class << self
       # @api private
       def open(klass, path, readonly, verify, shape)
+        # A fork hands back every mapping of the process (mapping.c): the
+        # list of them is the main Ractor's.
+        raise Error, "mapped filters open in the main Ractor only" unless Ractor.current == Ractor.main
+
         path = File.expand_path(path)
         file = readonly ? File.open(path, "rb") : File.open(path, File::RDWR | File::CREAT | File::BINARY, 0o644)
         filter = nil
@@ -177,7 +164,6 @@ module Bloomc
           filter = map(klass, file, readonly, verify, path)
           filter.send(:same_shape_as, template, m, path) if template
           filter.send(:write_file_header, Format::FLAG_OPEN) unless readonly
-          OPEN[filter] = true
           filter.freeze if readonly
           filter
         rescue StandardError
@@ -224,15 +210,5 @@ module Bloomc
       klass.extend(ClassMethods)
       klass.prepend(Copy)
     end
-
-    # Process._fork is the hook every fork path goes through (Ruby 3.1).
-    module ForkHook
-      def _fork
-        pid = super
-        Mapped.hand_back_after_fork if pid.zero?
-        pid
-      end
-    end
-    Process.singleton_class.prepend(ForkHook)
   end
 end

@@ -276,6 +276,28 @@ RSpec.describe Bloomc::ContinuousBloomFilter do
       filter&.stop_timer
     end
 
+    it "restarts in a forked child the timers still running, and none of the filters dropped" do
+      20.times { described_class.new(100, 2, 60).start_timer } # dropped while their timers run
+      GC.start
+      kept = described_class.new(100, 2, 60).start_timer
+      stopped = described_class.new(100, 2, 60).start_timer.stop_timer
+      reader, writer = IO.pipe
+      pid = fork do
+        reader.close
+        sleep(0.2) # lets the dropped filters' timers find them gone
+        GC.start
+        writer.write([kept.timer_running?, stopped.timer_running?].inspect)
+        writer.close
+        exit!(0)
+      end
+      writer.close
+      result = reader.read
+      Process.wait(pid)
+      expect([result, $?.exitstatus]).to eq(["[true, false]", 0])
+    ensure
+      kept&.stop_timer
+    end
+
     it "loses no key within its TTL with threads adding and looking up while it ticks" do
       filter = described_class.new(capacity: 50_000, error_rate: 0.01, ttl: 0.2).start_timer
       failures = Queue.new

@@ -164,6 +164,36 @@ RSpec.describe "memory-mapped filters" do
     expect(Bloomc.load_file(path).include_all(%w[before after child])).to eq([true, true, false])
   end
 
+  # The child finds the mapped filters through their structs (mapping.c),
+  # which must have let go of the dropped ones and followed the moved one. A
+  # weak table of filters, used before, could hand the child a dead filter
+  # whose state the GC had freed (seen in a full run, seed 39654).
+  it "hands a forked child only live filters, after many were dropped and the live one was moved" do
+    200.times do |i|
+      Bloomc::BloomFilter.open(path("dropped-#{i % 4}.bloom"), m: 20_000, k: 3) { |f| f << i }
+      Array.new(2000) { Object.new } # minor collections while the dropped filters age
+    end
+    writer = Bloomc::ContinuousBloomFilter.open(path, m: 10_000, k: 3, ttl: 0)
+    writer << "before"
+    GC.verify_compaction_references(toward: :empty, double_heap: true) # moves the filter
+    reader = Bloomc::ContinuousBloomFilter.open(path, readonly: true)
+    child = fork do
+      frozen = [writer, reader].all?(&:frozen?)
+      writer << "child"
+      exit!(4)
+    rescue FrozenError
+      exit!(frozen && writer.include?("before") && reader.include?("before") ? 0 : 5)
+    rescue Exception # rubocop:disable Lint/RescueException
+      exit!(6)
+    end
+    Process.wait(child)
+    expect($?.exitstatus).to eq(0)
+    writer << "after"
+    expect(reader.include?("after")).to be(true)
+    [reader, writer].each(&:close)
+    expect { Bloomc::ContinuousBloomFilter.open(path, &:itself) }.not_to raise_error # the child held no lock
+  end
+
   it "raises IOError, not SIGBUS, when the file is truncated under the filter" do
     writer = Bloomc::BloomFilter.open(path, m: 100_000, k: 3)
     writer << "a"
