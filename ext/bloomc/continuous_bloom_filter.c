@@ -22,14 +22,21 @@ typedef struct {
     double epoch, period; /* period 0: no schedule */
     uint64_t applied;
     int live;             /* read the real clock on add and lookup */
+    int clocks;           /* Clock handles sharing this struct */
+    int gone;             /* the filter was collected: only handles remain */
+    int still;            /* the filter was frozen: its clock stands still */
 } continuous_t;
 
+/* The struct outlives its filter while a Clock handle (the timer thread's)
+ * holds it; the cells go with the filter. */
 static void continuous_free(void *ptr)
 {
     continuous_t *c = ptr;
     if (c->map.base) bloomc_unmap(&c->map);
     else ruby_xfree(c->core.buckets.data);
-    ruby_xfree(c);
+    c->core.buckets.data = NULL;
+    c->gone = 1;
+    if (c->clocks == 0) ruby_xfree(c);
 }
 
 static size_t continuous_memsize(const void *ptr)
@@ -54,6 +61,33 @@ static VALUE continuous_alloc(VALUE klass)
     continuous_t *c;
     return TypedData_Make_Struct(klass, continuous_t, &continuous_type, c);
 }
+
+/* ContinuousBloomFilter::Clock: what the timer thread holds instead of its
+ * filter. It shares the filter's struct, so the thread reaches the clock
+ * without holding the filter alive, and never through a weak reference,
+ * which can hand out a filter already dead. */
+static VALUE cClock;
+
+static void clock_free(void *ptr)
+{
+    continuous_t *c = ptr;
+    if (--c->clocks == 0 && c->gone) ruby_xfree(c);
+}
+
+static size_t clock_memsize(const void *ptr)
+{
+    (void)ptr;
+    return 0; /* the struct is the filter's */
+}
+
+static const rb_data_type_t clock_type = {
+    .wrap_struct_name = "bloomc/continuous_clock",
+    .function = {
+        .dfree = clock_free,
+        .dsize = clock_memsize,
+    },
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
+};
 
 static continuous_t *get_state(VALUE self)
 {
@@ -298,32 +332,59 @@ static VALUE continuous_schedule_clock(VALUE self, VALUE epoch, VALUE period, VA
     return self;
 }
 
-/* :nodoc: no schedule: the clock moves only by inc_time_slot. */
-static VALUE continuous_unschedule_clock(VALUE self)
+/* :nodoc: a Clock handle on this filter's struct (for its timer). */
+static VALUE continuous_clock_handle(VALUE self)
 {
     continuous_t *c = get_state(self);
-    c->epoch = c->period = 0;
-    c->applied = 0;
-    c->live = 0;
+    VALUE handle = TypedData_Wrap_Struct(cClock, &clock_type, c);
+    c->clocks++;
+    return handle;
+}
+
+/* The shared struct, or NULL once the clock cannot move: its filter was
+ * collected or closed, or is a mapped filter this process may not write. */
+static continuous_t *clock_target(VALUE handle)
+{
+    continuous_t *c = bloomc_typed_data(handle, &clock_type);
+    if (c->gone || c->still || c->map.closed || (c->map.base && !c->map.writable)) return NULL;
+    return c;
+}
+
+/* :nodoc: the filter is being frozen (ContinuousBloomFilter#freeze): no
+ * Clock may move it from now on. */
+static VALUE continuous_stop_clocks(VALUE self)
+{
+    continuous_t *c = bloomc_typed_data(self, &continuous_type);
+    c->still = 1;
     return self;
 }
 
-/* :nodoc: apply the ticks due at time now (the timer's wake-up); returns how
- * many. FrozenError when a tick is due on a frozen filter. */
-static VALUE continuous_catch_up_clock(VALUE self, VALUE now)
+/* :nodoc: Clock#catch_up(now): the ticks due by now applied (how many), or
+ * nil when the clock cannot move (the timer then ends). */
+static VALUE clock_catch_up(VALUE handle, VALUE now)
 {
-    continuous_t *c = get_state(self);
     double t = NUM2DBL(now);
-    if (OBJ_FROZEN(self) && due_ticks(c, t) > c->applied) rb_check_frozen(self);
-    return ULL2NUM(catch_up(c, t));
+    continuous_t *c = clock_target(handle);
+    return c ? ULL2NUM(catch_up(c, t)) : Qnil;
 }
 
-/* :nodoc: when the next tick is due, or nil without a schedule. */
-static VALUE continuous_next_tick_at(VALUE self)
+/* :nodoc: Clock#next_tick_at: when the next tick is due; nil without a
+ * schedule or when the clock cannot move. */
+static VALUE clock_next_tick_at(VALUE handle)
 {
-    continuous_t *c = get_state(self);
-    if (c->period <= 0) return Qnil;
+    const continuous_t *c = clock_target(handle);
+    if (!c || c->period <= 0) return Qnil;
     return DBL2NUM(c->epoch + (double)(c->applied + 1) * c->period);
+}
+
+/* :nodoc: Clock#unschedule: the clock moves only by inc_time_slot again. */
+static VALUE clock_unschedule(VALUE handle)
+{
+    continuous_t *c = bloomc_typed_data(handle, &clock_type);
+    c->epoch = c->period = 0;
+    c->applied = 0;
+    c->live = 0;
+    return handle;
 }
 
 /* :nodoc: the current slot, 1..15. */
@@ -591,9 +652,13 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     bloomc_define_batch_methods(cContinuousBloomFilter, continuous_batch_add, continuous_batch_lookup);
     rb_define_method(cContinuousBloomFilter, "inc_time_slot", continuous_inc_time_slot, 0);
     rb_define_private_method(cContinuousBloomFilter, "schedule_clock", continuous_schedule_clock, 3);
-    rb_define_private_method(cContinuousBloomFilter, "unschedule_clock", continuous_unschedule_clock, 0);
-    rb_define_private_method(cContinuousBloomFilter, "catch_up_clock", continuous_catch_up_clock, 1);
-    rb_define_private_method(cContinuousBloomFilter, "next_tick_at", continuous_next_tick_at, 0);
+    rb_define_private_method(cContinuousBloomFilter, "clock_handle", continuous_clock_handle, 0);
+    rb_define_private_method(cContinuousBloomFilter, "stop_clocks", continuous_stop_clocks, 0);
+    cClock = rb_define_class_under(cContinuousBloomFilter, "Clock", rb_cObject);
+    rb_undef_alloc_func(cClock);
+    rb_define_method(cClock, "catch_up", clock_catch_up, 1);
+    rb_define_method(cClock, "next_tick_at", clock_next_tick_at, 0);
+    rb_define_method(cClock, "unschedule", clock_unschedule, 0);
     rb_define_private_method(cContinuousBloomFilter, "current_slot", continuous_current_slot, 0);
     rb_define_private_method(cContinuousBloomFilter, "hash_kind", continuous_hash_kind, 0);
     rb_define_method(cContinuousBloomFilter, "ticks", continuous_ticks, 0);

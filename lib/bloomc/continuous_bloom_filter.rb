@@ -1,6 +1,5 @@
 # frozen_string_literal: true
 
-require "weakref"
 
 module Bloomc
   # A Bloom filter for an unbounded stream whose keys expire: a key is present
@@ -87,8 +86,9 @@ module Bloomc
 
     # Starts the thread that ticks the clock every ttl / 2, on the monotonic
     # clock: a late wake-up catches up by the ticks really elapsed, and ticks do
-    # not drift. The thread holds the filter weakly (an unreferenced filter is
-    # collected and its thread ends) and is restarted in a forked child.
+    # not drift. The thread holds the filter's clock, not the filter (an
+    # unreferenced filter is collected and its thread ends), and is restarted
+    # in a forked child.
     # Starting a running timer does nothing.
     #
     # @return [self]
@@ -123,6 +123,16 @@ module Bloomc
     # @return [Boolean] whether the timer thread is running
     def timer_running?
       @timer&.running? || false
+    end
+
+    # Freezing stops the timer: a frozen filter's clock stands still.
+    # @return [self]
+    def freeze
+      unless frozen?
+        stop_timer if @timer_lock
+        stop_clocks
+      end
+      super
     end
 
     # @return [Symbol] :murmur3 or :fnv1a
@@ -196,16 +206,16 @@ module Bloomc
       # Schedules the filter's clock from now; a clock other than the monotonic
       # one (the specs' fake) drives only this timer's catch_up.
       def initialize(filter, period, clock: MONOTONIC)
-        @filter = WeakRef.new(filter)
+        @handle = filter.send(:clock_handle) # the filter's clock, not the filter
         @clock = clock
         @thread = nil
         filter.send(:schedule_clock, clock.call, period, clock.equal?(MONOTONIC))
       end
 
       # Timers whose thread runs, so that a forked child can restart them.
-      # Held strongly (a timer holds its filter weakly): the fork hook must
-      # not look for filters in a weak table, which can hand out one already
-      # dead whose instance variables the GC has freed.
+      # Held strongly (a timer holds no filter, only its Clock): the fork
+      # hook must not look for filters in a weak table, which can hand out
+      # one already dead whose instance variables the GC has freed.
       RUNNING = {}.compare_by_identity
 
       # @api private
@@ -225,9 +235,7 @@ module Bloomc
         RUNNING.delete(self)
         @thread&.kill
         @thread = nil
-        @filter.__getobj__.send(:unschedule_clock)
-      rescue WeakRef::RefError
-        nil
+        @handle.unschedule
       end
 
       def running?
@@ -240,18 +248,15 @@ module Bloomc
         start
       end
 
-      # Applies the ticks due by now; returns how many, or nil when the filter
-      # is gone or frozen.
-      def catch_up
-        @filter.__getobj__.send(:catch_up_clock, @clock.call)
-      rescue WeakRef::RefError, FrozenError
-        nil
-      end
+      # Applies the ticks due by now; returns how many, or nil when the clock
+      # cannot move (the filter was collected or closed, or is mapped
+      # read-only here).
+      def catch_up = @handle.catch_up(@clock.call)
 
       private
 
-      # Holds no strong reference to the filter between ticks; ends when the
-      # filter is gone or frozen (a mapped filter in a forked child).
+      # Holds only the Clock, so the filter can be collected; ends when the
+      # clock cannot move.
       def run
         loop do
           wait = next_tick_at&.-(@clock.call)
@@ -264,13 +269,8 @@ module Bloomc
         RUNNING.delete(self)
       end
 
-      def next_tick_at
-        @filter.__getobj__.send(:next_tick_at)
-      rescue WeakRef::RefError
-        nil
-      end
+      def next_tick_at = @handle.next_tick_at
     end
-    private_constant :Timer
+    private_constant :Timer, :Clock
   end
-
 end

@@ -842,6 +842,7 @@ module BadInputMatrix
     },
     stop_timer: { base: ->(h) { h.obj.frozen? ? [:ok, FrozenError] : [:ok] }, ok: ->(h, _, _, r, _) { r.equal?(h.obj) } },
     timer_running?: { ok: ->(_, _, _, r, _) { r == false } },
+    freeze: { ok: ->(h, _, _, r, _) { r.equal?(h.obj) && r.frozen? && !r.timer_running? } },
     ticks: { ok: ->(h, _, _, r, _) { r == h.ticks } },
     m: { ok: ->(h, _, _, r, _) { r == h.obj.buckets.size } },
     k: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } },
