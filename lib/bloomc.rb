@@ -35,3 +35,8 @@ require_relative "bloomc/bitwise_bloom_filter"
 require_relative "bloomc/stable_bloom_filter"
 require_relative "bloomc/a2_bloom_filter"
 require_relative "bloomc/fork"
+
+module Bloomc
+  # Positions for the Redis filters (lib/bloomc/redis.rb).
+  private_constant :RedisLayout
+end

@@ -61,6 +61,18 @@ RSpec.describe "sig/bloomc.rbs" do
     end
   end
 
+  # bloomc/redis: its classes' public methods, inherited ones included (their
+  # base class is private).
+  %w[Bloomc::Redis::BloomFilter Bloomc::Redis::CountingBloomFilter Bloomc::Redis::ContinuousBloomFilter].each do |name|
+    it "declares exactly the public instance and singleton methods of #{name}" do
+      require "bloomc/redis"
+      klass = Object.const_get(name)
+      actual = klass.public_instance_methods - Object.public_instance_methods + %i[initialize inspect]
+      expect(declared(classes.fetch(name), :instance).sort).to eq(actual.uniq.sort)
+      expect(declared(classes.fetch(name), :singleton).sort).to eq(klass.singleton_methods(false).sort)
+    end
+  end
+
   { "Bloomc::FNV" => Bloomc::FNV, "Bloomc::CRC32C" => Bloomc::CRC32C, "Bloomc::Murmur3" => Bloomc::Murmur3, "Bloomc::BloomHelper" => Bloomc::BloomHelper,
     "Bloombroom::BloomHelper" => Bloombroom::BloomHelper, "Bloombroom::FNVFFI" => Bloombroom::FNVFFI }.each do |name, mod|
     it "declares exactly the public singleton methods of #{name}" do

@@ -1,0 +1,630 @@
+# frozen_string_literal: true
+
+require "bloomc"
+require "digest/sha1"
+
+begin
+  require "redis"
+rescue LoadError => e
+  raise LoadError, "bloomc/redis needs the redis gem (redis-rb 5): add `gem \"redis\"` to your Gemfile " \
+                   "(and `gem \"redis-clustering\"` for Redis Cluster) [#{e.message}]"
+end
+
+module Bloomc
+  # Filters kept in Redis, shared by every process and host that opens them
+  # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter and
+  # ContinuousBloomFilter. A key's positions are computed here, in C, exactly
+  # as for the local filters; each operation is one round trip (a Lua script
+  # that does all k cells atomically) and the batch forms are pipelined.
+  #
+  # +redis+ is a client of the redis gem: a Redis or, for a Redis Cluster, a
+  # Redis::Cluster (gem redis-clustering). With +shards: N+ a filter is N
+  # Redis keys, and a key's cells all lie in the shard its hash picks, so a
+  # large filter spreads over a cluster's nodes and each operation still goes
+  # to one of them.
+  #
+  # The Redis keys of filter NAME: "bloomc:{NAME}:meta" (a hash of its
+  # parameters) and, per shard i, "bloomc:{NAME:i}:cells" and
+  # "bloomc:{NAME:i}:count" (the continuous filter: "bloomc:{NAME:i}:gen:G",
+  # one per clock period). Bit offsets follow Redis' order (bit 0 is the high
+  # bit of byte 0), mapped so that the cells string of an unsharded
+  # BloomFilter holds the same bytes as the local filter's cells.
+  module Redis
+    # The Redis server cannot be reached, or the connection broke during an
+    # operation; the operation's outcome is unknown (an add may have landed).
+    class ConnectionError < Bloomc::Error; end
+
+    # Keys per script call in the batch forms: bounds how long one call
+    # holds the server.
+    BATCH = 1000
+
+    # Lua scripts, loaded on first use (EVALSHA; loaded again after a server
+    # restart or SCRIPT FLUSH). ARGV[1] is k; cells follow, k per key.
+    SCRIPTS = {
+      bits_add: <<~LUA,
+        for i = 2, #ARGV do redis.call('SETBIT', KEYS[1], ARGV[i], 1) end
+        return redis.call('INCRBY', KEYS[2], (#ARGV - 1) / tonumber(ARGV[1]))
+      LUA
+      bits_lookup: <<~LUA,
+        local k, out = tonumber(ARGV[1]), {}
+        for base = 2, #ARGV, k do
+          local found = 1
+          for i = base, base + k - 1 do
+            if redis.call('GETBIT', KEYS[1], ARGV[i]) == 0 then found = 0; break end
+          end
+          out[#out + 1] = found
+        end
+        return out
+      LUA
+      # ARGV[2]: the cell type (u4); saturating, as the local counters.
+      counting_add: <<~LUA,
+        local t = ARGV[2]
+        for i = 3, #ARGV do redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', t, '#' .. ARGV[i], 1) end
+        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+      LUA
+      counting_count: <<~LUA,
+        local k, t, out = tonumber(ARGV[1]), ARGV[2], {}
+        for base = 3, #ARGV, k do
+          local min
+          for i = base, base + k - 1 do
+            local v = redis.call('BITFIELD_RO', KEYS[1], 'GET', t, '#' .. ARGV[i])[1]
+            if min == nil or v < min then min = v end
+            if min == 0 then break end
+          end
+          out[#out + 1] = min
+        end
+        return out
+      LUA
+      # ARGV[3]: the cell maximum. A key counted (minimum above 0) loses one
+      # from each cell that is neither 0 nor saturated, as locally.
+      counting_delete: <<~LUA,
+        local k, t, max, out = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), {}
+        for base = 4, #ARGV, k do
+          local counted = 1
+          for i = base, base + k - 1 do
+            if redis.call('BITFIELD_RO', KEYS[1], 'GET', t, '#' .. ARGV[i])[1] == 0 then counted = 0; break end
+          end
+          if counted == 1 then
+            for i = base, base + k - 1 do
+              local v = redis.call('BITFIELD_RO', KEYS[1], 'GET', t, '#' .. ARGV[i])[1]
+              if v ~= 0 and v ~= max then redis.call('BITFIELD', KEYS[1], 'INCRBY', t, '#' .. ARGV[i], -1) end
+            end
+            if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+          end
+          out[#out + 1] = counted
+        end
+        return out
+      LUA
+      # The clock is the server's: generation G covers [G, G + 1) periods of
+      # ARGV[2] ms. A key lives in the bitmap of the generation it was added
+      # in and is found while that is one of the last three (at least ttl,
+      # two periods; at most 1.5 ttl). Older bitmaps are never read and
+      # expire on their own, so no stale cell comes back.
+      continuous_add: <<~LUA,
+        local period = tonumber(ARGV[2])
+        local now = redis.call('TIME')
+        local gen = math.floor((tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) / period)
+        local key = KEYS[1] .. ':' .. string.format('%d', gen)
+        for i = 3, #ARGV do redis.call('SETBIT', key, ARGV[i], 1) end
+        redis.call('PEXPIREAT', key, (gen + 4) * period)
+        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+      LUA
+      continuous_lookup: <<~LUA,
+        local k, period, out = tonumber(ARGV[1]), tonumber(ARGV[2]), {}
+        local now = redis.call('TIME')
+        local gen = math.floor((tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) / period)
+        local live = {}
+        for age = 0, 2 do live[#live + 1] = KEYS[1] .. ':' .. string.format('%d', gen - age) end
+        for base = 3, #ARGV, k do
+          local found = 1
+          for i = base, base + k - 1 do
+            local any = 0
+            for _, key in ipairs(live) do
+              if redis.call('GETBIT', key, ARGV[i]) == 1 then any = 1; break end
+            end
+            if any == 0 then found = 0; break end
+          end
+          out[#out + 1] = found
+        end
+        return out
+      LUA
+      continuous_clear: <<~LUA,
+        local period = tonumber(ARGV[1])
+        local now = redis.call('TIME')
+        local gen = math.floor((tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) / period)
+        for g = gen - 4, gen + 1 do redis.call('DEL', KEYS[1] .. ':' .. string.format('%d', g)) end
+        return redis.call('DEL', KEYS[2])
+      LUA
+      # Creates the meta hash, or returns the one there.
+      meta: <<~LUA
+        if redis.call('EXISTS', KEYS[1]) == 0 then
+          redis.call('HSET', KEYS[1], unpack(ARGV))
+          return {}
+        end
+        return redis.call('HGETALL', KEYS[1])
+      LUA
+    }.transform_values(&:freeze).freeze
+    SHAS = SCRIPTS.transform_values { |source| Digest::SHA1.hexdigest(source) }.freeze
+    private_constant :SCRIPTS, :SHAS
+
+    # What the three classes share: naming, parameters, scripts, batches.
+    class Filter
+      # Parameters stored in the meta hash, in this order.
+      META = %w[kind m k seed hash shards width period_ms].freeze
+      private_constant :META
+
+      # @return [Redis, Redis::Cluster] the client
+      attr_reader :redis
+      # @return [String] the filter's name
+      attr_reader :name
+      # @return [Integer] Redis keys the cells are spread over
+      attr_reader :shards
+
+      # @return [Integer] cells over all shards (each shard has m / shards,
+      #   rounded up)
+      attr_reader :m
+
+      # @return [Integer] cells per key
+      def k = @layout.k
+
+      # Adds +key+ (a String, Symbol or Integer); returns the filter's size
+      # after the add, as the local filters do.
+      # @return [Integer]
+      def add(key)
+        shard, cells = @layout.locate(key)
+        script(add_script, add_keys(shard), [k, *add_argv, *cells])
+      end
+      alias << add
+
+      # Whether +key+ was added (false positives at the filter's rate).
+      # @return [Boolean]
+      def include?(key)
+        shard, cells = @layout.locate(key)
+        present?(script(lookup_script, lookup_keys(shard), [k, *lookup_argv, *cells]).first)
+      end
+      alias [] include?
+
+      # Adds every key of +keys+ (any Enumerable), pipelined.
+      # @return [self]
+      def add_all(keys)
+        each_call(keys, add_script, method(:add_keys), add_argv) { nil }
+        self
+      end
+
+      # @return [Array<Boolean>] include? of each key, in order
+      def include_all(keys)
+        found = []
+        each_call(keys, lookup_script, method(:lookup_keys), lookup_argv) do |indexes, result|
+          indexes.each_with_index { |at, i| found[at] = present?(result[i]) }
+        end
+        found
+      end
+
+      # @return [Integer] how many of +keys+ are included
+      def count_included(keys) = include_all(keys).count(true)
+
+      # @return [Boolean] whether every key of +keys+ is included
+      def all_include?(keys) = include_all(keys).all?
+
+      # @return [Boolean] whether any key of +keys+ is included
+      def any_include?(keys) = include_all(keys).any?
+
+      # @return [Integer] keys added (less deleted, for a counting filter)
+      def size
+        counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, "count")) } } }
+        counts.sum(&:to_i)
+      end
+
+      # Removes every cell and the count; the parameters stay.
+      # @return [self]
+      def clear
+        guarded { redis.pipelined { |pipe| Array.new(shards) { |i| clear_shard(pipe, i) } } }
+        self
+      end
+
+      # Removes the filter from Redis, parameters included.
+      # @return [nil]
+      def destroy
+        clear
+        guarded { redis.del(meta_key) }
+        nil
+      end
+
+      def inspect = "#<#{self.class} #{name.inspect} m=#{m} k=#{k} shards=#{shards}#{inspect_extra}>"
+
+      private
+
+      # Resolves the shape (or reads it from Redis when none is given),
+      # checks it against the stored one and builds the layout.
+      def open(redis, name, shape, shards)
+        unless name.is_a?(String) && !name.empty? && !name.match?(/[{}]/)
+          raise ArgumentError, "name must be a non-empty String without braces, not #{name.inspect}"
+        end
+
+        @redis = redis
+        @name = name
+        asked = shape.compact.empty? && shards.nil? ? nil : meta_for(shape, shards || 1)
+        stored = stored_meta(asked)
+        raise ArgumentError, "no filter named #{name.inspect} in Redis: give its shape to create it" unless stored
+
+        if asked && (diff = META.find { |field| asked[field] != stored[field] })
+          raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} " \
+                               "(#{stored[diff]}, asked for #{asked[diff]})"
+        end
+        adopt(stored)
+      end
+
+      def adopt(meta)
+        unless meta["kind"] == kind
+          raise ArgumentError, "the filter #{name.inspect} in Redis is a #{meta['kind']}, not a #{kind}"
+        end
+
+        @shards = Integer(meta["shards"])
+        @m, k, seed, hash, width = meta.values_at("m", "k", "seed", "hash", "width").map { |v| Integer(v) }
+        @layout = RedisLayout.new(-(-@m / @shards), k, seed, hash, @shards, width == 1)
+        adopt_extra(meta)
+      end
+
+      def adopt_extra(_meta) = nil
+
+      # The stored parameters (Strings, as Redis returns them), created from
+      # +asked+ when there are none; nil when there are none and no +asked+.
+      def stored_meta(asked)
+        return guarded { redis.hgetall(meta_key) }.then { |h| h.empty? ? nil : h } unless asked
+
+        pairs = script(:meta, [meta_key], META.flat_map { |f| [f, asked[f]] })
+        pairs.empty? ? asked : pairs.each_slice(2).to_h
+      end
+
+      # m, once its shards are known to fit Redis' 512 MB strings.
+      def checked_m(m, shards, bits_per_cell)
+        raise ArgumentError, "shards must be an Integer in 1..65536" unless shards.is_a?(Integer) && shards.between?(1, 65_536)
+
+        per_shard = -(-m / shards)
+        if per_shard * bits_per_cell > 2**32
+          raise ArgumentError, "#{per_shard} cells of #{bits_per_cell} bits exceed a Redis string (512 MB): use more shards"
+        end
+
+        m
+      end
+
+      def meta_key = "bloomc:{#{name}}:meta"
+
+      def shard_key(shard, part) = "bloomc:{#{name}:#{shard}}:#{part}"
+
+      def add_keys(shard) = [shard_key(shard, "cells"), shard_key(shard, "count")]
+
+      def lookup_keys(shard) = [shard_key(shard, "cells")]
+
+      def add_argv = []
+
+      def lookup_argv = []
+
+      def inspect_extra = ""
+
+      # A lookup script's answer for one key.
+      def present?(answer) = answer == 1
+
+      def clear_shard(pipe, shard)
+        pipe.del(shard_key(shard, "cells"), shard_key(shard, "count"))
+      end
+
+      # Groups keys by shard, BATCH to a script call, all calls in one
+      # pipeline; yields each call's key indexes and result.
+      def each_call(keys, name, keys_of, argv, &block)
+        raise TypeError, "keys must be Enumerable, not #{keys.class}" unless keys.is_a?(Enumerable)
+
+        groups = Hash.new { |h, shard| h[shard] = [[], []] }
+        keys.each_with_index do |key, at|
+          shard, cells = @layout.locate(key)
+          group = groups[shard]
+          group[0] << at
+          group[1].concat(cells)
+        end
+        calls = groups.flat_map do |shard, (indexes, cells)|
+          indexes.each_slice(BATCH).with_index.map do |slice, i|
+            [slice, keys_of.call(shard), [k, *argv, *cells[i * BATCH * k, slice.size * k]]]
+          end
+        end
+        pipelined_scripts(name, calls).each_with_index { |result, i| block.call(calls[i][0], result) }
+      end
+
+      # One script call (EVALSHA, loading the script when the server lacks it).
+      def script(name, keys, argv)
+        guarded do
+          redis.evalsha(SHAS.fetch(name), keys: keys, argv: argv)
+        rescue ::Redis::CommandError, ::RedisClient::CommandError => e
+          raise unless no_script?(e)
+
+          redis.script(:load, SCRIPTS.fetch(name))
+          redis.evalsha(SHAS.fetch(name), keys: keys, argv: argv)
+        end
+      end
+
+      # Script calls in one pipeline; the calls a server refused for lack of
+      # the script (they did not run) run again once it is loaded.
+      def pipelined_scripts(name, calls)
+        sha = SHAS.fetch(name)
+        results = guarded do
+          redis.pipelined(exception: false) { |pipe| calls.each { |_, keys, argv| pipe.evalsha(sha, keys: keys, argv: argv) } }
+        end
+        missing = results.each_index.select { |i| no_script?(results[i]) }
+        unless missing.empty?
+          guarded { redis.script(:load, SCRIPTS.fetch(name)) }
+          again = guarded { redis.pipelined { |pipe| missing.each { |i| pipe.evalsha(sha, keys: calls[i][1], argv: calls[i][2]) } } }
+          missing.each_with_index { |i, j| results[i] = again[j] }
+        end
+        results.each { |result| raise result if result.is_a?(StandardError) }
+        results
+      end
+
+      # The server lacks the script (a restart, SCRIPT FLUSH, a new node).
+      def no_script?(error) = error.is_a?(StandardError) && error.message.start_with?("NOSCRIPT")
+
+      def guarded
+        yield
+      rescue ::Redis::BaseConnectionError, ::RedisClient::ConnectionError => e
+        raise ConnectionError, "Redis unreachable for filter #{name.inspect}: #{e.message} (#{e.class})"
+      end
+    end
+    private_constant :Filter
+
+    # A Bloom filter of m bits in Redis, answering exactly as
+    # Bloomc::BloomFilter.new(m, k, seed:, hash:) would.
+    class BloomFilter < Filter
+      # @overload initialize(redis, name, m:, k:, seed: 0, hash: :murmur3, shards: 1)
+      # @overload initialize(redis, name, capacity:, error_rate:, seed: 0, hash: :murmur3, shards: 1)
+      # @overload initialize(redis, name)
+      #   Opens an existing filter with the parameters stored beside it.
+      # @raise [ArgumentError] when the stored filter has other parameters
+      # @raise [Bloomc::Redis::ConnectionError] when Redis cannot be reached
+      def initialize(redis, name, m: nil, k: nil, capacity: nil, error_rate: nil, seed: nil, hash: nil, shards: nil)
+        super()
+        open(redis, name, { m: m, k: k, capacity: capacity, error_rate: error_rate, seed: seed, hash: hash }, shards)
+      end
+
+      # A Redis filter holding a local Bloomc::BloomFilter's bits (an
+      # unsharded filter: its cells string is the local filter's bytes).
+      # @return [Bloomc::Redis::BloomFilter]
+      def self.from_local(redis, name, filter)
+        raise TypeError, "a Bloomc::BloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::BloomFilter)
+
+        copy = new(redis, name, m: filter.m, k: filter.k, seed: filter.seed, hash: filter.hash_function)
+        fields, body = filter.send(:export_core)
+        copy.send(:write_cells, body.byteslice(0, (filter.m + 7) / 8), fields[4])
+        copy
+      end
+
+      # A local Bloomc::BloomFilter with this filter's bits (unsharded only).
+      # @return [Bloomc::BloomFilter]
+      def to_local
+        raise ArgumentError, "a sharded filter has no local equivalent" unless shards == 1
+
+        local = Bloomc::BloomFilter.new(@layout.m, k, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
+        fields, body = local.send(:export_core)
+        cells = read_cells
+        fields[4] = size
+        local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)))
+        local
+      end
+
+      # @return [String] to_local's dump (Bloomc.load reads it)
+      def dump(compress: false) = to_local.dump(compress: compress)
+
+      private
+
+      def kind = "bloom"
+
+      def add_script = :bits_add
+
+      def lookup_script = :bits_lookup
+
+      def meta_for(shape, shards)
+        m, k = Bloomc.sizing_arguments(shape[:m], shape[:k], shape[:capacity], shape[:error_rate])
+        seed = shape[:seed] || 0
+        hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
+        RedisLayout.new(m, k, seed, hash, 1, true) # checks m, k and seed
+        { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
+          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => "0" }
+      end
+
+
+      def adopt_extra(meta)
+        @seed = Integer(meta["seed"])
+        @hash = Integer(meta["hash"])
+      end
+
+      # Sets the unsharded cells string to +bytes+ and the count, in chunks
+      # of 1 MB (SETRANGE) so that no command holds Redis long.
+      def write_cells(bytes, count)
+        key = shard_key(0, "cells")
+        guarded do
+          redis.del(key)
+          (0...bytes.bytesize).step(1 << 20) { |at| redis.setrange(key, at, bytes.byteslice(at, 1 << 20)) }
+          redis.set(shard_key(0, "count"), count)
+        end
+      end
+
+      def read_cells
+        key = shard_key(0, "cells")
+        total = (@layout.m + 7) / 8
+        guarded { (0...total).step(1 << 20).map { |at| redis.getrange(key, at, [at + (1 << 20), total].min - 1) }.join }
+      end
+    end
+
+    # A counting filter in Redis: cells of +width+ bits (BITFIELD), adds
+    # that saturate, deletes and counts, as Bloomc::CountingBloomFilter.
+    class CountingBloomFilter < Filter
+      # @overload initialize(redis, name, m:, k:, width: 4, seed: 0, shards: 1)
+      # @overload initialize(redis, name, capacity:, error_rate:, width: 4, seed: 0, shards: 1)
+      # @overload initialize(redis, name)
+      def initialize(redis, name, m: nil, k: nil, capacity: nil, error_rate: nil, width: nil, seed: nil, shards: nil)
+        super()
+        open(redis, name, { m: m, k: k, capacity: capacity, error_rate: error_rate, width: width, seed: seed }, shards)
+      end
+
+      # @return [Integer] bits per cell
+      attr_reader :width
+
+      # Counts one +key+ less: true when it was counted, false (and nothing
+      # changes) when its count is 0.
+      # @return [Boolean]
+      def delete(key)
+        shard, cells = @layout.locate(key)
+        script(:counting_delete, add_keys(shard), [k, "u#{width}", max, *cells]).first == 1
+      end
+      alias remove delete
+
+      # The key's count: never below the adds less the deletes.
+      # @return [Integer]
+      def count(key)
+        shard, cells = @layout.locate(key)
+        script(:counting_count, lookup_keys(shard), [k, "u#{width}", *cells]).first
+      end
+
+      # A Redis filter with a local Bloomc::CountingBloomFilter's cells.
+      # @return [Bloomc::Redis::CountingBloomFilter]
+      def self.from_local(redis, name, filter)
+        raise TypeError, "a Bloomc::CountingBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::CountingBloomFilter)
+
+        copy = new(redis, name, m: filter.m, k: filter.k, width: filter.width, seed: filter.seed)
+        fields, body = filter.send(:export_core)
+        copy.send(:write_cells, RedisLayout.cells_to_redis(body.byteslice(0, (filter.m * filter.width + 7) / 8), filter.m, filter.width), fields[4])
+        copy
+      end
+
+      # A local Bloomc::CountingBloomFilter with these cells (unsharded only).
+      # @return [Bloomc::CountingBloomFilter]
+      def to_local
+        raise ArgumentError, "a sharded filter has no local equivalent" unless shards == 1
+
+        local = Bloomc::CountingBloomFilter.new(@layout.m, k, width: width, seed: @seed)
+        fields, body = local.send(:export_core)
+        cells, saturated = RedisLayout.cells_from_redis(read_cells, @layout.m, width)
+        fields[4] = size
+        fields[5] = saturated
+        local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)))
+        local
+      end
+
+      # @return [String] to_local's dump
+      def dump(compress: false) = to_local.dump(compress: compress)
+
+      private
+
+      def kind = "counting"
+
+      def max = (2**width) - 1
+
+      def add_script = :counting_add
+
+      def lookup_script = :counting_count
+
+      def add_argv = ["u#{width}"]
+
+      def lookup_argv = ["u#{width}"]
+
+      def inspect_extra = " width=#{width}"
+
+      def meta_for(shape, shards)
+        m, k = Bloomc.sizing_arguments(shape[:m], shape[:k], shape[:capacity], shape[:error_rate])
+        width = shape[:width] || 4
+        raise ArgumentError, "width must be an Integer in 1..32, not #{width.inspect}" unless width.is_a?(Integer) && width.between?(1, 32)
+
+        seed = shape[:seed] || 0
+        RedisLayout.new(m, k, seed, 0, 1, false) # checks m, k and seed
+        { "kind" => kind, "m" => checked_m(m, shards, width).to_s, "k" => k.to_s, "seed" => seed.to_s,
+          "hash" => "0", "shards" => shards.to_s, "width" => width.to_s, "period_ms" => "0" }
+      end
+
+      def adopt_extra(meta)
+        @width = Integer(meta["width"])
+        @seed = Integer(meta["seed"])
+      end
+
+      # The lookup script answers counts: a key is included above 0.
+      def present?(answer) = answer.positive?
+
+      def write_cells(bytes, count)
+        key = shard_key(0, "cells")
+        guarded do
+          redis.del(key)
+          (0...bytes.bytesize).step(1 << 20) { |at| redis.setrange(key, at, bytes.byteslice(at, 1 << 20)) }
+          redis.set(shard_key(0, "count"), count)
+        end
+      end
+
+      def read_cells
+        key = shard_key(0, "cells")
+        total = (@layout.m * width + 7) / 8
+        guarded { (0...total).step(1 << 20).map { |at| redis.getrange(key, at, [at + (1 << 20), total].min - 1) }.join }
+      end
+    end
+
+    # A filter whose keys expire, on the Redis server's clock: every client
+    # agrees on the time without a timer of its own. A key is found for at
+    # least +ttl+ seconds after its add and not after 1.5 * ttl, as with
+    # Bloomc::ContinuousBloomFilter; see SCRIPTS for how.
+    class ContinuousBloomFilter < Filter
+      # @overload initialize(redis, name, m:, k:, ttl:, seed: 0, hash: :murmur3, shards: 1)
+      # @overload initialize(redis, name, capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3, shards: 1)
+      # @overload initialize(redis, name)
+      # @param ttl [Numeric] seconds, at least 0.002 (the clock ticks every
+      #   ttl / 2, in whole milliseconds)
+      def initialize(redis, name, m: nil, k: nil, capacity: nil, error_rate: nil, ttl: nil, seed: nil, hash: nil,
+                     shards: nil)
+        super()
+        open(redis, name, { m: m, k: k, capacity: capacity, error_rate: error_rate, ttl: ttl, seed: seed, hash: hash },
+             shards)
+      end
+
+      # @return [Float] seconds a key lives at least
+      def ttl = @period_ms * 2 / 1000.0
+
+      # Removes every generation and the count.
+      # @return [self]
+      def clear
+        (0...shards).each { |i| script(:continuous_clear, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]) }
+        self
+      end
+
+      private
+
+      def kind = "continuous"
+
+      def add_script = :continuous_add
+
+      def lookup_script = :continuous_lookup
+
+      def add_keys(shard) = [shard_key(shard, "gen"), shard_key(shard, "count")]
+
+      def lookup_keys(shard) = [shard_key(shard, "gen")]
+
+      def add_argv = [@period_ms]
+
+      def lookup_argv = [@period_ms]
+
+      def inspect_extra = " ttl=#{ttl}"
+
+      def meta_for(shape, shards)
+        m, k = Bloomc.sizing_arguments(shape[:m], shape[:k], shape[:capacity], shape[:error_rate])
+        ttl = shape[:ttl]
+        raise ArgumentError, "ttl: is required" if ttl.nil?
+        raise TypeError, "ttl must be a number of seconds, not #{ttl.class}" unless ttl.is_a?(Numeric) && ttl.real?
+
+        period_ms = (ttl * 500).round
+        raise ArgumentError, "ttl must be finite and in 0.002..#{Bloomc::ContinuousBloomFilter::MAX_TTL} s, not #{ttl}" unless ttl.finite? && period_ms >= 1 && ttl <= Bloomc::ContinuousBloomFilter::MAX_TTL
+
+        seed = shape[:seed] || 0
+        hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
+        RedisLayout.new(m, k, seed, hash, 1, true)
+        { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
+          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => period_ms.to_s }
+      end
+
+      def adopt_extra(meta)
+        @period_ms = Integer(meta["period_ms"])
+      end
+    end
+  end
+end

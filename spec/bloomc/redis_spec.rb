@@ -1,0 +1,268 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+require "tmpdir"
+require_relative "../support/redis"
+
+RSpec.describe "bloomc/redis without the redis gem" do
+  it "raises a LoadError that names the gem to add" do
+    hide_redis = 'module Kernel; alias_method :real_require, :require; ' \
+                 'def require(name) = name == "redis" ? raise(LoadError, "cannot load such file -- redis") : real_require(name); end'
+    lib = File.expand_path("../../lib", __dir__)
+    out = IO.popen([RbConfig.ruby, "-I", lib, "-e", hide_redis, "-e",
+                    'begin; require "bloomc/redis"; rescue LoadError => e; print e.message; end'], &:read)
+    expect(out).to include('add `gem "redis"` to your Gemfile')
+  end
+end
+
+RedisSpecSupport.with_server("Bloomc::Redis specs") do
+  RSpec.describe Bloomc::Redis do
+    keys = Array.new(2000) { |i| "key-#{i}" }.freeze
+    probes = Array.new(5000) { |i| "probe-#{i}" }.freeze
+
+    # The same filter kinds, locally and in Redis, with the same shape.
+    kinds = {
+      Bloomc::Redis::BloomFilter => ->(m, k) { Bloomc::BloomFilter.new(m, k, seed: 7) },
+      Bloomc::Redis::CountingBloomFilter => ->(m, k) { Bloomc::CountingBloomFilter.new(m, k, width: 4, seed: 7) },
+      Bloomc::Redis::ContinuousBloomFilter => ->(m, k) { Bloomc::ContinuousBloomFilter.new(m, k, 60, seed: 7) }
+    }
+    extra = { Bloomc::Redis::ContinuousBloomFilter => { ttl: 60 } }
+
+    before(:all) { RedisSpecSupport.client.flushdb }
+
+    { "a standalone server" => -> { RedisSpecSupport.client },
+      "a Redis Cluster" => -> { RedisSpecSupport.cluster_client } }.each do |where, connect|
+      context "on #{where}" do
+        before(:all) do
+          skip "no cluster (BLOOMC_REDIS_CLUSTER)" if where.include?("Cluster") && RedisSpecSupport.cluster_nodes.empty? && !RedisSpecSupport.required?
+          @redis = connect.call
+        end
+
+        let(:name) { "spec-#{RSpec.current_example.id}" }
+
+        kinds.each do |klass, local_of|
+          describe klass do
+            def build(klass, **shape) = klass.new(@redis, name, **shape)
+
+            after { klass.new(@redis, name).destroy rescue ArgumentError } # rubocop:disable Style/RescueModifier
+
+            it "answers every lookup as the local filter of the same shape, false positives included" do
+              filter = build(klass, m: 20_000, k: 5, seed: 7, **extra.fetch(klass, {}))
+              local = local_of.call(20_000, 5)
+              keys.first(200).each { |key| filter << key }
+              filter.add_all(keys.drop(200).each) # any Enumerable
+              local.add_all(keys)
+              expect(filter.include_all(keys).all?).to be(true)
+              expect(filter.include_all(probes)).to eq(local.include_all(probes))
+              expect(probes.first(50).map { |key| filter.include?(key) }).to eq(local.include_all(probes.first(50)))
+              expect(filter.count_included(probes)).to eq(local.count_included(probes))
+              expect([filter.all_include?(keys), filter.any_include?(["never-added"])]).to eq([true, false])
+              expect(filter.size).to eq(2000)
+              expect([filter.m, filter.k, filter.shards]).to eq([20_000, 5, 1])
+            end
+
+            it "splits into shards, each key's cells in one, and still answers every key" do
+              filter = build(klass, capacity: 5000, error_rate: 0.01, shards: 6, **extra.fetch(klass, {}))
+              filter.add_all(keys)
+              expect(filter.all_include?(keys)).to be(true)
+              expect(filter.count_included(probes)).to be < 5000 * 0.02 # 1% target, 2000 keys of 5000
+              expect(filter.size).to eq(2000)
+              expect(filter.shards).to eq(6)
+            end
+
+            it "keeps its parameters beside it and refuses to open them differently" do
+              build(klass, m: 1000, k: 3, **extra.fetch(klass, {})) << "a"
+              reopened = klass.new(@redis, name)
+              expect([reopened.m, reopened.k, reopened.include?("a")]).to eq([1000, 3, true])
+              expect { build(klass, m: 1001, k: 3, **extra.fetch(klass, {})) }
+                .to raise_error(ArgumentError, /different m \(1000, asked for 1001\)/)
+              expect { build(klass, m: 1000, k: 3, shards: 2, **extra.fetch(klass, {})) }.to raise_error(ArgumentError, /different shards/)
+              other = (kinds.keys - [klass]).first
+              expect { other.new(@redis, name) }.to raise_error(ArgumentError, /is a \w+, not a/)
+              expect { klass.new(@redis, "#{name}-none") }.to raise_error(ArgumentError, /no filter named/)
+            end
+
+            it "refuses bad names, shapes and keys with clear errors, changing nothing" do
+              expect { klass.new(@redis, "a{b}", m: 10, k: 2) }.to raise_error(ArgumentError, /without braces/)
+              expect { klass.new(@redis, :sym, m: 10, k: 2) }.to raise_error(ArgumentError, /non-empty String/)
+              expect { build(klass, m: 0, k: 2, **extra.fetch(klass, {})) }.to raise_error(ArgumentError)
+              expect { build(klass, m: 10, k: 2, shards: 0, **extra.fetch(klass, {})) }.to raise_error(ArgumentError, /shards/)
+              expect { build(klass, m: 2**40, k: 2, **extra.fetch(klass, {})) }.to raise_error(ArgumentError, /Redis string/)
+              expect(@redis.exists?("bloomc:{#{name}}:meta")).to be(false) # nothing was created
+              filter = build(klass, m: 1000, k: 3, **extra.fetch(klass, {}))
+              filter << "kept"
+              expect { filter << nil }.to raise_error(TypeError)
+              expect { filter.add_all(["x", 1.5]) }.to raise_error(TypeError)
+              expect { filter.include_all(5) }.to raise_error(TypeError)
+              expect([filter.size, filter.include?("x")]).to eq([1, false])
+            end
+
+            it "clears its cells and count, keeping its parameters" do
+              filter = build(klass, m: 1000, k: 3, **extra.fetch(klass, {}))
+              filter.add_all(keys.first(100))
+              expect(filter.clear).to equal(filter)
+              expect([filter.size, filter.any_include?(keys.first(100))]).to eq([0, false])
+              expect(klass.new(@redis, name).k).to eq(3)
+            end
+          end
+        end
+
+        describe Bloomc::Redis::CountingBloomFilter do
+          after { Bloomc::Redis::CountingBloomFilter.new(@redis, name).destroy rescue ArgumentError } # rubocop:disable Style/RescueModifier
+
+          it "counts, deletes and saturates as the local counting filter does" do
+            filter = Bloomc::Redis::CountingBloomFilter.new(@redis, name, m: 500, k: 3, width: 2)
+            local = Bloomc::CountingBloomFilter.new(500, 3, width: 2)
+            ops = [%w[add a]] * 5 + [%w[add b]] * 2 + [%w[delete a], %w[delete b], %w[delete c], %w[add d]]
+            ops.each do |op, key|
+              next expect(filter.delete(key)).to eq(local.delete(key)) if op == "delete"
+
+              local.add(key)
+              expect(filter.add(key)).to eq(local.size)
+            end
+            %w[a b c d].each { |key| expect(filter.count(key)).to eq(local.count(key)) }
+            expect(filter.count("a")).to eq(3) # saturated at 2**2 - 1, and never decremented from there
+            expect(filter.to_local).to eq(local)
+            expect(filter.size).to eq(local.size)
+          end
+        end
+      end
+    end
+
+    context "on a standalone server" do
+      let(:redis) { RedisSpecSupport.client }
+
+      # Counts the round trips of this thread (redis-client middleware).
+      round_trips = Module.new do
+        def call(command, config) = (Thread.current[:bloomc_round_trips] += 1 if Thread.current[:bloomc_round_trips]).then { super }
+        def call_pipelined(commands, config) = (Thread.current[:bloomc_round_trips] += 1 if Thread.current[:bloomc_round_trips]).then { super }
+      end
+      RedisClient.register(round_trips)
+
+      def round_trips
+        Thread.current[:bloomc_round_trips] = 0
+        yield
+        Thread.current[:bloomc_round_trips]
+      ensure
+        Thread.current[:bloomc_round_trips] = nil
+      end
+
+      it "does each operation in one round trip, and a batch over several shards in one pipeline" do
+        filter = Bloomc::Redis::CountingBloomFilter.new(redis, "round-trips", m: 10_000, k: 7, shards: 4)
+        filter << "warm" # loads the scripts
+        filter.include_all(["warm"])
+        expect(round_trips { filter << "a" }).to eq(1)
+        expect(round_trips { filter.include?("a") }).to eq(1)
+        expect(round_trips { filter.count("a") }).to eq(1)
+        expect(round_trips { filter.delete("a") }).to eq(1)
+        expect(round_trips { filter.add_all(keys) }).to eq(1)
+        expect(round_trips { filter.include_all(probes) }).to eq(1)
+        expect(round_trips { filter.size }).to eq(1)
+        filter.destroy
+      end
+
+      it "loads a local dump and gives it back bit for bit" do
+        local = Bloomc::BloomFilter.new(capacity: 10_000, error_rate: 0.001, seed: 3)
+        local.add_all(keys)
+        remote = Bloomc::Redis::BloomFilter.from_local(redis, "dumped", local)
+        bytes = local.send(:export_core)[1].byteslice(0, (local.m + 7) / 8)
+        expect(redis.get("bloomc:{dumped:0}:cells").ljust(bytes.bytesize, "\0")).to eq(bytes) # the same bytes in Redis
+        expect(remote.include_all(probes)).to eq(local.include_all(probes))
+        expect(Bloomc.load(remote.dump)).to eq(local)
+        expect(remote.to_local.size).to eq(2000)
+        remote.destroy
+
+        counting = Bloomc::CountingBloomFilter.new(3001, 4, width: 5)
+        keys.first(300).each_with_index { |key, i| (i % 7 + 1).times { counting << key } }
+        copy = Bloomc::Redis::CountingBloomFilter.from_local(redis, "dumped-c", counting)
+        expect(keys.first(300).map { |key| copy.count(key) }).to eq(keys.first(300).map { |key| counting.count(key) })
+        expect(Bloomc.load(copy.dump)).to eq(counting)
+        copy.destroy
+      end
+
+      it "keeps a continuous filter's keys for at least ttl and drops them by 1.5 ttl, on the server's clock" do
+        filter = Bloomc::Redis::ContinuousBloomFilter.new(redis, "ttl", m: 10_000, k: 5, ttl: 0.4)
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        filter.add_all(%w[a b c])
+        seen = []
+        while (elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) < 1.0
+          seen << [elapsed, filter.all_include?(%w[a b c]), filter.any_include?(%w[a b c])]
+          sleep(0.02)
+        end
+        expect(seen.select { |t, _, _| t < 0.38 }.map { |_, all, _| all }.uniq).to eq([true])
+        expect(seen.select { |t, _, _| t > 0.62 }.map { |_, _, any| any }.uniq).to eq([false])
+        expect(filter.ttl).to eq(0.4)
+        filter.destroy
+      end
+
+      it "brings back no key after the clock has gone round many periods" do
+        filter = Bloomc::Redis::ContinuousBloomFilter.new(redis, "zombies", m: 2000, k: 3, ttl: 0.02)
+        filter.add_all(keys.first(500))
+        found = []
+        40.times do # 40 periods of 10 ms: a 4-bit slot ring would have wrapped twice
+          found << filter.count_included(keys.first(500))
+          sleep(0.01)
+        end
+        expect(found.drop(4).max).to eq(0)
+        filter.destroy
+      end
+
+      it "loses no key with 8 writers, threads and processes, adding at once" do
+        filter = Bloomc::Redis::BloomFilter.new(redis, "writers", capacity: 10_000, error_rate: 0.001)
+        slices = keys.each_slice(250).to_a
+        pids = slices.first(4).map do |slice|
+          fork do
+            mine = Bloomc::Redis::BloomFilter.new(RedisSpecSupport.client, "writers")
+            slice.each_slice(50).with_index { |part, i| i.even? ? mine.add_all(part) : part.each { |key| mine << key } }
+            exit!(0)
+          end
+        end
+        threads = slices.drop(4).map do |slice|
+          Thread.new do
+            mine = Bloomc::Redis::BloomFilter.new(RedisSpecSupport.client, "writers")
+            slice.each_slice(50).with_index { |part, i| i.even? ? mine.add_all(part) : part.each { |key| mine << key } }
+          end
+        end
+        threads.each(&:join)
+        statuses = pids.map { |pid| Process.wait2(pid)[1].exitstatus }
+        expect(statuses).to eq([0] * 4)
+        expect(filter.all_include?(keys)).to be(true)
+        expect(filter.size).to eq(2000)
+        filter.destroy
+      end
+
+      it "raises ConnectionError, never a false answer, when Redis cannot be reached" do
+        port = RedisServers.free_port
+        gone = Redis.new(url: "redis://127.0.0.1:#{port}", reconnect_attempts: 0, timeout: 0.5)
+        expect { Bloomc::Redis::BloomFilter.new(gone, "x", m: 10, k: 2) }
+          .to raise_error(Bloomc::Redis::ConnectionError, /unreachable for filter "x"/)
+      end
+    end
+
+    # A server of this spec's own, with AOF, killed and started again.
+    context "on a server that is killed and restarted" do
+      around do |example|
+        Dir.mktmpdir do |dir|
+          @dir = dir
+          example.run
+        ensure
+          RedisServers.stop_in(dir)
+        end
+      end
+
+      it "finds every key added before a SIGKILL once Redis is back (AOF), and raises while it is down" do
+        port = RedisServers.spawn(@dir, "--appendonly", "yes", "--appendfsync", "always")
+        redis = Redis.new(url: "redis://127.0.0.1:#{port}", reconnect_attempts: 0, timeout: 1)
+        filter = Bloomc::Redis::CountingBloomFilter.new(redis, "durable", capacity: 5000, error_rate: 0.001)
+        filter.add_all(keys.first(1000))
+        keys.drop(1000).first(100).each { |key| filter << key }
+        Process.kill(:KILL, RedisServers.pid_in(@dir))
+        RedisServers.wait_for { !RedisServers.alive?(RedisServers.pid_in(@dir)) }
+        expect { filter.include?(keys[0]) }.to raise_error(Bloomc::Redis::ConnectionError)
+        RedisServers.spawn(@dir, "--appendonly", "yes", "--appendfsync", "always", port: port)
+        expect(filter.all_include?(keys.first(1100))).to be(true) # scripts loaded again, keys all there
+        expect(filter.size).to eq(1100)
+      end
+    end
+  end
+end

@@ -1,0 +1,106 @@
+# frozen_string_literal: true
+
+require "fileutils"
+require "socket"
+require "timeout"
+
+# Real Redis servers for the specs, on free loopback ports: a standalone
+# server (AOF on) and a Redis Cluster of three masters. .ci/run starts them
+# before the README's test command and stops them after:
+#
+#   eval "$(ruby spec/support/redis_servers.rb start DIR)"   # exports the URLs
+#   ruby spec/support/redis_servers.rb stop DIR
+#
+# The specs also use RedisServers.spawn to run a server of their own (the
+# restart spec kills one).
+module RedisServers
+  module_function
+
+  # The servers run as they are, even where the specs run under a preloaded
+  # sanitizer (rake sanitize).
+  CLEAN_ENV = { "LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil, "UBSAN_OPTIONS" => nil }.freeze
+
+  # A TCP port nobody listens on, whose cluster bus port (+10000) is free too.
+  def free_port
+    loop do
+      port = TCPServer.open("127.0.0.1", 0) { |s| s.addr[1] }
+      next if port > 55_000
+
+      begin
+        TCPServer.open("127.0.0.1", port + 10_000, &:close)
+        return port
+      rescue SystemCallError
+        next
+      end
+    end
+  end
+
+  # Starts redis-server in dir on a free port; returns the port once it
+  # answers PING.
+  def spawn(dir, *options, port: free_port)
+    FileUtils.mkdir_p(dir)
+    args = ["--port", port.to_s, "--bind", "127.0.0.1", "--dir", dir, "--daemonize", "yes",
+            "--pidfile", File.join(dir, "redis.pid"), "--logfile", File.join(dir, "redis.log"),
+            "--save", "", *options]
+    system(CLEAN_ENV, "redis-server", *args, exception: true)
+    wait_for { cli(port, "PING") == "PONG" }
+    port
+  end
+
+  def cli(port, *command)
+    IO.popen(CLEAN_ENV, ["redis-cli", "-h", "127.0.0.1", "-p", port.to_s, *command], err: File::NULL, &:read).strip
+  end
+
+  def wait_for(seconds = 20)
+    Timeout.timeout(seconds) { sleep(0.05) until yield }
+  end
+
+  def pid_in(dir)
+    Integer(File.read(File.join(dir, "redis.pid")))
+  rescue Errno::ENOENT, ArgumentError
+    nil
+  end
+
+  def stop_in(dir)
+    pid = pid_in(dir) or return
+    Process.kill(:TERM, pid)
+    wait_for(10) { !alive?(pid) }
+  rescue Errno::ESRCH
+    nil
+  rescue Timeout::Error
+    Process.kill(:KILL, pid)
+  end
+
+  def alive?(pid)
+    Process.kill(0, pid)
+    true
+  rescue Errno::ESRCH
+    false
+  end
+
+  # The standalone server and the cluster; prints the variables to export.
+  def start(root)
+    standalone = spawn(File.join(root, "standalone"), "--appendonly", "yes", "--appendfsync", "always")
+    nodes = Array.new(3) do |i|
+      spawn(File.join(root, "cluster-#{i}"), "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", "5000", "--appendonly", "no")
+    end
+    addresses = nodes.map { |port| "127.0.0.1:#{port}" }
+    system(CLEAN_ENV, "redis-cli", "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes",
+           out: File::NULL, exception: true)
+    wait_for(60) { nodes.all? { |port| cli(port, "CLUSTER", "INFO").include?("cluster_state:ok") } }
+    puts "export BLOOMC_REDIS_URL=redis://127.0.0.1:#{standalone}/0"
+    puts "export BLOOMC_REDIS_CLUSTER=#{addresses.join(',')}"
+  end
+
+  def stop(root)
+    Dir.glob(File.join(root, "*")).each { |dir| stop_in(dir) if File.directory?(dir) }
+    FileUtils.rm_rf(root)
+  end
+end
+
+if $PROGRAM_NAME == __FILE__
+  command, root = ARGV
+  abort "usage: #{$PROGRAM_NAME} start|stop DIR" unless %w[start stop].include?(command) && root
+  RedisServers.public_send(command, File.expand_path(root))
+end
