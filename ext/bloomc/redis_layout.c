@@ -164,6 +164,98 @@ static VALUE layout_s_cells_from_redis(VALUE klass, VALUE src, VALUE count, VALU
     return convert_cells(src, count, width, 0);
 }
 
+/* The bucket field of a continuous filter's count buckets, over a copy of
+ * src (or zeros) with room for the field's 8-byte reads and writes. */
+static bf_buckets continuous_buckets(VALUE src, uint64_t n)
+{
+    size_t nbytes = bf_buckets_nbytes(n, BF_CONT_BITS);
+    if (!nbytes) rb_raise(rb_eArgError, "%" PRIu64 " buckets cannot exist here", n);
+    bf_buckets b = {ruby_xcalloc(nbytes, 1), n, BF_CONT_BITS, (1u << BF_CONT_BITS) - 1};
+    if (!NIL_P(src)) {
+        if ((size_t)RSTRING_LEN(src) > nbytes) {
+            ruby_xfree(b.data);
+            rb_raise(rb_eArgError, "%ld bytes for %" PRIu64 " buckets", RSTRING_LEN(src), n);
+        }
+        memcpy(b.data, RSTRING_PTR(src), (size_t)RSTRING_LEN(src));
+    }
+    return b;
+}
+
+static uint32_t slot_arg(VALUE slot)
+{
+    uint64_t s = bloomc_count_arg(slot, "slot", BF_CONT_SLOTS);
+    return (uint32_t)s;
+}
+
+/* Ticks from slot s to the current slot c on the ring 1..15. */
+static uint32_t slot_age(uint32_t s, uint32_t c)
+{
+    return c >= s ? c - s : c + BF_CONT_SLOTS - s;
+}
+
+/*
+ * call-seq: continuous_to_redis(buckets, count, slot) -> [age0, age1, age2]
+ *
+ * A local continuous filter's buckets (at current slot +slot+) as the Redis
+ * filter keeps them: one bitmap per clock period, bucket i at the bit of
+ * Redis offset (i & ~7) | (7 - (i & 7)), as locate gives it, set in bitmap
+ * a when the bucket holds a live slot a ticks old. Stale buckets are
+ * dropped, as the local filter reads them.
+ */
+static VALUE layout_s_continuous_to_redis(VALUE klass, VALUE src, VALUE count, VALUE slot)
+{
+    StringValue(src);
+    uint64_t n = bloomc_count_arg(count, "count", (uint64_t)1 << 32);
+    uint32_t current = slot_arg(slot);
+    size_t nbytes = (size_t)((n + 7) / 8);
+    VALUE ages[BF_CONT_DIVISOR + 1];
+    for (int a = 0; a <= BF_CONT_DIVISOR; a++) {
+        ages[a] = rb_str_buf_new((long)nbytes);
+        memset(RSTRING_PTR(ages[a]), 0, nbytes);
+        rb_str_set_len(ages[a], (long)nbytes);
+    }
+    bf_buckets b = continuous_buckets(src, n);
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t s = bf_buckets_get(&b, i);
+        if (s == 0 || s > BF_CONT_SLOTS) continue;
+        uint32_t age = slot_age(s, current);
+        if (age > BF_CONT_DIVISOR) continue;
+        RSTRING_PTR(ages[age])[i >> 3] |= (char)(1u << (i & 7)); /* Redis offset (i & ~7) | (7 - (i & 7)), as the probes */
+    }
+    ruby_xfree(b.data);
+    return rb_ary_new_from_values(BF_CONT_DIVISOR + 1, ages);
+}
+
+/*
+ * call-seq: continuous_from_redis(age0, age1, age2, count, slot) -> buckets
+ *
+ * The inverse: bucket i gets the slot of the youngest bitmap with bit i
+ * set, counted back from +slot+, or 0. A bitmap may be shorter than count
+ * bits (Redis strings end at their last written byte).
+ */
+static VALUE layout_s_continuous_from_redis(VALUE klass, VALUE age0, VALUE age1, VALUE age2, VALUE count, VALUE slot)
+{
+    VALUE ages[] = {age0, age1, age2};
+    for (int a = 0; a <= BF_CONT_DIVISOR; a++) StringValue(ages[a]);
+    uint64_t n = bloomc_count_arg(count, "count", (uint64_t)1 << 32);
+    uint32_t current = slot_arg(slot);
+    bf_buckets b = continuous_buckets(Qnil, n);
+    for (uint64_t i = 0; i < n; i++) {
+        for (uint32_t a = 0; a <= BF_CONT_DIVISOR; a++) {
+            long at = (long)(i >> 3);
+            if (at >= RSTRING_LEN(ages[a]) || !((uint8_t)RSTRING_PTR(ages[a])[at] & (1u << (i & 7)))) continue;
+            bf_buckets_set(&b, i, a < current ? current - a : current + BF_CONT_SLOTS - a);
+            break;
+        }
+    }
+    VALUE out = rb_str_new((const char *)b.data, (long)((n * BF_CONT_BITS + 7) / 8));
+    ruby_xfree(b.data);
+    RB_GC_GUARD(age0);
+    RB_GC_GUARD(age1);
+    RB_GC_GUARD(age2);
+    return out;
+}
+
 void bloomc_init_redis_layout(VALUE mBloomc)
 {
     cRedisLayout = rb_define_class_under(mBloomc, "RedisLayout", rb_cObject);
@@ -175,4 +267,6 @@ void bloomc_init_redis_layout(VALUE mBloomc)
     rb_define_method(cRedisLayout, "shards", layout_shards, 0);
     rb_define_singleton_method(cRedisLayout, "cells_to_redis", layout_s_cells_to_redis, 3);
     rb_define_singleton_method(cRedisLayout, "cells_from_redis", layout_s_cells_from_redis, 3);
+    rb_define_singleton_method(cRedisLayout, "continuous_to_redis", layout_s_continuous_to_redis, 3);
+    rb_define_singleton_method(cRedisLayout, "continuous_from_redis", layout_s_continuous_from_redis, 5);
 }

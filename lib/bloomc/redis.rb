@@ -585,8 +585,45 @@ module Bloomc
       # @return [self]
       def clear
         (0...shards).each { |i| script(:continuous_clear, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]) }
+        guarded { redis.del(shard_key(0, "slot")) }
         self
       end
+
+      # A Redis filter holding a local Bloomc::ContinuousBloomFilter's live
+      # buckets: a bucket a ticks old goes to the bitmap of the period a
+      # periods back on the server's clock, so every key keeps its age. The
+      # local clock's slot is kept beside, and to_local gives it back.
+      # @return [Bloomc::Redis::ContinuousBloomFilter]
+      def self.from_local(redis, name, filter)
+        raise TypeError, "a Bloomc::ContinuousBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::ContinuousBloomFilter)
+
+        copy = new(redis, name, m: filter.m, k: filter.k, ttl: filter.ttl, seed: filter.seed, hash: filter.hash_function)
+        fields, body = filter.send(:export_core)
+        copy.send(:write_generations, RedisLayout.continuous_to_redis(body, filter.m, fields[4]), fields[4])
+        copy
+      end
+
+      # A local Bloomc::ContinuousBloomFilter with these keys at their ages,
+      # its clock stopped (unsharded only). Its slot is the one from_local
+      # was given, moved on by the periods passed since.
+      # @return [Bloomc::ContinuousBloomFilter]
+      def to_local
+        raise ArgumentError, "a sharded filter has no local equivalent" unless shards == 1
+
+        local = Bloomc::ContinuousBloomFilter.new(m, k, ttl, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
+        fields, body = local.send(:export_core)
+        gen, offset, *ages = guarded do
+          now = server_generation
+          [now, redis.get(shard_key(0, "slot")).to_i, *(0..2).map { |age| redis.get(generation_key(now - age)) || "" }]
+        end
+        fields[4] = ((gen + offset) % 15) + 1
+        cells = RedisLayout.continuous_from_redis(*ages, m, fields[4])
+        local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)), false)
+        local
+      end
+
+      # @return [String] to_local's dump
+      def dump(compress: false) = to_local.dump(compress: compress)
 
       private
 
@@ -624,6 +661,34 @@ module Bloomc
 
       def adopt_extra(meta)
         @period_ms = Integer(meta["period_ms"])
+        @seed = Integer(meta["seed"])
+        @hash = Integer(meta["hash"])
+      end
+
+      # The server clock's current period, as the scripts compute it.
+      def server_generation
+        seconds, micros = redis.time
+        ((seconds * 1000) + (micros / 1000)) / @period_ms
+      end
+
+      def generation_key(gen) = "#{shard_key(0, 'gen')}:#{gen}"
+
+      # Writes the three bitmaps (ages 0..2) of an unsharded filter in 1 MB
+      # chunks, and the slot offset that maps the server's periods onto the
+      # local clock's slots.
+      def write_generations(ages, slot)
+        guarded do
+          gen = server_generation
+          ages.each_with_index do |bytes, age|
+            key = generation_key(gen - age)
+            redis.del(key)
+            next if bytes.count("\0") == bytes.bytesize
+
+            (0...bytes.bytesize).step(1 << 20) { |at| redis.setrange(key, at, bytes.byteslice(at, 1 << 20)) }
+            redis.pexpireat(key, (gen - age + 4) * @period_ms)
+          end
+          redis.set(shard_key(0, "slot"), (slot - 1 - gen) % 15)
+        end
       end
     end
   end

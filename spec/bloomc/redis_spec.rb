@@ -178,6 +178,21 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         expect(keys.first(300).map { |key| copy.count(key) }).to eq(keys.first(300).map { |key| counting.count(key) })
         expect(Bloomc.load(copy.dump)).to eq(counting)
         copy.destroy
+
+        # A day's ttl: the server's clock does not move to another period
+        # during the spec (each key keeps its age, the slots their numbers).
+        continuous = Bloomc::ContinuousBloomFilter.new(50_000, 5, 86_400, seed: 9)
+        keys.each_slice(500).with_index do |slice, i|
+          continuous.inc_time_slot if i.positive? # slices 3 ticks old (the first) to 0
+          continuous.add_all(slice)
+        end
+        moved = Bloomc::Redis::ContinuousBloomFilter.from_local(redis, "dumped-t", continuous)
+        expect(moved.include_all(keys)).to eq(continuous.include_all(keys))
+        expect(moved.include_all(keys).count(true)).to eq(1500)
+        expect(moved.include_all(probes)).to eq(continuous.include_all(probes))
+        expect(moved.to_local).to eq(continuous) # buckets and slot, bit for bit
+        expect(Bloomc.load(moved.dump)).to eq(continuous)
+        moved.destroy
       end
 
       it "keeps a continuous filter's keys for at least ttl and drops them by 1.5 ttl, on the server's clock" do
