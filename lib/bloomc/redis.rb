@@ -237,6 +237,7 @@ module Bloomc
       # Resolves the shape (or reads it from Redis when none is given),
       # checks it against the stored one and builds the layout.
       def open(redis, name, shape, shards)
+        raise TypeError, "redis must be a client of the redis gem (Redis or Redis::Cluster), not #{redis.class}" unless redis.is_a?(::Redis)
         unless name.is_a?(String) && !name.empty? && !name.match?(/[{}]/)
           raise ArgumentError, "name must be a non-empty String without braces, not #{name.inspect}"
         end
