@@ -6,10 +6,11 @@
 # positions from seeded CRC32s, then SETBIT/GETBIT. Twice: as a plain loop
 # (a command, a round trip, per bit; a lookup stops at its first 0 bit), and
 # pipelined (a key's k commands together; a batch's in one pipeline). Same m
-# and k, same keys.
+# and k, same keys. Batches of 1,000 keys.
 #
-# Uses BLOOMC_REDIS_URL (its database is flushed), or starts a server of its
-# own when redis-server is installed. Run with `bundle exec rake bench:redis`.
+# Uses BLOOMC_REDIS_URL (keys bloomc:{bloomc-bench}:* and bloomc-bench-ruby,
+# removed before and after), or starts a server of its own when redis-server
+# is installed. Run with `bundle exec rake bench:redis`.
 #
 #   REDIS_BENCH_KEYS=20000   keys per measurement
 #   REDIS_BENCH_ROUNDS=3     rounds; the best of each is kept
@@ -79,11 +80,16 @@ def with_redis
 end
 
 with_redis do |redis, where|
-  redis.flushdb
+  begin
+    Bloomc::Redis::BloomFilter.new(redis, "bloomc-bench").destroy
+  rescue ArgumentError
+    nil # none there
+  end
   keys = hex_keys(KEYS, 1)
   absent = hex_keys(KEYS, 2)
-  ours = Bloomc::Redis::BloomFilter.new(redis, "bench", capacity: KEYS, error_rate: 0.01)
-  theirs = RubyRedisBloom.new(redis, "bench-ruby", ours.m, ours.k)
+  ours = Bloomc::Redis::BloomFilter.new(redis, "bloomc-bench", capacity: KEYS, error_rate: 0.01)
+  theirs = RubyRedisBloom.new(redis, "bloomc-bench-ruby", ours.m, ours.k)
+  theirs.clear
   ours << "warm" # loads the scripts
   singles = KEYS / 10 # single-key round trips are slow: a tenth of the keys
 

@@ -34,16 +34,34 @@ module Bloomc
     # operation; the operation's outcome is unknown (an add may have landed).
     class ConnectionError < Bloomc::Error; end
 
-    # Keys per script call in the batch forms: bounds how long one call
-    # holds the server.
-    BATCH = 1000
+    # Whether an error of redis-rb (or redis-clustering) means that a server
+    # could not be reached, rather than that it refused a command.
+    # @api private
+    def self.connection_error?(error)
+      return true if error.is_a?(::Redis::BaseConnectionError) || error.is_a?(::RedisClient::ConnectionError)
+      return false unless defined?(::Redis::Cluster::InitialSetupError)
+
+      case error
+      when ::Redis::Cluster::InitialSetupError, ::Redis::Cluster::NodeMightBeDown then true
+      when ::Redis::Cluster::CommandErrorCollection
+        !error.errors.empty? && error.errors.values.all? { |inner| connection_error?(inner) }
+      else false
+      end
+    end
+
+    # Cells per script call in the batch forms (8192 / k keys): bounds how
+    # long one call holds the server (a few milliseconds).
+    CELLS_PER_CALL = 8192
 
     # Lua scripts, loaded on first use (EVALSHA; loaded again after a server
     # restart or SCRIPT FLUSH). ARGV[1] is k; cells follow, k per key.
     SCRIPTS = {
+      # The count first: a count key of the wrong type fails before any cell
+      # changes.
       bits_add: <<~LUA,
+        local count = redis.call('INCRBY', KEYS[2], (#ARGV - 1) / tonumber(ARGV[1]))
         for i = 2, #ARGV do redis.call('SETBIT', KEYS[1], ARGV[i], 1) end
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 1) / tonumber(ARGV[1]))
+        return count
       LUA
       bits_lookup: <<~LUA,
         local k, out = tonumber(ARGV[1]), {}
@@ -59,8 +77,9 @@ module Bloomc
       # ARGV[2]: the cell type (u4); saturating, as the local counters.
       counting_add: <<~LUA,
         local t = ARGV[2]
+        local count = redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
         for i = 3, #ARGV do redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', t, '#' .. ARGV[i], 1) end
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+        return count
       LUA
       counting_count: <<~LUA,
         local k, t, out = tonumber(ARGV[1]), ARGV[2], {}
@@ -98,16 +117,18 @@ module Bloomc
       # The clock is the server's: generation G covers [G, G + 1) periods of
       # ARGV[2] ms. A key lives in the bitmap of the generation it was added
       # in and is found while that is one of the last three (at least ttl,
-      # two periods; at most 1.5 ttl). Older bitmaps are never read and
-      # expire on their own, so no stale cell comes back.
+      # two periods; at most 1.5 ttl). A bitmap expires when the third
+      # period after its own begins, when no lookup reads it any more, so no
+      # stale cell comes back and nothing needs sweeping.
       continuous_add: <<~LUA,
         local period = tonumber(ARGV[2])
         local now = redis.call('TIME')
         local gen = math.floor((tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) / period)
         local key = KEYS[1] .. ':' .. string.format('%d', gen)
+        local count = redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
         for i = 3, #ARGV do redis.call('SETBIT', key, ARGV[i], 1) end
-        redis.call('PEXPIREAT', key, (gen + 4) * period)
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+        redis.call('PEXPIREAT', key, (gen + 3) * period)
+        return count
       LUA
       continuous_lookup: <<~LUA,
         local k, period, out = tonumber(ARGV[1]), tonumber(ARGV[2]), {}
@@ -135,6 +156,8 @@ module Bloomc
         for g = gen - 4, gen + 1 do redis.call('DEL', KEYS[1] .. ':' .. string.format('%d', g)) end
         return redis.call('DEL', KEYS[2])
       LUA
+      # The clock of the node holding KEYS[1].
+      time: "return redis.call('TIME')",
       # Creates the meta hash, or returns the one there.
       meta: <<~LUA
         if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -167,12 +190,14 @@ module Bloomc
       # @return [Integer] cells per key
       def k = @layout.k
 
-      # Adds +key+ (a String, Symbol or Integer); returns the filter's size
-      # after the add, as the local filters do.
-      # @return [Integer]
+      # Adds +key+ (a String, Symbol or Integer). Returns what the local
+      # filter's add does: the BloomFilter its size after the add (as
+      # bloombroom), the others self.
+      # @return [Integer, self]
       def add(key)
         shard, cells = @layout.locate(key)
-        script(add_script, add_keys(shard), [k, *add_argv, *cells])
+        size = script(add_script, add_keys(shard), [k, *add_argv, *cells])
+        add_returns_size? ? size : self
       end
       alias << add
 
@@ -243,11 +268,14 @@ module Bloomc
         end
 
         @redis = redis
-        @name = name
+        @name = name.dup.freeze
         asked = shape.compact.empty? && shards.nil? ? nil : meta_for(shape, shards || 1)
         stored = stored_meta(asked)
         raise ArgumentError, "no filter named #{name.inspect} in Redis: give its shape to create it" unless stored
 
+        unless stored["kind"] == kind
+          raise ArgumentError, "the filter #{name.inspect} in Redis is a #{stored['kind']}, not a #{kind}"
+        end
         if asked && (diff = META.find { |field| asked[field] != stored[field] })
           raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} " \
                                "(#{stored[diff]}, asked for #{asked[diff]})"
@@ -256,14 +284,17 @@ module Bloomc
       end
 
       def adopt(meta)
-        unless meta["kind"] == kind
-          raise ArgumentError, "the filter #{name.inspect} in Redis is a #{meta['kind']}, not a #{kind}"
-        end
+        @m, k, seed, hash, @shards, width, period = META.drop(1).map { |field| Integer(meta[field], 10) }
+        raise ArgumentError, "shards #{@shards}" unless @shards.between?(1, 65_536)
+        raise ArgumentError, "width #{width}" unless width.between?(1, 32)
+        raise ArgumentError, "period #{period}" if period.negative?
 
-        @shards = Integer(meta["shards"])
-        @m, k, seed, hash, width = meta.values_at("m", "k", "seed", "hash", "width").map { |v| Integer(v) }
-        @layout = RedisLayout.new(-(-@m / @shards), k, seed, hash, @shards, width == 1)
+        checked_m(@m, @shards, width)
+        # Bit cells (bloom, continuous) at bit offsets; counters at indexes.
+        @layout = RedisLayout.new(-(-@m / @shards), k, seed, hash, @shards, kind != "counting")
         adopt_extra(meta)
+      rescue ArgumentError, TypeError, RangeError => e
+        raise FormatError, "the filter #{name.inspect} in Redis has unusable parameters (#{e.message})"
       end
 
       def adopt_extra(_meta) = nil
@@ -303,6 +334,8 @@ module Bloomc
 
       def inspect_extra = ""
 
+      def add_returns_size? = false
+
       # A lookup script's answer for one key.
       def present?(answer) = answer == 1
 
@@ -310,8 +343,8 @@ module Bloomc
         pipe.del(shard_key(shard, "cells"), shard_key(shard, "count"))
       end
 
-      # Groups keys by shard, BATCH to a script call, all calls in one
-      # pipeline; yields each call's key indexes and result.
+      # Groups keys by shard, CELLS_PER_CALL to a script call, all calls in
+      # one pipeline; yields each call's key indexes and result.
       def each_call(keys, name, keys_of, argv, &block)
         raise TypeError, "keys must be Enumerable, not #{keys.class}" unless keys.is_a?(Enumerable)
 
@@ -322,12 +355,50 @@ module Bloomc
           group[0] << at
           group[1].concat(cells)
         end
+        per_call = [CELLS_PER_CALL / k, 1].max
         calls = groups.flat_map do |shard, (indexes, cells)|
-          indexes.each_slice(BATCH).with_index.map do |slice, i|
-            [slice, keys_of.call(shard), [k, *argv, *cells[i * BATCH * k, slice.size * k]]]
+          indexes.each_slice(per_call).with_index.map do |slice, i|
+            [slice, keys_of.call(shard), [k, *argv, *cells[i * per_call * k, slice.size * k]]]
           end
         end
         pipelined_scripts(name, calls).each_with_index { |result, i| block.call(calls[i][0], result) }
+      end
+
+      CHUNK = 1 << 20 # bytes per SETRANGE or GETRANGE: no command holds Redis long
+
+      # An unsharded filter's cells string and count, replaced by +bytes+
+      # (the cells as Redis keeps them) and +count+.
+      def write_cells(bytes, count)
+        replace_string(shard_key(0, "cells"), bytes)
+        guarded { redis.set(shard_key(0, "count"), count) }
+      end
+
+      # An unsharded filter's cells string, +width+ bits a cell.
+      def read_cells(width) = read_string(shard_key(0, "cells"), ((m * width) + 7) / 8)
+
+      # Replaces key's string by +bytes+: written in chunks to a key beside
+      # it (the same hash slot), then renamed, so that a reader sees the old
+      # cells or the new, never a part.
+      def replace_string(key, bytes, expire_at: nil)
+        staging = "#{key}:loading"
+        guarded do
+          redis.del(staging)
+          (0...bytes.bytesize).step(CHUNK) { |at| redis.setrange(staging, at, bytes.byteslice(at, CHUNK)) }
+          redis.pexpireat(staging, expire_at) if expire_at
+          redis.rename(staging, key)
+        end
+      end
+
+      # The first +length+ bytes of key's string, each chunk padded to its
+      # length (a string ends at its last written byte, and may grow while
+      # it is read).
+      def read_string(key, length)
+        guarded do
+          (0...length).step(CHUNK).map do |at|
+            size = [CHUNK, length - at].min
+            (redis.getrange(key, at, at + size - 1) || "").b.ljust(size, "\0")
+          end.join
+        end
       end
 
       # One script call (EVALSHA, loading the script when the server lacks it).
@@ -364,7 +435,9 @@ module Bloomc
 
       def guarded
         yield
-      rescue ::Redis::BaseConnectionError, ::RedisClient::ConnectionError => e
+      rescue ::Redis::BaseError, ::RedisClient::Error => e
+        raise unless Redis.connection_error?(e)
+
         raise ConnectionError, "Redis unreachable for filter #{name.inspect}: #{e.message} (#{e.class})"
       end
     end
@@ -403,7 +476,7 @@ module Bloomc
 
         local = Bloomc::BloomFilter.new(@layout.m, k, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
         fields, body = local.send(:export_core)
-        cells = read_cells
+        cells = read_cells(1)
         fields[4] = size
         local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)))
         local
@@ -415,6 +488,8 @@ module Bloomc
       private
 
       def kind = "bloom"
+
+      def add_returns_size? = true
 
       def add_script = :bits_add
 
@@ -429,27 +504,9 @@ module Bloomc
           "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => "0" }
       end
 
-
       def adopt_extra(meta)
         @seed = Integer(meta["seed"])
         @hash = Integer(meta["hash"])
-      end
-
-      # Sets the unsharded cells string to +bytes+ and the count, in chunks
-      # of 1 MB (SETRANGE) so that no command holds Redis long.
-      def write_cells(bytes, count)
-        key = shard_key(0, "cells")
-        guarded do
-          redis.del(key)
-          (0...bytes.bytesize).step(1 << 20) { |at| redis.setrange(key, at, bytes.byteslice(at, 1 << 20)) }
-          redis.set(shard_key(0, "count"), count)
-        end
-      end
-
-      def read_cells
-        key = shard_key(0, "cells")
-        total = (@layout.m + 7) / 8
-        guarded { (0...total).step(1 << 20).map { |at| redis.getrange(key, at, [at + (1 << 20), total].min - 1) }.join }
       end
     end
 
@@ -501,7 +558,7 @@ module Bloomc
 
         local = Bloomc::CountingBloomFilter.new(@layout.m, k, width: width, seed: @seed)
         fields, body = local.send(:export_core)
-        cells, saturated = RedisLayout.cells_from_redis(read_cells, @layout.m, width)
+        cells, saturated = RedisLayout.cells_from_redis(read_cells(width), @layout.m, width)
         fields[4] = size
         fields[5] = saturated
         local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)))
@@ -545,21 +602,6 @@ module Bloomc
 
       # The lookup script answers counts: a key is included above 0.
       def present?(answer) = answer.positive?
-
-      def write_cells(bytes, count)
-        key = shard_key(0, "cells")
-        guarded do
-          redis.del(key)
-          (0...bytes.bytesize).step(1 << 20) { |at| redis.setrange(key, at, bytes.byteslice(at, 1 << 20)) }
-          redis.set(shard_key(0, "count"), count)
-        end
-      end
-
-      def read_cells
-        key = shard_key(0, "cells")
-        total = (@layout.m * width + 7) / 8
-        guarded { (0...total).step(1 << 20).map { |at| redis.getrange(key, at, [at + (1 << 20), total].min - 1) }.join }
-      end
     end
 
     # A filter whose keys expire, on the Redis server's clock: every client
@@ -582,10 +624,10 @@ module Bloomc
       # @return [Float] seconds a key lives at least
       def ttl = @period_ms * 2 / 1000.0
 
-      # Removes every generation and the count.
+      # Removes every generation and the count, in one pipeline.
       # @return [self]
       def clear
-        (0...shards).each { |i| script(:continuous_clear, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]) }
+        pipelined_scripts(:continuous_clear, Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]] })
         guarded { redis.del(shard_key(0, "slot")) }
         self
       end
@@ -613,10 +655,9 @@ module Bloomc
 
         local = Bloomc::ContinuousBloomFilter.new(m, k, ttl, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
         fields, body = local.send(:export_core)
-        gen, offset, *ages = guarded do
-          now = server_generation
-          [now, redis.get(shard_key(0, "slot")).to_i, *(0..2).map { |age| redis.get(generation_key(now - age)) || "" }]
-        end
+        gen = server_generation
+        offset = guarded { redis.get(shard_key(0, "slot")).to_i }
+        ages = (0..2).map { |age| read_string(generation_key(gen - age), (m + 7) / 8) }
         fields[4] = ((gen + offset) % 15) + 1
         cells = RedisLayout.continuous_from_redis(*ages, m, fields[4])
         local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)), false)
@@ -650,8 +691,11 @@ module Bloomc
         raise ArgumentError, "ttl: is required" if ttl.nil?
         raise TypeError, "ttl must be a number of seconds, not #{ttl.class}" unless ttl.is_a?(Numeric) && ttl.real?
 
-        period_ms = (ttl * 500).round
-        raise ArgumentError, "ttl must be finite and in 0.002..#{Bloomc::ContinuousBloomFilter::MAX_TTL} s, not #{ttl}" unless ttl.finite? && period_ms >= 1 && ttl <= Bloomc::ContinuousBloomFilter::MAX_TTL
+        unless ttl.finite? && ttl.positive? && ttl <= Bloomc::ContinuousBloomFilter::MAX_TTL
+          raise ArgumentError, "ttl must be finite, above 0 and at most #{Bloomc::ContinuousBloomFilter::MAX_TTL} s, not #{ttl}"
+        end
+
+        period_ms = (ttl * 500).ceil # whole milliseconds, rounded up: keys live at least ttl
 
         seed = shape[:seed] || 0
         hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
@@ -666,30 +710,29 @@ module Bloomc
         @hash = Integer(meta["hash"])
       end
 
-      # The server clock's current period, as the scripts compute it.
+      # The current period on the clock of the node holding the unsharded
+      # filter, as the scripts compute it.
       def server_generation
-        seconds, micros = redis.time
+        seconds, micros = script(:time, [shard_key(0, "gen")], []).map { |part| Integer(part) }
         ((seconds * 1000) + (micros / 1000)) / @period_ms
       end
 
       def generation_key(gen) = "#{shard_key(0, 'gen')}:#{gen}"
 
-      # Writes the three bitmaps (ages 0..2) of an unsharded filter in 1 MB
-      # chunks, and the slot offset that maps the server's periods onto the
-      # local clock's slots.
+      # Writes the three bitmaps (ages 0..2) of an unsharded filter, each
+      # whole at once (replace_string), and the slot offset that maps the
+      # server's periods onto the local clock's slots.
       def write_generations(ages, slot)
-        guarded do
-          gen = server_generation
-          ages.each_with_index do |bytes, age|
-            key = generation_key(gen - age)
-            redis.del(key)
-            next if bytes.count("\0") == bytes.bytesize
-
-            (0...bytes.bytesize).step(1 << 20) { |at| redis.setrange(key, at, bytes.byteslice(at, 1 << 20)) }
-            redis.pexpireat(key, (gen - age + 4) * @period_ms)
+        gen = server_generation
+        ages.each_with_index do |bytes, age|
+          key = generation_key(gen - age)
+          if bytes.count("\0") == bytes.bytesize
+            guarded { redis.del(key) }
+          else
+            replace_string(key, bytes, expire_at: (gen - age + 3) * @period_ms)
           end
-          redis.set(shard_key(0, "slot"), (slot - 1 - gen) % 15)
         end
+        guarded { redis.set(shard_key(0, "slot"), (slot - 1 - gen) % 15) }
       end
     end
   end

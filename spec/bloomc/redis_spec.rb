@@ -119,7 +119,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               next expect(filter.delete(key)).to eq(local.delete(key)) if op == "delete"
 
               local.add(key)
-              expect(filter.add(key)).to eq(local.size)
+              expect(filter.add(key)).to equal(filter) # self, as the local counting filter
             end
             %w[a b c d].each { |key| expect(filter.count(key)).to eq(local.count(key)) }
             expect(filter.count("a")).to eq(3) # saturated at 2**2 - 1, and never decremented from there
@@ -152,6 +152,8 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         filter = Bloomc::Redis::CountingBloomFilter.new(redis, "round-trips", m: 10_000, k: 7, shards: 4)
         filter << "warm" # loads the scripts
         filter.include_all(["warm"])
+        filter.count("warm")
+        filter.delete("warm")
         expect(round_trips { filter << "a" }).to eq(1)
         expect(round_trips { filter.include?("a") }).to eq(1)
         expect(round_trips { filter.count("a") }).to eq(1)
@@ -173,12 +175,19 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         expect(remote.to_local.size).to eq(2000)
         remote.destroy
 
-        counting = Bloomc::CountingBloomFilter.new(3001, 4, width: 5)
-        keys.first(300).each_with_index { |key, i| (i % 7 + 1).times { counting << key } }
-        copy = Bloomc::Redis::CountingBloomFilter.from_local(redis, "dumped-c", counting)
-        expect(keys.first(300).map { |key| copy.count(key) }).to eq(keys.first(300).map { |key| counting.count(key) })
-        expect(Bloomc.load(copy.dump)).to eq(counting)
-        copy.destroy
+        [1, 5, 32].each do |width| # 1: a counter of one bit is not a Bloom filter's bit
+          counting = Bloomc::CountingBloomFilter.new(3001, 4, width: width)
+          keys.first(300).each_with_index { |key, i| (i % 7 + 1).times { counting << key } }
+          copy = Bloomc::Redis::CountingBloomFilter.from_local(redis, "dumped-c", counting)
+          expect(keys.first(300).map { |key| copy.count(key) }).to eq(keys.first(300).map { |key| counting.count(key) })
+          expect(copy.include_all(probes)).to eq(counting.include_all(probes))
+          expect(Bloomc.load(copy.dump)).to eq(counting)
+          built = Bloomc::Redis::CountingBloomFilter.new(redis, "built-c", m: 3001, k: 4, width: width)
+          keys.first(300).each_with_index { |key, i| (i % 7 + 1).times { built << key } }
+          expect(built.to_local).to eq(counting)
+          [copy, built].each(&:destroy)
+        end
+        expect(redis.keys("*:loading")).to be_empty # loads write beside the cells, then rename
 
         # A day's ttl: the server's clock does not move to another period
         # during the spec (each key keeps its age, the slots their numbers).
@@ -205,8 +214,8 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
           seen << [elapsed, filter.all_include?(%w[a b c]), filter.any_include?(%w[a b c])]
           sleep(0.02)
         end
-        expect(seen.select { |t, _, _| t < 0.38 }.map { |_, all, _| all }.uniq).to eq([true])
-        expect(seen.select { |t, _, _| t > 0.62 }.map { |_, _, any| any }.uniq).to eq([false])
+        expect(seen.select { |t, _, _| t < 0.35 }.map { |_, all, _| all }.uniq).to eq([true])
+        expect(seen.select { |t, _, _| t > 0.68 }.map { |_, _, any| any }.uniq).to eq([false])
         expect(filter.ttl).to eq(0.4)
         filter.destroy
       end
@@ -247,6 +256,20 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         filter.destroy
       end
 
+      it "refuses parameters in Redis it cannot use, and rounds a ttl up to whole milliseconds" do
+        Bloomc::Redis::BloomFilter.new(redis, "corrupt", m: 100, k: 3)
+        redis.hset("bloomc:{corrupt}:meta", "shards", "0")
+        expect { Bloomc::Redis::BloomFilter.new(redis, "corrupt") }.to raise_error(Bloomc::FormatError, /unusable parameters \(shards 0\)/)
+        redis.hdel("bloomc:{corrupt}:meta", "shards")
+        expect { Bloomc::Redis::BloomFilter.new(redis, "corrupt") }.to raise_error(Bloomc::FormatError, /unusable/)
+        redis.del("bloomc:{corrupt}:meta")
+        expect(Bloomc::Redis::ContinuousBloomFilter.new(redis, "odd-ttl", m: 100, k: 2, ttl: 0.0029).ttl).to eq(0.004)
+        [Float::NAN, Float::INFINITY, 0, -1].each do |ttl|
+          expect { Bloomc::Redis::ContinuousBloomFilter.new(redis, "bad-ttl", m: 100, k: 2, ttl: ttl) }.to raise_error(ArgumentError, /ttl must be/)
+        end
+        Bloomc::Redis::ContinuousBloomFilter.new(redis, "odd-ttl").destroy
+      end
+
       it "raises ConnectionError, never a false answer, when Redis cannot be reached" do
         port = RedisServers.free_port
         gone = Redis.new(url: "redis://127.0.0.1:#{port}", reconnect_attempts: 0, timeout: 0.5)
@@ -262,6 +285,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
           @dir = dir
           example.run
         ensure
+          Dir.glob(File.join(dir, "*")).each { |sub| RedisServers.stop_in(sub) if File.directory?(sub) }
           RedisServers.stop_in(dir)
         end
       end
@@ -271,13 +295,24 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         redis = Redis.new(url: "redis://127.0.0.1:#{port}", reconnect_attempts: 0, timeout: 1)
         filter = Bloomc::Redis::CountingBloomFilter.new(redis, "durable", capacity: 5000, error_rate: 0.001)
         filter.add_all(keys.first(1000))
-        keys.drop(1000).first(100).each { |key| filter << key }
+        keys.drop(1000).first(20).each { |key| filter << key } # each fsynced: kept few
         Process.kill(:KILL, RedisServers.pid_in(@dir))
         RedisServers.wait_for { !RedisServers.alive?(RedisServers.pid_in(@dir)) }
         expect { filter.include?(keys[0]) }.to raise_error(Bloomc::Redis::ConnectionError)
         RedisServers.spawn(@dir, "--appendonly", "yes", "--appendfsync", "always", port: port)
-        expect(filter.all_include?(keys.first(1100))).to be(true) # scripts loaded again, keys all there
-        expect(filter.size).to eq(1100)
+        expect(filter.all_include?(keys.first(1020))).to be(true) # scripts loaded again, keys all there
+        expect(filter.size).to eq(1020)
+      end
+
+      it "raises ConnectionError from a cluster that lost a master, for single keys and batches" do
+        nodes = RedisServers.cluster(@dir)
+        cluster = Redis::Cluster.new(nodes: nodes.map { |node| "redis://#{node}" }, reconnect_attempts: 0, timeout: 0.5)
+        filter = Bloomc::Redis::BloomFilter.new(cluster, "lost", capacity: 10_000, error_rate: 0.01, shards: 6)
+        filter.add_all(keys)
+        Process.kill(:KILL, RedisServers.pid_in(File.join(@dir, "cluster-1")))
+        calls = [-> { filter.include_all(keys) }, -> { filter.size }, -> { filter.add_all(keys) },
+                 -> { keys.each { |key| filter.include?(key) } }]
+        calls.each { |call| expect(&call).to raise_error(Bloomc::Redis::ConnectionError) }
       end
     end
   end

@@ -78,9 +78,9 @@ module RedisServers
     false
   end
 
-  # The standalone server and the cluster; prints the variables to export.
-  def start(root)
-    standalone = spawn(File.join(root, "standalone"), "--appendonly", "yes", "--appendfsync", "always")
+  # A Redis Cluster of three masters, in dirs root/cluster-0..2; returns
+  # their host:port once the cluster is ok.
+  def cluster(root)
     nodes = Array.new(3) do |i|
       spawn(File.join(root, "cluster-#{i}"), "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
             "--cluster-node-timeout", "5000", "--appendonly", "no")
@@ -89,6 +89,13 @@ module RedisServers
     system(CLEAN_ENV, "redis-cli", "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes",
            out: File::NULL, exception: true)
     wait_for(60) { nodes.all? { |port| cli(port, "CLUSTER", "INFO").include?("cluster_state:ok") } }
+    addresses
+  end
+
+  # The standalone server and the cluster; prints the variables to export.
+  def start(root)
+    standalone = spawn(File.join(root, "standalone"), "--appendonly", "yes", "--appendfsync", "always")
+    addresses = cluster(root)
     puts "export BLOOMC_REDIS_URL=redis://127.0.0.1:#{standalone}/0"
     puts "export BLOOMC_REDIS_CLUSTER=#{addresses.join(',')}"
   end
