@@ -103,6 +103,37 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
 }
 
 /* The private entry points of Bloomc::Batch (lib/bloomc/batch.rb). */
+/* The lines of chunk's first length bytes (each ending in '\n', the last
+ * perhaps not) whose key, the line without its '\n', the filter did not
+ * hold: each is added and appended to out, with a '\n' where it had none.
+ * In order, so a line repeated within the chunk is written once.
+ * (`bloomc dedup`.) */
+VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length)
+{
+    StringValue(chunk);
+    StringValue(out);
+    rb_str_modify(out);
+    if (chunk == out) rb_raise(rb_eArgError, "the chunk and the output must be different Strings");
+    long n = NUM2LONG(length);
+    if (n < 0 || n > RSTRING_LEN(chunk)) rb_raise(rb_eArgError, "length %ld outside the chunk's %ld bytes", n, RSTRING_LEN(chunk));
+    const char *p = RSTRING_PTR(chunk), *end = p + n;
+    while (p < end) {
+        const char *newline = memchr(p, '\n', (size_t)(end - p));
+        const char *key_end = newline ? newline : end;
+        bf_key_hash h = bf_key_hash_bytes((const uint8_t *)p, (size_t)(key_end - p), b->seed, b->kind);
+        uint8_t present;
+        b->lookup(b->filter, &h, 1, &present);
+        if (!present) {
+            b->add(b->filter, &h, 1);
+            rb_str_cat(out, p, key_end - p);
+            rb_str_cat(out, "\n", 1);
+        }
+        p = newline ? newline + 1 : end;
+    }
+    RB_GC_GUARD(chunk);
+    return out;
+}
+
 void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE))
 {
     rb_define_private_method(klass, "batch_add", add, 1);

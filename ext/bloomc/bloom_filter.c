@@ -147,6 +147,15 @@ static VALUE bloom_filter_batch_add(VALUE self, VALUE keys)
     return self;
 }
 
+/* :nodoc: dedup_lines(chunk, out, length): `bloomc dedup`'s work (see batch.c). */
+static VALUE bloom_filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length)
+{
+    rb_check_frozen(self);
+    bf_bloom *f = get_filter(self);
+    bloomc_batch b = {f, f->seed, f->hash, add_many, contains_many};
+    return bloomc_batch_dedup(&b, chunk, out, length);
+}
+
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
 static VALUE bloom_filter_batch_lookup(VALUE self, VALUE keys, VALUE mode)
 {
@@ -383,6 +392,7 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "<<", bloom_filter_add, 1);
     rb_define_method(cBloomFilter, "include?", bloom_filter_include_p, 1);
     rb_define_method(cBloomFilter, "[]", bloom_filter_include_p, 1);
+    rb_define_private_method(cBloomFilter, "dedup_lines", bloom_filter_dedup_lines, 3);
     bloomc_define_batch_methods(cBloomFilter, bloom_filter_batch_add, bloom_filter_batch_lookup);
     rb_define_method(cBloomFilter, "m", bloom_filter_m, 0);
     rb_define_method(cBloomFilter, "k", bloom_filter_k, 0);

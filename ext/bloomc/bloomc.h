@@ -49,6 +49,7 @@ enum { BLOOMC_BATCH_RESULTS, BLOOMC_BATCH_COUNT, BLOOMC_BATCH_ALL, BLOOMC_BATCH_
 
 VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys);
 VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode);
+VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length);
 void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE));
 
 /* args.c: argument checks that raise clear Ruby exceptions. */

@@ -295,6 +295,15 @@ static VALUE continuous_batch_add(VALUE self, VALUE keys)
     return self;
 }
 
+/* :nodoc: dedup_lines(chunk, out, length): `bloomc dedup --ttl`'s work (batch.c). */
+static VALUE continuous_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length)
+{
+    rb_check_frozen(self);
+    continuous_t *c = get_state(self);
+    bloomc_batch b = {c, c->core.seed, c->core.hash, add_many, lookup_many};
+    return bloomc_batch_dedup(&b, chunk, out, length);
+}
+
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
 static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode)
 {
@@ -649,6 +658,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(cContinuousBloomFilter, "<<", continuous_add, 1);
     rb_define_method(cContinuousBloomFilter, "include?", continuous_include_p, 1);
     rb_define_method(cContinuousBloomFilter, "[]", continuous_include_p, 1);
+    rb_define_private_method(cContinuousBloomFilter, "dedup_lines", continuous_dedup_lines, 3);
     bloomc_define_batch_methods(cContinuousBloomFilter, continuous_batch_add, continuous_batch_lookup);
     rb_define_method(cContinuousBloomFilter, "inc_time_slot", continuous_inc_time_slot, 0);
     rb_define_private_method(cContinuousBloomFilter, "schedule_clock", continuous_schedule_clock, 3);
