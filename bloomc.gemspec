@@ -16,9 +16,13 @@ Gem::Specification.new do |spec|
   spec.license = "MIT"
   spec.required_ruby_version = ">= 3.0"
 
-  spec.files = Dir["lib/**/*.rb", "ext/bloomc/*.{c,h,rb}", "ext/bloomc/depend", "sig/**/*.rbs",
+  spec.files = Dir["lib/**/*.rb", "ext/bloomc/*.{c,h,rb}", "ext/bloomc/depend", "sig/**/*.rbs", "exe/*",
                    "README.md", "LICENSE", "CHANGELOG.md"]
+  spec.bindir = "exe"
+  spec.executables = ["bloomc"]
   spec.require_paths = ["lib"]
+  # The command's progress bar on a terminal.
+  spec.add_dependency "ruby-progressbar", "~> 1.13"
   spec.extensions = ["ext/bloomc/extconf.rb"]
   spec.metadata["rubygems_mfa_required"] = "true"
 end

@@ -73,6 +73,11 @@ RSpec.describe "sig/bloomc.rbs" do
     end
   end
 
+  it "declares exactly the public singleton methods of Bloomc::CLI" do
+    require "bloomc/cli"
+    expect(declared(classes.fetch("Bloomc::CLI"), :singleton).sort).to eq(Bloomc::CLI.singleton_methods(false).sort)
+  end
+
   { "Bloomc::FNV" => Bloomc::FNV, "Bloomc::CRC32C" => Bloomc::CRC32C, "Bloomc::Murmur3" => Bloomc::Murmur3, "Bloomc::BloomHelper" => Bloomc::BloomHelper,
     "Bloombroom::BloomHelper" => Bloombroom::BloomHelper, "Bloombroom::FNVFFI" => Bloombroom::FNVFFI }.each do |name, mod|
     it "declares exactly the public singleton methods of #{name}" do

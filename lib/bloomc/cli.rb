@@ -1,0 +1,310 @@
+# frozen_string_literal: true
+
+require "optparse"
+require "bloomc"
+
+module Bloomc
+  # The `bloomc` command (exe/bloomc): dedup, build, query, merge and info.
+  # Lines are bytes: a key is a line without its "\n", whatever its encoding,
+  # NUL bytes and invalid UTF-8 included. User errors print one line on
+  # stderr and exit 2.
+  class CLI
+    # Exit statuses.
+    OK = 0
+    NONE_FOUND = 1 # query: no key selected, as grep
+    USAGE = 2
+    INTERRUPTED = 130
+
+    CHUNK = 1 << 20 # bytes read at a time
+
+    # Filter kinds `build --kind` makes.
+    KINDS = { "bloom" => BloomFilter, "blocked" => BlockedBloomFilter, "counting" => CountingBloomFilter }.freeze
+
+    COMMANDS = {
+      "dedup" => "write each line not seen before (within --ttl seconds)",
+      "build" => "build a filter from lines and save it",
+      "query" => "print the keys a filter holds (--invert: those it does not)",
+      "merge" => "save the union of filters of the same kind and shape",
+      "info" => "describe a saved filter"
+    }.freeze
+
+    # A mistake of the user's: one line on stderr, exit 2.
+    class UsageError < StandardError; end
+
+    # Runs argv; returns the exit status.
+    def self.run(argv, stdin: $stdin, stdout: $stdout, stderr: $stderr)
+      new(stdin, stdout, stderr).run(argv.dup)
+    end
+
+    def initialize(stdin, stdout, stderr)
+      @stdin = stdin
+      @stdout = stdout
+      @stderr = stderr
+    end
+
+    def run(argv)
+      command = argv.shift
+      case command
+      when nil, "-h", "--help", "help" then return help(argv.first)
+      when "-v", "--version" then return say("bloomc #{VERSION}")
+      end
+      raise UsageError, "unknown command #{command.inspect} (#{COMMANDS.keys.join(', ')}; see bloomc --help)" unless COMMANDS.key?(command)
+
+      @command = command
+      send(command, argv)
+    rescue UsageError, OptionParser::ParseError => e
+      fail_with(e.message)
+    rescue SystemCallError => e
+      fail_with(e.message.sub(/ @ \w+/, "").split(" - ", 2).reverse.join(": ")) # "PATH: No such file or directory"
+    rescue IOError => e
+      fail_with(e.message)
+    rescue ArgumentError, TypeError, RangeError, Error => e
+      fail_with(e.message)
+    rescue Interrupt
+      INTERRUPTED
+    end
+
+    private
+
+    def say(line)
+      @stdout.puts(line)
+      OK
+    end
+
+    def fail_with(message)
+      @stderr.puts("bloomc#{" #{@command}" if @command}: #{message}")
+      USAGE
+    end
+
+    def help(command)
+      if command
+        raise UsageError, "unknown command #{command.inspect}" unless COMMANDS.key?(command)
+
+        @command = command
+        return say(parser(command, {}).help)
+      end
+      say(<<~HELP)
+        Usage: bloomc COMMAND [OPTIONS] [ARGS]
+
+        #{COMMANDS.map { |name, what| format('  %-6s  %s', name, what) }.join("\n")}
+
+        bloomc COMMAND --help for each; bloomc --version.
+      HELP
+    end
+
+    # The options of each command, parsed into opts.
+    def parser(command, opts)
+      OptionParser.new do |o|
+        o.program_name = "bloomc #{command}"
+        case command
+        when "dedup"
+          o.banner = "Usage: bloomc dedup [--ttl SECONDS] [--capacity N] [--error P] [FILE...]\n" \
+                     "Writes each line of the FILEs (or stdin) not seen before; with --ttl, not seen within the\n" \
+                     "last SECONDS (a line seen then is repeated after at most 1.5 x SECONDS)."
+          o.on("--ttl SECONDS", Float, "forget lines after SECONDS (at least #{ContinuousBloomFilter::MIN_TIMER_TTL})") { |v| opts[:ttl] = v }
+          sizing(o, opts, "distinct lines (within the ttl)", 10_000_000, 1e-6, "a new line taken for a repeat")
+        when "build"
+          o.banner = "Usage: bloomc build [--capacity N] [--error P] [--kind KIND] -o FILTER [FILE...]\n" \
+                     "Builds a filter of the lines of the FILEs (or stdin) and saves it to FILTER."
+          o.on("-o", "--output FILTER", "where to save it (required)") { |v| opts[:output] = v }
+          o.on("--kind KIND", KINDS.keys, "#{KINDS.keys.join(', ')} (default bloom)") { |v| opts[:kind] = v }
+          sizing(o, opts, "keys", 1_000_000, 0.001, "a false positive")
+        when "query"
+          o.banner = "Usage: bloomc query [--invert] FILTER [KEY...]\n" \
+                     "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none."
+          o.on("-v", "--invert", "print the keys it does not hold") { opts[:invert] = true }
+        when "merge"
+          o.banner = "Usage: bloomc merge -o OUT FILTER...\nSaves the union of the FILTERs (of one kind and shape) to OUT."
+          o.on("-o", "--output OUT", "where to save it (required)") { |v| opts[:output] = v }
+        when "info"
+          o.banner = "Usage: bloomc info FILTER\nPrints a saved filter's kind, shape, fill, estimated count and false-positive rate."
+        end
+        o.on("-h", "--help", "this help") { opts[:help] = true }
+      end
+    end
+
+    def sizing(o, opts, what, capacity, error, miss)
+      o.on("--capacity N", Integer, "#{what} to hold (default #{capacity})") { |v| opts[:capacity] = v }
+      o.on("--error P", Float, "chance of #{miss} at capacity (default #{error})") { |v| opts[:error] = v }
+      opts[:capacity] = capacity
+      opts[:error] = error
+    end
+
+    # Options and the remaining arguments; nil when --help was given (and printed).
+    def parse(argv)
+      opts = {}
+      args = parser(@command, opts).parse(argv)
+      if opts[:help]
+        say(parser(@command, {}).help)
+        return nil
+      end
+      [opts, args]
+    end
+
+    def dedup(argv)
+      opts, files = parse(argv) || (return OK)
+      filter = if opts[:ttl]
+                 ContinuousBloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error], ttl: opts[:ttl]).start_timer
+               else
+                 BloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error])
+               end
+      @stdout.sync = true # each chunk's new lines go out as they are found: works in a pipe
+      out = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
+      each_chunk(files) do |lines, length|
+        filter.send(:dedup_lines, lines, out.clear, length)
+        @stdout.write(out) unless out.empty?
+      end
+      OK
+    end
+
+    def build(argv)
+      opts, files = parse(argv) || (return OK)
+      raise UsageError, "-o FILTER is required" unless opts[:output]
+
+      filter = KINDS.fetch(opts[:kind] || "bloom").new(capacity: opts[:capacity], error_rate: opts[:error])
+      each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) }
+      filter.save(opts[:output])
+      @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
+      OK
+    end
+
+    def query(argv)
+      opts, args = parse(argv) || (return OK)
+      path = args.shift or raise UsageError, "give a FILTER to query"
+      filter = load(path)
+      invert = opts.fetch(:invert, false)
+      printed = false
+      answer = lambda do |keys|
+        found = filter.include_all(keys)
+        picked = keys.each_index.select { |i| found[i] != invert }
+        next if picked.empty?
+
+        printed = true
+        @stdout.write(picked.map { |i| "#{keys[i]}\n" }.join)
+      end
+      if args.empty?
+        @stdout.sync = true
+        each_chunk([]) { |lines, length| answer.call(keys_of(lines.byteslice(0, length))) }
+      else
+        answer.call(args.map(&:b))
+      end
+      printed ? OK : NONE_FOUND
+    end
+
+    def merge(argv)
+      opts, paths = parse(argv) || (return OK)
+      raise UsageError, "-o OUT is required" unless opts[:output]
+      raise UsageError, "give the FILTERs to merge" if paths.empty?
+
+      union = load(paths.first)
+      paths.drop(1).each do |path|
+        union.merge!(load(path))
+      rescue ArgumentError => e
+        raise UsageError, "#{path}: #{e.message}"
+      end
+      union.save(opts[:output])
+      OK
+    end
+
+    def info(argv)
+      _, paths = parse(argv) || (return OK)
+      raise UsageError, "give one FILTER" unless paths.size == 1
+
+      filter = load(paths.first)
+      rows = { "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m, "k" => filter.k }
+      rows["width"] = filter.width if filter.respond_to?(:width)
+      rows["ttl"] = filter.ttl if filter.respond_to?(:ttl)
+      rows["keys added"] = filter.size if filter.respond_to?(:size)
+      rows["fill"] = format("%.4f%%", filter.fill_ratio * 100)
+      rows["estimated count"] = filter.estimated_count.round
+      rows["false-positive rate"] = format("%.3g", filter.false_positive_rate)
+      rows["size on disk"] = "#{File.size(paths.first)} bytes"
+      say(rows.map { |name, value| "#{name}: #{value}" }.join("\n"))
+    end
+
+    def load(path)
+      Bloomc.load_file(path)
+    rescue FormatError => e
+      raise FormatError, "#{path}: #{e.message}"
+    end
+
+    # The keys of a chunk of whole lines.
+    def keys_of(lines)
+      keys = lines.split("\n", -1)
+      keys.pop if lines.end_with?("\n")
+      keys
+    end
+
+    # Yields the input in chunks of whole lines (the last may lack its
+    # "\n"), as soon as they are read, so that a pipe's lines are not held
+    # back: a String and the length of its whole lines (the String is
+    # reused: copy what you keep).
+    def each_chunk(files, &block)
+      inputs = files.empty? ? ["-"] : files
+      inputs.each do |name|
+        io = name == "-" ? @stdin : File.open(name, "rb")
+        begin
+          io.binmode
+          progress = Progress.new(@stderr, io, name)
+          read_lines(io, progress, &block)
+          progress.finish
+        ensure
+          io.close unless io.equal?(@stdin)
+        end
+      end
+    end
+
+    # The buffers are reused: reading a file makes no garbage a chunk.
+    def read_lines(io, progress)
+      buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
+      pending = String.new(capacity: 2 * CHUNK, encoding: Encoding::BINARY)
+      loop do
+        io.readpartial(CHUNK, buffer)
+        progress.advance(buffer.bytesize)
+        pending << buffer
+        cut = pending.rindex("\n") or next
+        yield pending, cut + 1
+        pending[0, cut + 1] = "" # the partial line left, moved to the front
+      rescue EOFError
+        break
+      end
+      yield pending, pending.bytesize unless pending.empty?
+    end
+
+    # A progress bar on stderr (ruby-progressbar) for a file read for more
+    # than a second or two, when stderr is a terminal; nothing otherwise.
+    class Progress
+      AFTER = Float(ENV.fetch("BLOOMC_PROGRESS_AFTER", "1.5")) # seconds
+
+      def initialize(stderr, io, name)
+        @stderr = stderr
+        @total = io.is_a?(File) && io.stat.file? ? io.size : nil
+        @name = name
+        @started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        @done = 0
+        @bar = nil
+      end
+
+      def advance(bytes)
+        @done += bytes
+        return unless @total && @stderr.tty?
+
+        @bar ||= start_bar if Process.clock_gettime(Process::CLOCK_MONOTONIC) - @started >= AFTER
+        @bar.progress = [@done, @total].min if @bar
+      end
+
+      def finish
+        @bar&.finish
+      end
+
+      private
+
+      def start_bar
+        require "ruby-progressbar"
+        ProgressBar.create(title: File.basename(@name), total: @total, output: @stderr,
+                           format: "%t |%B| %p%% %e")
+      end
+    end
+    private_constant :Progress
+  end
+end

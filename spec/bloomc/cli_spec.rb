@@ -1,0 +1,173 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+require "open3"
+require "pty"
+require "tmpdir"
+
+# exe/bloomc run as a subprocess: exit statuses, stdout and stderr of every
+# command and error path.
+RSpec.describe "exe/bloomc" do
+  exe = File.expand_path("../../exe/bloomc", __dir__)
+  lib = File.expand_path("../../lib", __dir__)
+  bloomc = [RbConfig.ruby, "-I", lib, exe].freeze
+
+  around do |example|
+    Dir.mktmpdir { |dir| @dir = dir; example.run }
+  end
+
+  def path(name) = File.join(@dir, name)
+
+  # [stdout, stderr, exit status], stdin from +input+.
+  define_method(:run) do |*args, input: "", env: {}|
+    out, err, status = Open3.capture3(env, *bloomc, *args, stdin_data: input, binmode: true)
+    [out, err, status.exitstatus]
+  end
+
+  def write(name, content) = File.binwrite(path(name), content).then { path(name) }
+
+  # Lines as bytes: invalid UTF-8, NUL bytes, an empty line, CRLF, and a last
+  # line without its newline.
+  odd = ["plain", "\xFF\xFE bytes", "nul\0inside", "", "crlf\r", "日本", "日月", "plain", "\xFF\xFE bytes", "", "日本"].map(&:b).freeze
+
+  describe "dedup" do
+    it "writes each line once, in order, whatever its bytes, from stdin or files" do
+      out, err, status = run("dedup", input: "#{odd.join("\n")}\nlast".b)
+      expect([err, status]).to eq(["", 0])
+      expect(out.b).to eq(["plain", "\xFF\xFE bytes", "nul\0inside", "", "crlf\r", "日本", "日月", "last", ""].map(&:b).join("\n"))
+      a = write("a.txt", "x\ny\nx\n")
+      b = write("b.txt", "y\nz") # no final newline, and y seen in a.txt
+      expect(run("dedup", a, b)).to eq(["x\ny\nz\n", "", 0])
+      expect(run("dedup", a, "-", input: "w\nx\n")).to eq(["x\ny\nw\n", "", 0]) # - is stdin
+    end
+
+    it "repeats a line after its ttl, not before" do
+      script = "ruby -e 'puts :a; puts :a; $stdout.flush; sleep 0.9; puts :a; puts :b'"
+      out, err, status = Open3.capture3({}, "#{script} | #{bloomc.join(' ')} dedup --ttl 0.5")
+      expect([out, err, status.exitstatus]).to eq(["a\na\nb\n", "", 0])
+    end
+
+    it "passes lines through a pipe as they come, not when the input ends" do
+      Open3.popen3(*bloomc, "dedup") do |stdin, stdout, _stderr, wait|
+        stdin.write("first\nfirst\nsecond\n")
+        stdin.flush
+        expect(stdout.gets).to eq("first\n") # before stdin is closed
+        expect(stdout.gets).to eq("second\n")
+        stdin.close
+        expect(wait.value.exitstatus).to eq(0)
+      end
+    end
+
+    it "keeps its memory to the filter, and stops quietly at a broken pipe" do
+      out, err, status = Open3.capture3("seq 1 2000000 | #{bloomc.join(' ')} dedup --capacity 2000000 | head -3")
+      expect([out, err, status.exitstatus]).to eq(["1\n2\n3\n", "", 0])
+    end
+  end
+
+  describe "build, query, merge and info" do
+    it "builds a filter from lines, finds them again, and exits as grep does" do
+      keys = write("keys.txt", "#{odd.join("\n")}\n")
+      expect(run("build", "--capacity", "100", "--error", "0.0001", "-o", path("f.bloom"), keys)).to eq(["", "", 0])
+      filter = Bloomc.load_file(path("f.bloom"))
+      expect(filter.all_include?(odd.uniq)).to be(true)
+      expect(run("query", path("f.bloom"), input: "plain\nnever\n\xFF\xFE bytes\n".b)).to eq(["plain\n\xFF\xFE bytes\n".b, "", 0])
+      expect(run("query", path("f.bloom"), "never", "absent")).to eq(["", "", 1])
+      expect(run("query", "--invert", path("f.bloom"), "plain", "never")).to eq(["never\n", "", 0])
+      expect(run("query", "-v", path("f.bloom"), "plain")).to eq(["", "", 1])
+    end
+
+    it "builds every kind, and merges filters of one shape into their union" do
+      write("one.txt", "a\nb\n")
+      write("two.txt", "c\n")
+      %w[bloom blocked counting].each do |kind|
+        2.times { |i| expect(run("build", "--kind", kind, "--capacity", "50", "-o", path("#{kind}#{i}.bloom"), path(%w[one.txt two.txt][i]))[2]).to eq(0) }
+        expect(run("merge", "-o", path("#{kind}.bloom"), path("#{kind}0.bloom"), path("#{kind}1.bloom"))).to eq(["", "", 0])
+        expect(Bloomc.load_file(path("#{kind}.bloom")).all_include?(%w[a b c])).to be(true)
+      end
+      out, err, status = run("merge", "-o", path("mixed.bloom"), path("bloom0.bloom"), path("counting0.bloom"))
+      expect([out, status]).to eq(["", 2])
+      expect(err).to match(/\Abloomc merge: .*counting0\.bloom: cannot combine a Bloomc::BloomFilter with a Bloomc::CountingBloomFilter\n\z/)
+      expect(File.exist?(path("mixed.bloom"))).to be(false)
+    end
+
+    it "describes a saved filter" do
+      write("k.txt", (1..1000).map { |i| "key-#{i}\n" }.join)
+      run("build", "--capacity", "1000", "--error", "0.01", "-o", path("k.bloom"), path("k.txt"))
+      out, err, status = run("info", path("k.bloom"))
+      expect([err, status]).to eq(["", 0])
+      expect(out).to match(/\Akind: BloomFilter\nm: 9586\nk: 7\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
+      expect(out).to include("false-positive rate: 0.0", "size on disk: #{File.size(path('k.bloom'))} bytes")
+    end
+  end
+
+  describe "user errors" do
+    it "prints one line and exits 2, never a backtrace" do
+      write("text.txt", "not a filter, though long enough to have a header's worth of bytes in it: #{'x' * 200}\n")
+      {
+        %w[nope] => /\Abloomc: unknown command "nope"/,
+        %w[dedup --bogus] => /\Abloomc dedup: invalid option: --bogus\n\z/,
+        %w[dedup --capacity lots] => /\Abloomc dedup: invalid argument: --capacity lots\n\z/,
+        %w[dedup --error 2] => /\Abloomc dedup: error rate must be in \(0, 1\), got 2.0\n\z/,
+        %w[dedup --ttl 0.001] => /\Abloomc dedup: ttl 0.001 is too short/,
+        ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
+        %w[build x.txt] => /\Abloomc build: -o FILTER is required\n\z/,
+        %w[build --kind nope -o f] => /\Abloomc build: invalid argument: --kind nope\n\z/,
+        %w[query] => /\Abloomc query: give a FILTER to query\n\z/,
+        ["query", "/no/such.bloom", "k"] => %r{No such file or directory\n\z},
+        %w[merge a b] => /\Abloomc merge: -o OUT is required\n\z/,
+        %w[merge -o out] => /\Abloomc merge: give the FILTERs to merge\n\z/,
+        %w[info] => /\Abloomc info: give one FILTER\n\z/
+      }.each do |args, message|
+        out, err, status = run(*args)
+        expect([args, out, status]).to eq([args, "", 2])
+        expect(err).to match(message)
+        expect(err.lines.size).to eq(1)
+      end
+      out, err, status = run("info", path("text.txt"))
+      expect([out, status]).to eq(["", 2])
+      expect(err).to eq("bloomc info: #{path('text.txt')}: not a bloomc filter (bad magic)\n")
+    end
+
+    it "exits quietly with 130 on Ctrl-C" do
+      _out, err, status = Open3.popen3(*bloomc, "dedup") do |stdin, stdout, stderr, wait|
+        stdin.write("a\n")
+        stdin.flush
+        stdout.gets # running, and waiting for more input
+        Process.kill(:INT, wait.pid)
+        [stdout.read, stderr.read, wait.value]
+      end
+      expect([err, status.exitstatus]).to eq(["", 130])
+    end
+  end
+
+  it "prints --help for each command and --version" do
+    expect(run("--version")).to eq(["bloomc #{Bloomc::VERSION}\n", "", 0])
+    out, _, status = run("--help")
+    expect(status).to eq(0)
+    expect(out).to include("dedup", "build", "query", "merge", "info")
+    %w[dedup build query merge info].each do |command|
+      out, err, status = run(command, "--help")
+      expect([err, status]).to eq(["", 0])
+      expect(out).to start_with("Usage: bloomc #{command}")
+      expect(run("help", command)[0]).to eq(out)
+    end
+  end
+
+  it "shows a progress bar on a terminal's stderr only" do
+    lines = write("many.txt", (1..200_000).map { |i| "line #{i}\n" }.join)
+    _, err, = run("dedup", lines, env: { "BLOOMC_PROGRESS_AFTER" => "0" })
+    expect(err).to eq("") # stderr is a pipe here
+    PTY.open do |terminal, tty|
+      pid = Process.spawn({ "BLOOMC_PROGRESS_AFTER" => "0" }, *bloomc, "dedup", lines, out: File::NULL, err: tty)
+      tty.close
+      Process.wait(pid)
+      shown = +""
+      begin
+        loop { shown << terminal.read_nonblock(4096) }
+      rescue IO::WaitReadable, EOFError, Errno::EIO
+        nil
+      end
+      expect(shown).to include("many.txt", "100%")
+    end
+  end
+end
