@@ -5,7 +5,7 @@
 # a million it never saw, one key at a time and then in batches. Prints the
 # measured false-positive rate against the target, the speed, and the memory
 # against a Set of the same keys.
-# Run with `bundle exec rake demo` (DEMO_KEYS=n for another size).
+# Run with `bundle exec rake demo:library` (DEMO_KEYS=n for another size).
 
 require "set"
 require "objspace"
