@@ -16,6 +16,7 @@ module Bloomc
     INTERRUPTED = 130
 
     CHUNK = 1 << 20 # bytes read at a time
+    TTL_CAPACITY = 1_000_000 # dedup --ttl's default --capacity
 
     # Filter kinds `build --kind` makes.
     KINDS = { "bloom" => BloomFilter, "blocked" => BlockedBloomFilter, "counting" => CountingBloomFilter }.freeze
@@ -43,15 +44,11 @@ module Bloomc
     end
 
     def run(argv)
-      command = argv.shift
-      case command
-      when nil, "-h", "--help", "help" then return help(argv.first)
-      when "-v", "--version" then return say("bloomc #{VERSION}")
-      end
-      raise UsageError, "unknown command #{command.inspect} (#{COMMANDS.keys.join(', ')}; see bloomc --help)" unless COMMANDS.key?(command)
-
-      @command = command
-      send(command, argv)
+      status = dispatch(argv)
+      @stdout.flush # a full disk or a closed stdout is an error too
+      status
+    rescue NoMemoryError
+      fail_with("not enough memory for a filter of that --capacity and --error")
     rescue UsageError, OptionParser::ParseError => e
       fail_with(e.message)
     rescue SystemCallError => e
@@ -65,6 +62,18 @@ module Bloomc
     end
 
     private
+
+    def dispatch(argv)
+      command = argv.shift
+      case command
+      when nil, "-h", "--help", "help" then return help(argv.first)
+      when "-v", "--version" then return say("bloomc #{VERSION}")
+      end
+      raise UsageError, "unknown command #{command.inspect} (#{COMMANDS.keys.join(', ')}; see bloomc --help)" unless COMMANDS.key?(command)
+
+      @command = command
+      send(command, argv)
+    end
 
     def say(line)
       @stdout.puts(line)
@@ -101,14 +110,25 @@ module Bloomc
           o.banner = "Usage: bloomc dedup [--ttl SECONDS] [--capacity N] [--error P] [FILE...]\n" \
                      "Writes each line of the FILEs (or stdin) not seen before; with --ttl, not seen within the\n" \
                      "last SECONDS (a line seen then is repeated after at most 1.5 x SECONDS)."
-          o.on("--ttl SECONDS", Float, "forget lines after SECONDS (at least #{ContinuousBloomFilter::MIN_TIMER_TTL})") { |v| opts[:ttl] = v }
-          sizing(o, opts, "distinct lines (within the ttl)", 10_000_000, 1e-6, "a new line taken for a repeat")
+          o.on("--ttl SECONDS", Float, "forget lines after SECONDS (at least #{ContinuousBloomFilter::MIN_TIMER_TTL})") do |v|
+            unless v.finite? && v >= ContinuousBloomFilter::MIN_TIMER_TTL
+              raise UsageError, "--ttl must be at least #{ContinuousBloomFilter::MIN_TIMER_TTL} seconds, not #{v}"
+            end
+
+            opts[:ttl] = v
+          end
+          sizing(o, opts, "distinct lines to hold, with --ttl those within 1.5 x ttl", 10_000_000, 1e-6,
+                 "a new line taken for a repeat", shown: "10000000; #{TTL_CAPACITY} with --ttl")
         when "build"
           o.banner = "Usage: bloomc build [--capacity N] [--error P] [--kind KIND] -o FILTER [FILE...]\n" \
                      "Builds a filter of the lines of the FILEs (or stdin) and saves it to FILTER."
           o.on("-o", "--output FILTER", "where to save it (required)") { |v| opts[:output] = v }
-          o.on("--kind KIND", KINDS.keys, "#{KINDS.keys.join(', ')} (default bloom)") { |v| opts[:kind] = v }
-          sizing(o, opts, "keys", 1_000_000, 0.001, "a false positive")
+          o.on("--kind KIND", "#{KINDS.keys.join(', ')} (default bloom)") do |v|
+            raise UsageError, "unknown --kind #{v} (#{KINDS.keys.join(', ')})" unless KINDS.key?(v)
+
+            opts[:kind] = v
+          end
+          sizing(o, opts, "keys to hold", 1_000_000, 0.001, "a false positive")
         when "query"
           o.banner = "Usage: bloomc query [--invert] FILTER [KEY...]\n" \
                      "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none."
@@ -123,8 +143,14 @@ module Bloomc
       end
     end
 
-    def sizing(o, opts, what, capacity, error, miss)
-      o.on("--capacity N", Integer, "#{what} to hold (default #{capacity})") { |v| opts[:capacity] = v }
+    def sizing(o, opts, what, capacity, error, miss, shown: capacity)
+      o.on("--capacity N", "#{what} (default #{shown})") do |v|
+        number = Float(v, exception: false) # 1e6 too
+        raise UsageError, "--capacity must be a whole number of lines, not #{v}" unless number&.finite? && number == number.floor
+
+        opts[:capacity] = number.to_i
+        @given_capacity = true
+      end
       o.on("--error P", Float, "chance of #{miss} at capacity (default #{error})") { |v| opts[:error] = v }
       opts[:capacity] = capacity
       opts[:error] = error
@@ -143,6 +169,8 @@ module Bloomc
 
     def dedup(argv)
       opts, files = parse(argv) || (return OK)
+      # Every tick sweeps the whole continuous filter: sized for what a ttl holds.
+      opts[:capacity] = TTL_CAPACITY if opts[:ttl] && !@given_capacity
       filter = if opts[:ttl]
                  ContinuousBloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error], ttl: opts[:ttl]).start_timer
                else
@@ -161,9 +189,10 @@ module Bloomc
       opts, files = parse(argv) || (return OK)
       raise UsageError, "-o FILTER is required" unless opts[:output]
 
+      output = output_path(opts[:output])
       filter = KINDS.fetch(opts[:kind] || "bloom").new(capacity: opts[:capacity], error_rate: opts[:error])
       each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) }
-      filter.save(opts[:output])
+      save(filter, output, opts[:output])
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
       OK
     end
@@ -171,6 +200,8 @@ module Bloomc
     def query(argv)
       opts, args = parse(argv) || (return OK)
       path = args.shift or raise UsageError, "give a FILTER to query"
+      raise UsageError, "a KEY cannot contain a newline (give such keys on stdin, one a line)" if args.any? { |key| key.include?("\n") }
+
       filter = load(path)
       invert = opts.fetch(:invert, false)
       printed = false
@@ -196,15 +227,37 @@ module Bloomc
       raise UsageError, "-o OUT is required" unless opts[:output]
       raise UsageError, "give the FILTERs to merge" if paths.empty?
 
+      output = output_path(opts[:output])
       union = load(paths.first)
       paths.drop(1).each do |path|
         union.merge!(load(path))
       rescue ArgumentError => e
         raise UsageError, "#{path}: #{e.message}"
       end
-      union.save(opts[:output])
+      save(union, output, opts[:output])
       OK
     end
+
+    # Where -o writes: the file a symlink names (the link stays), in a
+    # directory that exists; never over a device, a directory or a FIFO.
+    def output_path(path)
+      target = File.symlink?(path) ? File.realdirpath(path) : path
+      raise UsageError, "#{path}: no such directory" unless File.directory?(File.dirname(target))
+      raise UsageError, "#{path}: not a regular file" if File.exist?(target) && !File.file?(target)
+
+      target
+    rescue SystemCallError => e
+      raise UsageError, "#{path}: #{e.message.sub(/ @ \w+/, '').split(' - ').first}"
+    end
+
+    # save (atomic: a temporary file renamed), its errors told against the
+    # user's path.
+    def save(filter, target, shown)
+      filter.save(target)
+    rescue SystemCallError => e
+      raise UsageError, "#{shown}: #{e.message.sub(/ @ \w+/, '').split(' - ').first}"
+    end
+
 
     def info(argv)
       _, paths = parse(argv) || (return OK)
@@ -216,7 +269,8 @@ module Bloomc
       rows["ttl"] = filter.ttl if filter.respond_to?(:ttl)
       rows["keys added"] = filter.size if filter.respond_to?(:size)
       rows["fill"] = format("%.4f%%", filter.fill_ratio * 100)
-      rows["estimated count"] = filter.estimated_count.round
+      estimate = filter.estimated_count
+      rows["estimated count"] = estimate.finite? ? estimate.round : "saturated (every cell set)"
       rows["false-positive rate"] = format("%.3g", filter.false_positive_rate)
       rows["size on disk"] = "#{File.size(paths.first)} bytes"
       say(rows.map { |name, value| "#{name}: #{value}" }.join("\n"))
@@ -245,7 +299,7 @@ module Bloomc
         io = name == "-" ? @stdin : File.open(name, "rb")
         begin
           io.binmode
-          progress = Progress.new(@stderr, io, name)
+          progress = Progress.new(@stderr, @stdout, io, name)
           read_lines(io, progress, &block)
           progress.finish
         ensure
@@ -274,11 +328,12 @@ module Bloomc
     # A progress bar on stderr (ruby-progressbar) for a file read for more
     # than a second or two, when stderr is a terminal; nothing otherwise.
     class Progress
-      AFTER = Float(ENV.fetch("BLOOMC_PROGRESS_AFTER", "1.5")) # seconds
-
-      def initialize(stderr, io, name)
+      def initialize(stderr, stdout, io, name)
+        @after = Float(ENV.fetch("BLOOMC_PROGRESS_AFTER", "1.5"), exception: false) || 1.5 # seconds
+        # A terminal's stderr only, and not when the lines go to it too.
+        @shown = stderr.tty? && !stdout.tty?
         @stderr = stderr
-        @total = io.is_a?(File) && io.stat.file? ? io.size : nil
+        @total = io.stat.file? ? io.size : nil
         @name = name
         @started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         @done = 0
@@ -287,9 +342,9 @@ module Bloomc
 
       def advance(bytes)
         @done += bytes
-        return unless @total && @stderr.tty?
+        return unless @total && @shown
 
-        @bar ||= start_bar if Process.clock_gettime(Process::CLOCK_MONOTONIC) - @started >= AFTER
+        @bar ||= start_bar if Process.clock_gettime(Process::CLOCK_MONOTONIC) - @started >= @after
         @bar.progress = [@done, @total].min if @bar
       end
 

@@ -106,12 +106,17 @@ RSpec.describe "exe/bloomc" do
       {
         %w[nope] => /\Abloomc: unknown command "nope"/,
         %w[dedup --bogus] => /\Abloomc dedup: invalid option: --bogus\n\z/,
-        %w[dedup --capacity lots] => /\Abloomc dedup: invalid argument: --capacity lots\n\z/,
+        %w[dedup --capacity lots] => /\Abloomc dedup: --capacity must be a whole number of lines, not lots\n\z/,
         %w[dedup --error 2] => /\Abloomc dedup: error rate must be in \(0, 1\), got 2.0\n\z/,
-        %w[dedup --ttl 0.001] => /\Abloomc dedup: ttl 0.001 is too short/,
+        %w[dedup --ttl 0.001] => /\Abloomc dedup: --ttl must be at least 0.02 seconds, not 0.001\n\z/,
+        %w[dedup --capacity 1e14] => /\Abloomc dedup: not enough memory for a filter of that --capacity and --error\n\z/,
+        %w[dedup --capacity 2.5] => /\Abloomc dedup: --capacity must be a whole number of lines, not 2.5\n\z/,
+        ["query", "f", "two\nlines"] => /\Abloomc query: a KEY cannot contain a newline/,
+        %w[build -o /dev/null x] => %r{\Abloomc build: /dev/null: not a regular file\n\z},
+        %w[build -o /no/such/dir/f.bloom x] => %r{\Abloomc build: /no/such/dir/f.bloom: no such directory\n\z},
         ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
         %w[build x.txt] => /\Abloomc build: -o FILTER is required\n\z/,
-        %w[build --kind nope -o f] => /\Abloomc build: invalid argument: --kind nope\n\z/,
+        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting\)\n\z/,
         %w[query] => /\Abloomc query: give a FILTER to query\n\z/,
         ["query", "/no/such.bloom", "k"] => %r{No such file or directory\n\z},
         %w[merge a b] => /\Abloomc merge: -o OUT is required\n\z/,
@@ -126,6 +131,18 @@ RSpec.describe "exe/bloomc" do
       out, err, status = run("info", path("text.txt"))
       expect([out, status]).to eq(["", 2])
       expect(err).to eq("bloomc info: #{path('text.txt')}: not a bloomc filter (bad magic)\n")
+    end
+
+    it "reports a full disk, and a saturated filter's count, and writes through a symlink" do
+      reader, writer = IO.pipe
+      pid = Process.spawn(*bloomc, "--version", out: "/dev/full", err: writer)
+      writer.close
+      expect([reader.read, Process.wait2(pid)[1].exitstatus]).to eq(["bloomc: <STDOUT>: No space left on device\n", 2])
+      write("many.txt", (1..5000).map { |i| "#{i}\n" }.join)
+      File.symlink(path("target.bloom"), path("link.bloom"))
+      expect(run("build", "--capacity", "10", "--error", "0.5", "-o", path("link.bloom"), path("many.txt"))[2]).to eq(0)
+      expect([File.symlink?(path("link.bloom")), File.file?(path("target.bloom"))]).to eq([true, true])
+      expect(run("info", path("link.bloom"))[0]).to include("estimated count: saturated (every cell set)")
     end
 
     it "exits quietly with 130 on Ctrl-C" do
