@@ -53,6 +53,17 @@ module Bloomc
     # long one call holds the server (a few milliseconds).
     CELLS_PER_CALL = 8192
 
+    # The continuous scripts' clock: the period (of ms) the server's TIME is
+    # in, and the bitmap key of a period (KEYS[1] is the shard's prefix).
+    GENERATION_LUA = <<~LUA
+      local function generation(period)
+        local now = redis.call('TIME')
+        return math.floor((tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) / period)
+      end
+      local function generation_key(gen) return KEYS[1] .. ':' .. string.format('%d', gen) end
+    LUA
+    private_constant :GENERATION_LUA
+
     # Lua scripts, loaded on first use (EVALSHA; loaded again after a server
     # restart or SCRIPT FLUSH). ARGV[1] is k; cells follow, k per key.
     SCRIPTS = {
@@ -121,21 +132,21 @@ module Bloomc
       # period after its own begins, when no lookup reads it any more, so no
       # stale cell comes back and nothing needs sweeping.
       continuous_add: <<~LUA,
+        #{GENERATION_LUA}
         local period = tonumber(ARGV[2])
-        local now = redis.call('TIME')
-        local gen = math.floor((tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) / period)
-        local key = KEYS[1] .. ':' .. string.format('%d', gen)
+        local gen = generation(period)
+        local key = generation_key(gen)
         local count = redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
         for i = 3, #ARGV do redis.call('SETBIT', key, ARGV[i], 1) end
         redis.call('PEXPIREAT', key, (gen + 3) * period)
         return count
       LUA
       continuous_lookup: <<~LUA,
-        local k, period, out = tonumber(ARGV[1]), tonumber(ARGV[2]), {}
-        local now = redis.call('TIME')
-        local gen = math.floor((tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) / period)
+        #{GENERATION_LUA}
+        local k, out = tonumber(ARGV[1]), {}
+        local gen = generation(tonumber(ARGV[2]))
         local live = {}
-        for age = 0, 2 do live[#live + 1] = KEYS[1] .. ':' .. string.format('%d', gen - age) end
+        for age = 0, 2 do live[#live + 1] = generation_key(gen - age) end
         for base = 3, #ARGV, k do
           local found = 1
           for i = base, base + k - 1 do
@@ -150,10 +161,9 @@ module Bloomc
         return out
       LUA
       continuous_clear: <<~LUA,
-        local period = tonumber(ARGV[1])
-        local now = redis.call('TIME')
-        local gen = math.floor((tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) / period)
-        for g = gen - 4, gen + 1 do redis.call('DEL', KEYS[1] .. ':' .. string.format('%d', g)) end
+        #{GENERATION_LUA}
+        local gen = generation(tonumber(ARGV[1]))
+        for g = gen - 4, gen + 1 do redis.call('DEL', generation_key(g)) end
         return redis.call('DEL', KEYS[2])
       LUA
       # The clock of the node holding KEYS[1].
