@@ -21,7 +21,7 @@ def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 # Runs bloomc with args, stdin from +input+ (a path) or none; returns stdout.
 def bloomc(*args, input: nil)
   shown = args.map { |arg| arg.start_with?("/") ? File.basename(arg) : arg }
-  shown = shown.size > 5 ? "#{shown.first(3).join(' ')} ... (#{shown.size - 3} URLs)" : shown.join(" ")
+  shown = shown.size > 10 ? "#{shown.first(3).join(' ')} ... (#{shown.size - 3} URLs)" : shown.join(" ")
   started = now
   out, err, status = Open3.capture3(*EXE, *args, stdin_data: input ? File.binread(input) : "", binmode: true)
   abort "bloomc #{shown} failed (#{status.exitstatus}): #{err}" unless [0, 1].include?(status.exitstatus)
