@@ -267,7 +267,15 @@ module Bloomc
 
       def inspect = "#<#{self.class} #{name.inspect} m=#{m} k=#{k} shards=#{shards}#{inspect_extra}>"
 
+      # @return [String] to_local's dump (Bloomc.load reads it; unsharded only)
+      def dump(compress: false) = to_local.dump(compress: compress)
+
       private
+
+      # to_local needs the local filter's layout: one shard.
+      def unsharded!
+        raise ArgumentError, "a sharded filter has no local equivalent" unless shards == 1
+      end
 
       # Resolves the shape (or reads it from Redis when none is given),
       # checks it against the stored one and builds the layout.
@@ -482,18 +490,15 @@ module Bloomc
       # A local Bloomc::BloomFilter with this filter's bits (unsharded only).
       # @return [Bloomc::BloomFilter]
       def to_local
-        raise ArgumentError, "a sharded filter has no local equivalent" unless shards == 1
+        unsharded!
 
         local = Bloomc::BloomFilter.new(@layout.m, k, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
         fields, body = local.send(:export_core)
         cells = read_cells(1)
         fields[4] = size
-        local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)))
+        local.send(:import_core, fields, cells.ljust(body.bytesize, "\0"))
         local
       end
-
-      # @return [String] to_local's dump (Bloomc.load reads it)
-      def dump(compress: false) = to_local.dump(compress: compress)
 
       private
 
@@ -564,19 +569,16 @@ module Bloomc
       # A local Bloomc::CountingBloomFilter with these cells (unsharded only).
       # @return [Bloomc::CountingBloomFilter]
       def to_local
-        raise ArgumentError, "a sharded filter has no local equivalent" unless shards == 1
+        unsharded!
 
         local = Bloomc::CountingBloomFilter.new(@layout.m, k, width: width, seed: @seed)
         fields, body = local.send(:export_core)
         cells, saturated = RedisLayout.cells_from_redis(read_cells(width), @layout.m, width)
         fields[4] = size
         fields[5] = saturated
-        local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)))
+        local.send(:import_core, fields, cells.ljust(body.bytesize, "\0"))
         local
       end
-
-      # @return [String] to_local's dump
-      def dump(compress: false) = to_local.dump(compress: compress)
 
       private
 
@@ -661,7 +663,7 @@ module Bloomc
       # was given, moved on by the periods passed since.
       # @return [Bloomc::ContinuousBloomFilter]
       def to_local
-        raise ArgumentError, "a sharded filter has no local equivalent" unless shards == 1
+        unsharded!
 
         local = Bloomc::ContinuousBloomFilter.new(m, k, ttl, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
         fields, body = local.send(:export_core)
@@ -670,12 +672,9 @@ module Bloomc
         ages = (0..2).map { |age| read_string(generation_key(gen - age), (m + 7) / 8) }
         fields[4] = ((gen + offset) % 15) + 1
         cells = RedisLayout.continuous_from_redis(*ages, m, fields[4])
-        local.send(:import_core, fields, cells + ("\0" * (body.bytesize - cells.bytesize)), false)
+        local.send(:import_core, fields, cells.ljust(body.bytesize, "\0"), false)
         local
       end
-
-      # @return [String] to_local's dump
-      def dump(compress: false) = to_local.dump(compress: compress)
 
       private
 
