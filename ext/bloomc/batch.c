@@ -29,13 +29,36 @@ static inline bf_key_hash hash_key(VALUE key, const bloomc_batch *b)
     return h;
 }
 
+/* A key is two dependent memory reads, its object and then its bytes, and a
+ * large Array's keys are scattered over the heap: reading them dominates a
+ * batch on a small filter. So while hashing key i, the object of key
+ * i + 2 * KEY_AHEAD and the bytes of key i + KEY_AHEAD (whose object was
+ * fetched earlier) are fetched. A prefetch never faults, and reading the
+ * object's header only looks at a live key of the Array. */
+#define KEY_AHEAD 8
+
+static inline void prefetch_key(VALUE keys, long i)
+{
+    if (i + 2 * KEY_AHEAD < RARRAY_LEN(keys)) {
+        VALUE later = RARRAY_AREF(keys, i + 2 * KEY_AHEAD);
+        if (!RB_SPECIAL_CONST_P(later)) bf_prefetch((const void *)later);
+    }
+    if (i + KEY_AHEAD < RARRAY_LEN(keys)) {
+        VALUE next = RARRAY_AREF(keys, i + KEY_AHEAD);
+        if (RB_TYPE_P(next, T_STRING)) bf_prefetch(RSTRING_PTR(next));
+    }
+}
+
 /* Hash keys[from, from + n) into h (n <= GROUP). Keys are read while the GVL
  * is held, and the Array's length is read again for every key, so an Array
  * shrunk by a hashing side effect (there are none today) is never overrun. */
 static size_t hash_group(VALUE keys, long from, const bloomc_batch *b, bf_key_hash *h)
 {
     size_t n = 0;
-    for (long i = from; i < RARRAY_LEN(keys) && n < GROUP; i++) h[n++] = hash_key(RARRAY_AREF(keys, i), b);
+    for (long i = from; i < RARRAY_LEN(keys) && n < GROUP; i++) {
+        prefetch_key(keys, i);
+        h[n++] = hash_key(RARRAY_AREF(keys, i), b);
+    }
     return n;
 }
 
