@@ -4,45 +4,44 @@
  * defined little-endian so that a filter and a hash are the same on every
  * machine.  Where the compiler says which byte order the host has, a load or
  * store is a memcpy (no unaligned-access faults), byte-swapped on big-endian
- * hosts; elsewhere the value is assembled byte by byte.  (GCC 12 does not
- * always merge the byte-by-byte form into one load: in the blocked filter's
- * unrolled probes it emitted eight byte loads per lane.) */
+ * hosts; elsewhere the value is assembled byte by byte.  (At -O1, GCC 12
+ * does not merge the byte-by-byte form into one load: the blocked filter's
+ * unrolled probes got eight byte loads per lane.) */
 #ifndef BF_ENDIAN_H
 #define BF_ENDIAN_H
 
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define BF_HOST_ORDER_LE 1
+/* BF_LE32/BF_LE64: a host-order value from or to little-endian, where the
+ * compiler says which byte order the host has. (BF_PORTABLE_BYTES keeps the
+ * byte-by-byte form, for `rake fuzz` to check it on this host too.) */
+#if defined(BF_PORTABLE_BYTES)
+#elif defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BF_LE32(v) (v)
+#define BF_LE64(v) (v)
 #elif defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define BF_HOST_ORDER_BE 1
+#define BF_LE32(v) __builtin_bswap32(v)
+#define BF_LE64(v) __builtin_bswap64(v)
 #endif
 
 static inline uint32_t bf_load_le32(const uint8_t *p)
 {
-#if defined(BF_HOST_ORDER_LE) || defined(BF_HOST_ORDER_BE)
+#ifdef BF_LE32
     uint32_t v;
     memcpy(&v, p, sizeof v);
-#ifdef BF_HOST_ORDER_BE
-    v = __builtin_bswap32(v);
-#endif
-    return v;
+    return BF_LE32(v);
 #else
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 #endif
 }
 
 static inline uint64_t bf_load_le64(const uint8_t *p)
 {
-#if defined(BF_HOST_ORDER_LE) || defined(BF_HOST_ORDER_BE)
+#ifdef BF_LE64
     uint64_t v;
     memcpy(&v, p, sizeof v);
-#ifdef BF_HOST_ORDER_BE
-    v = __builtin_bswap64(v);
-#endif
-    return v;
+    return BF_LE64(v);
 #else
     return (uint64_t)bf_load_le32(p) | ((uint64_t)bf_load_le32(p + 4) << 32);
 #endif
@@ -50,10 +49,8 @@ static inline uint64_t bf_load_le64(const uint8_t *p)
 
 static inline void bf_store_le64(uint8_t *p, uint64_t v)
 {
-#if defined(BF_HOST_ORDER_LE) || defined(BF_HOST_ORDER_BE)
-#ifdef BF_HOST_ORDER_BE
-    v = __builtin_bswap64(v);
-#endif
+#ifdef BF_LE64
+    v = BF_LE64(v);
     memcpy(p, &v, sizeof v);
 #else
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
