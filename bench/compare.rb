@@ -39,6 +39,7 @@ SAMPLE = 20_000
 SAMPLE_ABOVE = 500_000
 
 STARTED = now
+warn "bench: BLOOMC_DEBUG=1 builds the extension at -O1 with Ruby's checks on; these numbers are not the release build's" if ENV["BLOOMC_DEBUG"] == "1"
 puts "bloomc #{Bloomc::VERSION} on ruby #{RUBY_VERSION} (#{RUBY_PLATFORM}), #{`nproc`.strip} cores, " \
      "fastest of #{ROUNDS} interleaved rounds#{" (large: #{LARGE_ROUNDS})" if LARGE}"
 
