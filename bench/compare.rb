@@ -60,7 +60,8 @@ def m_k(capacity, error) = Bloomc::BloomHelper.find_m_k(capacity, error)
 # methods that add and look up a key, and how to count its bytes.
 #   ref      the bloomc class its speed is compared with (nil for bloomc's own)
 #   batch    bloomc's: has the batch forms
-#   sampled  timed on SAMPLE keys (its filter still holds every key)
+#   sampled  timed on SAMPLE keys in a scenario of more than SAMPLE_ABOVE
+#            (its filter still holds every key)
 #   exact    no error rate: a Set or Hash
 Impl = Struct.new(:name, :make, :add, :lookup, :ref, :batch, :sampled, :exact, :memory, :measured_by,
                   keyword_init: true)
@@ -168,7 +169,7 @@ def run_scenario(title, capacity:, present:, absent:, rounds:)
     jobs[[impl.name, "add"]] = [-> { impl.make.(capacity, ERROR) }, add_loop(hits, impl.add)]
     jobs[[impl.name, "hit"]] = lookup_loop(f, hits, impl.lookup)
     jobs[[impl.name, "miss"]] = lookup_loop(f, misses, impl.lookup)
-    SINGLE_OPS.each { |op| counts[[impl.name, op]] = hits.size }
+    counts.merge!([impl.name, "add"] => hits.size, [impl.name, "hit"] => hits.size, [impl.name, "miss"] => misses.size)
     next unless impl.batch
 
     {
