@@ -154,6 +154,27 @@ RSpec.describe Bloomc::ContinuousBloomFilter do
       filter&.stop_timer
     end
 
+    # A live schedule with no timer thread (what a timer kept from the GVL
+    # looks like): only adds and lookups move the clock. With a ttl of 1 s, a
+    # lookup reads the coarse clock where the kernel has one that fine (a
+    # kernel tick of 5 ms or less), an add always CLOCK_MONOTONIC.
+    [0.4, 1.0].each do |ttl|
+      it "applies the ticks due on its own at every add and lookup (ttl #{ttl})" do
+        filter = described_class.new(1000, 3, ttl)
+        period = ttl / 2.0
+        filter.send(:schedule_clock, now, period, true)
+        filter << "old"
+        sleep(period + 0.03)
+        expect(filter.ticks).to eq(0) # nothing else moves it
+        filter << "new"
+        expect(filter.ticks).to eq(1)
+        sleep(2 * period)
+        expect(filter.include?("old")).to be(false) # written at tick 0, expired at tick 3
+        expect(filter.ticks).to eq(3)
+        expect(filter.include?("new")).to be(true) # written at tick 1: live through tick 3
+      end
+    end
+
     it "ticks every ttl / 2 for a Float ttl under 2 s, sleeping rather than spinning" do
       filter = described_class.new(1000, 3, 0.2).start_timer
       cpu = cpu_time
