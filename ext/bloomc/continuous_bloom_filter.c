@@ -156,35 +156,45 @@ static uint64_t catch_up(continuous_t *c, double now)
     return n;
 }
 
+/* Seconds on clock id, or -1 if it cannot be read. */
 static double clock_seconds(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(id, &ts);
+    if (clock_gettime(id, &ts) != 0) return -1;
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Before any epoch (due_ticks: no tick due) if the clock cannot be read. */
 static double monotonic_now(void)
 {
     return clock_seconds(CLOCK_MONOTONIC);
 }
 
-/* The resolution of the coarse monotonic clock (Linux: the kernel's tick,
- * e.g. 4 ms), or 0 where there is none. Set once at load. */
+/* Linux's coarse monotonic clock and its resolution (the kernel's tick, e.g.
+ * 4 ms), or 0 where there is none. (Elsewhere a clock of that name may
+ * report its counter's resolution rather than how often it moves.) Set once
+ * at load. */
+#if defined(__linux__) && defined(CLOCK_MONOTONIC_COARSE)
+#define LOOKUP_CLOCK CLOCK_MONOTONIC_COARSE
+#endif
 static double coarse_resolution;
 
 /* The time a lookup catches the clock up to. The coarse clock reads the
- * same timeline as CLOCK_MONOTONIC as of the kernel's last tick: never
- * ahead, so a lookup never applies a tick early, only up to a resolution
- * late, which keeps an expired key visible that much longer (the upper
- * bound's slack, README). It costs 3 ns where CLOCK_MONOTONIC cost 26 on the
- * development VM, a quarter of a lookup. Used when its resolution is under
- * 1% of the period. Adds always read CLOCK_MONOTONIC: a tick applied late
- * there would stamp the key with a slot already left, and it would expire
- * early. */
+ * same timeline as CLOCK_MONOTONIC as of the kernel's last update: never
+ * ahead, so a lookup never applies a tick early, only late, normally by up
+ * to a kernel tick, which keeps an expired key visible that much longer
+ * (the upper bound's slack, README). It costs 3 ns where CLOCK_MONOTONIC
+ * cost 26 on the development VM, a quarter of a lookup. Used when its
+ * resolution is at most 1% of the period. Adds always read CLOCK_MONOTONIC:
+ * a tick applied late there would stamp the key with a slot already left,
+ * and it would expire early. */
 static double lookup_now(const continuous_t *c)
 {
-#ifdef CLOCK_MONOTONIC_COARSE
-    if (coarse_resolution > 0 && c->period >= 100 * coarse_resolution) return clock_seconds(CLOCK_MONOTONIC_COARSE);
+#ifdef LOOKUP_CLOCK
+    if (coarse_resolution > 0 && c->period >= 100 * coarse_resolution) {
+        double now = clock_seconds(LOOKUP_CLOCK);
+        if (now >= 0) return now;
+    }
 #endif
     return monotonic_now();
 }
@@ -673,9 +683,9 @@ static VALUE continuous_body_bytes_for(VALUE self, VALUE m)
 
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
 {
-#ifdef CLOCK_MONOTONIC_COARSE
+#ifdef LOOKUP_CLOCK
     struct timespec resolution;
-    if (clock_getres(CLOCK_MONOTONIC_COARSE, &resolution) == 0)
+    if (clock_getres(LOOKUP_CLOCK, &resolution) == 0)
         coarse_resolution = (double)resolution.tv_sec + (double)resolution.tv_nsec * 1e-9;
 #endif
     cContinuousBloomFilter = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
