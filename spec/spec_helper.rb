@@ -4,7 +4,11 @@ require "bloomc"
 require "objspace"
 require "weakref"
 
-# GC_STRESS=1 runs every example under GC.stress (slow; see `rake spec:gc`).
+# GC_STRESS=1 runs every example under GC.stress. Give it a few files (e.g.
+# `GC_STRESS=1 bundle exec rspec spec/bloomc/batch_spec.rb`): the whole suite
+# would take hours, and examples that wait on the wall clock (a ttl, a timer)
+# miss their deadlines under it. The normal run covers GC.stress and
+# compaction in spec/bloomc/gc_spec.rb.
 if ENV["GC_STRESS"] == "1"
   RSpec.configure do |config|
     config.around do |example|
