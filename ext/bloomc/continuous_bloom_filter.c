@@ -89,11 +89,27 @@ static const rb_data_type_t clock_type = {
     .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
 };
 
+/* A reader of a mapped file follows the writer's clock, which the writer
+ * records in the header at every tick (store_clock): the slot and ticks are
+ * read from there whenever the reader is used (an aligned 8-byte load each),
+ * so its lookups, copies, dumps and merges all see the writer's live slots. */
+static void follow_clock(continuous_t *c)
+{
+    if (!c->map.base || c->map.writable) return;
+    const uint8_t *header = c->map.base;
+    uint64_t slot = bf_load_le64(header + 16 + 8 * 4);
+    if (slot < 1 || slot > BF_CONT_SLOTS) return; /* never written so: keep the last good one */
+    c->core.slot = (uint32_t)slot;
+    c->core.ticks = bf_load_le64(header + 16 + 8 * 5);
+    for (int d = 0; d <= BF_CONT_DIVISOR; d++) c->core.recent_adds[d] = bf_load_le64(header + 16 + 8 * (6 + d));
+}
+
 static continuous_t *get_state(VALUE self)
 {
     continuous_t *c = bloomc_typed_data(self, &continuous_type);
     bloomc_mapping_check(&c->map, self);
     if (!c->core.buckets.data) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+    follow_clock(c);
     return c;
 }
 
@@ -199,27 +215,12 @@ static double lookup_now(const continuous_t *c)
     return monotonic_now();
 }
 
-/* A reader of a mapped file follows the writer's clock, which the writer
- * records in the header at every tick (store_clock): the slot and ticks are
- * read from there before each lookup (an aligned 8-byte load each). */
-static void follow_clock(continuous_t *c)
-{
-    if (!c->map.base || c->map.writable) return;
-    const uint8_t *header = c->map.base;
-    uint64_t slot = bf_load_le64(header + 16 + 8 * 4);
-    if (slot < 1 || slot > BF_CONT_SLOTS) return; /* never written so: keep the last good one */
-    c->core.slot = (uint32_t)slot;
-    c->core.ticks = bf_load_le64(header + 16 + 8 * 5);
-    for (int d = 0; d <= BF_CONT_DIVISOR; d++) c->core.recent_adds[d] = bf_load_le64(header + 16 + 8 * (6 + d));
-}
-
 /* The filter for an add or lookup, its clock brought up to now (for a
  * lookup, to lookup_now). */
 static bf_continuous *get_current_filter(VALUE self, int for_add)
 {
     continuous_t *c = get_state(self);
     if (c->live && !OBJ_FROZEN(self)) catch_up(c, for_add ? monotonic_now() : lookup_now(c));
-    follow_clock(c);
     return &c->core;
 }
 

@@ -143,6 +143,27 @@ RSpec.describe "memory-mapped filters" do
     writer.close
   end
 
+  # Not only lookups: whatever reads a reader first takes the writer's clock,
+  # or a copy would treat the writer's newest slot as expired.
+  it "gives a continuous reader's copies, dumps, merges and clock the writer's clock, with no lookup before" do
+    writer = Bloomc::ContinuousBloomFilter.open(path, m: 4000, k: 3, ttl: 0)
+    reader = Bloomc::ContinuousBloomFilter.open(path, readonly: true)
+    2.times { writer.inc_time_slot }
+    writer << "fresh"
+    expect(reader.ticks).to eq(2)
+    expect(reader.dup.include?("fresh")).to be(true)
+    expect(Bloomc.load(reader.dump).include?("fresh")).to be(true)
+    expect(Marshal.load(Marshal.dump(reader)).include?("fresh")).to be(true)
+    merged = Bloomc::ContinuousBloomFilter.new(4000, 3, 0).merge!(reader)
+    expect(merged.include?("fresh")).to be(true)
+    expect(reader).to eq(writer)
+    writer.inc_time_slot
+    writer << "newest"
+    expect((Bloomc::ContinuousBloomFilter.new(4000, 3, 0) | reader).include_all(%w[fresh newest])).to eq([true, true])
+    reader.close
+    writer.close
+  end
+
   it "gives a forked child the filter read-only; the file stays the parent's" do
     writer = Bloomc::BloomFilter.open(path, m: 10_000, k: 3)
     writer << "before"
