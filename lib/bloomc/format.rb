@@ -1,5 +1,9 @@
 # frozen_string_literal: true
 
+# Loaded here, not when a compressed dump is first met: a non-main Ractor
+# cannot require (Ractor::IsolationError).
+require "zlib"
+
 module Bloomc
   # The versioned binary format of every filter (docs/FORMAT.md): a header
   # naming the kind and its parameters, the cells as the C core lays them out
@@ -41,7 +45,6 @@ module Bloomc
       raw_length = body.bytesize
       flags = 0
       if compress
-        require "zlib"
         body = Zlib::Deflate.deflate(body, Zlib::BEST_COMPRESSION)
         flags |= FLAG_DEFLATE
       end
@@ -101,7 +104,6 @@ module Bloomc
 
     def inflate(body, raw)
       fail!("a compressed body of #{body.bytesize} bytes cannot hold #{raw}") if raw > body.bytesize * MAX_RATIO + 1024
-      require "zlib"
       out = +"".b
       inflater = Zlib::Inflate.new
       begin

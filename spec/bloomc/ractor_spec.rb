@@ -2,6 +2,7 @@
 
 require "spec_helper"
 require "open3"
+require "tmpdir"
 
 # The extension declares itself Ractor-safe (rb_ext_ractor_safe): its methods
 # run in any Ractor. Objects are not shareable; sending one to a Ractor copies
@@ -79,6 +80,26 @@ RSpec.describe "Ractor support" do
       p [inside, f.include?("inside"), copied]
     RUBY
     expect(out.strip).to eq("[[true, true], false, true]")
+  end
+
+  # Nothing loaded in the main Ractor beforehand: a library that requires
+  # on first use (zlib for compression) raises Ractor::IsolationError there.
+  it "dumps, saves and loads, compressed or not, in a non-main Ractor" do
+    out = run_ruby(<<~RUBY)
+      require "bloomc"
+      path = File.join(#{Dir.tmpdir.dump}, "ractor-\#{Process.pid}.bloom")
+      r = Ractor.new(path) do |file|
+        f = Bloomc::BloomFilter.new(1000, 3)
+        f << "a"
+        f.save(file, compress: true)
+        [Bloomc.load(f.dump(compress: true)).include?("a"), Bloomc.load(f.dump).include?("a"),
+         Bloomc.load_file(file).include?("a"), Bloomc.load_file(file).include?("b")]
+      ensure
+        File.delete(file) if File.exist?(file)
+      end
+      p r.take
+    RUBY
+    expect(out.strip).to eq("[true, true, true, false]")
   end
 
   it "refuses to make a filter shareable, and runs the timer only in the main Ractor" do
