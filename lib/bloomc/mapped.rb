@@ -150,11 +150,17 @@ module Bloomc
         raise Error, "mapped filters open in the main Ractor only" unless Ractor.current == Ractor.main
 
         path = File.expand_path(path)
+        existed = File.exist?(path)
         file = readonly ? File.open(path, "rb") : File.open(path, File::RDWR | File::CREAT | File::BINARY, 0o644)
         filter = nil
+        locked = false
         begin
-          unless readonly || file.flock(File::LOCK_EX | File::LOCK_NB)
-            raise LockedError, "#{path} is open for writing (by another process, or another open in this one)"
+          unless readonly
+            unless file.flock(File::LOCK_EX | File::LOCK_NB)
+              raise LockedError, "#{path} is open for writing (by another process, or another open in this one)"
+            end
+
+            locked = true
           end
 
           template, m = shape.empty? ? nil : klass.send(:mapped_template, shape)
@@ -168,6 +174,8 @@ module Bloomc
           filter
         rescue StandardError
           filter&.send(:unmap)
+          # A file this call created goes with it; only the lock holder may.
+          File.delete(path) if locked && !existed && File.exist?(path)
           file.close
           raise
         end
@@ -185,9 +193,14 @@ module Bloomc
         fields[0] = m
         length = template.send(:body_bytes_for, m)
         header = Format.header(Format.kind_of(template), Format::FLAG_OPEN, fields, length, length, 0)
-        file.write(header)
-        file.truncate(header.bytesize + length)
-        file.flush
+        begin
+          file.write(header)
+          file.truncate(header.bytesize + length)
+          file.flush
+        rescue StandardError
+          file.truncate(0) # empty again, as it was: a later open with a shape can create it
+          raise
+        end
       end
 
       def map(klass, file, readonly, verify, path)

@@ -97,6 +97,29 @@ RSpec.describe "memory-mapped filters" do
     expect { Bloomc::BloomFilter.open(path("deflated.bloom")) }.to raise_error(Bloomc::FormatError, /deflated/)
   end
 
+  it "leaves no file behind when it cannot create one, and an empty file it found empty" do
+    expect { Bloomc::BloomFilter.open(path("new.bloom")) }.to raise_error(ArgumentError, /give the filter's shape/)
+    expect { Bloomc::BloomFilter.open(path("new.bloom"), m: 0, k: 3) }.to raise_error(ArgumentError)
+    expect(File.exist?(path("new.bloom"))).to be(false)
+
+    # The disk refuses the cells (a full disk, a size over the file system's
+    # limit) after the header is written.
+    allow_any_instance_of(File).to receive(:truncate).and_wrap_original do |original, length|
+      raise Errno::ENOSPC if length.positive?
+
+      original.call(length)
+    end
+    expect { Bloomc::BloomFilter.open(path("full.bloom"), m: 1000, k: 3) }.to raise_error(Errno::ENOSPC)
+    expect(File.exist?(path("full.bloom"))).to be(false)
+    File.write(path("empty.bloom"), "")
+    expect { Bloomc::BloomFilter.open(path("empty.bloom"), m: 1000, k: 3) }.to raise_error(Errno::ENOSPC)
+    expect(File.size(path("empty.bloom"))).to eq(0)
+    allow_any_instance_of(File).to receive(:truncate).and_call_original
+
+    Bloomc::BloomFilter.open(path("empty.bloom"), m: 1000, k: 3) { |f| f << "k" }
+    expect(Bloomc.load_file(path("empty.bloom")).include?("k")).to be(true)
+  end
+
   it "refuses a closed file whose cells were damaged, unless told not to read them all" do
     Bloomc::BloomFilter.open(path, m: 8192, k: 3) { |f| f << "a" }
     File.open(path, "r+b") { |f| f.pread(1, 200).then { |b| f.pwrite((b.ord ^ 1).chr, 200) } }
