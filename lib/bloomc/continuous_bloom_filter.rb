@@ -98,11 +98,12 @@ module Bloomc
     def start_timer
       raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) if frozen?
       raise Bloomc::Error, "the timer thread runs only in the main Ractor" unless Ractor.current == Ractor.main
+      lock = timer_lock
       if ttl < MIN_TIMER_TTL
         raise ArgumentError, "ttl #{ttl} is too short for the timer (at least #{MIN_TIMER_TTL}); " \
                              "advance the clock with inc_time_slot"
       end
-      @timer_lock.synchronize do
+      lock.synchronize do
         unless @timer&.running?
           @timer = Timer.new(self, ttl.fdiv(RESOLUTION_DIVISOR)).start
         end
@@ -113,11 +114,17 @@ module Bloomc
     # Stops the timer thread; the clock then stands still.
     # @return [self]
     def stop_timer
-      @timer_lock.synchronize do
+      timer_lock.synchronize do
         @timer&.stop
         @timer = nil
       end
       self
+    end
+
+    # Set by initialize and load; missing on an object allocated but never
+    # initialized, which gets the TypeError every method of the C layer raises.
+    private def timer_lock
+      @timer_lock or raise TypeError, "uninitialized #{self.class}"
     end
 
     # @return [Boolean] whether the timer thread is running

@@ -396,7 +396,12 @@ RSpec.describe Bloomc::ContinuousBloomFilter do
       filter = described_class.allocate
       expect { filter << "a" }.to raise_error(TypeError, /uninitialized/)
       expect { filter.inc_time_slot }.to raise_error(TypeError, /uninitialized/)
+      expect { filter.start_timer }.to raise_error(TypeError, /uninitialized/)
+      expect { filter.stop_timer }.to raise_error(TypeError, /uninitialized/)
+      expect(filter.timer_running?).to be(false)
       expect(filter.inspect).to eq("#<Bloomc::ContinuousBloomFilter (uninitialized)>")
+      skipped_super = Class.new(described_class) { def initialize; end }.new
+      expect { skipped_super.stop_timer }.to raise_error(TypeError, /uninitialized/)
     end
   end
 end
