@@ -38,8 +38,8 @@ module Bloomc
       raise ArgumentError, "capacity #{capacity} at error #{error} needs more bits than a filter can hold" unless bits.finite?
 
       m = bits.ceil
-      k = (LN2 * m / capacity).round
-      [m, k.clamp(1, MAX_K)]
+      k = LN2 * m / capacity # Infinity for a capacity far below one key: the most probes
+      [m, k.finite? ? k.round.clamp(1, MAX_K) : MAX_K]
     end
 
     def self.check_capacity(capacity)
