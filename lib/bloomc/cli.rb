@@ -333,7 +333,8 @@ module Bloomc
         # A terminal's stderr only, and not when the lines go to it too.
         @shown = stderr.tty? && !stdout.tty?
         @stderr = stderr
-        @total = io.stat.file? ? io.size : nil
+        stat = io.stat
+        @total = stat.file? ? stat.size : nil # IO#size is File's alone: stdin may be a file
         @name = name
         @started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         @done = 0

@@ -43,6 +43,17 @@ RSpec.describe "exe/bloomc" do
       expect(run("dedup", a, "-", input: "w\nx\n")).to eq(["x\ny\nw\n", "", 0]) # - is stdin
     end
 
+    # `bloomc query ids.bloom < candidates.txt`, as README shows: stdin is a
+    # File there, and is sized for the progress bar.
+    it "reads stdin redirected from a file, in every command that reads lines" do
+      lines = write("lines.txt", "x\ny\nx\n")
+      # stdout and stderr together, and the exit status
+      redirected = ->(*args) { [IO.popen([*bloomc, *args, { in: lines, err: %i[child out] }], "rb", &:read), $?.exitstatus] }
+      expect(redirected.("dedup")).to eq(["x\ny\n", 0])
+      expect(redirected.("build", "-o", path("f.bloom"))).to eq(["", 0])
+      expect(redirected.("query", path("f.bloom"))).to eq(["x\ny\nx\n", 0])
+    end
+
     it "repeats a line after its ttl, not before" do
       Open3.popen3(*bloomc, "dedup", "--ttl", "0.5") do |stdin, stdout, stderr, wait|
         stdin.write("a\n")
