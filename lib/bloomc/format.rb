@@ -102,6 +102,31 @@ module Bloomc
       filter
     end
 
+    # The bytes of a saved filter at +path+, read only as far as its header
+    # allows: anything but a filter (a log, /dev/zero) is refused at its
+    # first bytes, and a body is read only when it has the length the header
+    # gives.
+    def read_file(path, expect: nil)
+      File.open(path, "rb") do |file|
+        data = file.read(HEADER).to_s
+        parse_header(data) if data.bytesize < HEADER || !data.start_with?(MAGIC) # the FormatError for it
+        data << file.read(body_offset(data.unpack1("S<", offset: 14)) - HEADER).to_s
+        _, _, _, stored, _, _, at = parse_header(data, expect: expect)
+        total = at + stored
+        if file.stat.file?
+          fail!("truncated or padded: #{file.size} bytes where the header says #{total}") unless file.size == total
+          data << file.read(stored).to_s
+        else # a pipe: no size to check, so read it a chunk at a time
+          chunk = "".b
+          while data.bytesize < total && file.read([total - data.bytesize, 1 << 20].min, chunk)
+            data << chunk
+          end
+        end
+        fail!("truncated or padded: more bytes than the header says (#{total})") unless file.eof?
+        data
+      end
+    end
+
     def inflate(body, raw)
       fail!("a compressed body of #{body.bytesize} bytes cannot hold #{raw}") if raw > body.bytesize * MAX_RATIO + 1024
       out = +"".b
@@ -181,7 +206,7 @@ module Bloomc
       # @param path [String, Pathname] a file written by #save
       # @return [self]
       # @raise [Bloomc::FormatError] as #load
-      def load_file(path) = load(File.binread(path))
+      def load_file(path) = load(Format.read_file(path, expect: self))
     end
 
     def self.included(klass)
@@ -198,5 +223,5 @@ module Bloomc
 
   # The filter saved at +path+ by #save.
   # @raise [Bloomc::FormatError] as Bloomc.load
-  def self.load_file(path) = Format.load(File.binread(path))
+  def self.load_file(path) = Format.load(Format.read_file(path))
 end

@@ -2,6 +2,7 @@
 
 require "spec_helper"
 require "tmpdir"
+require "timeout"
 require_relative "../support/format_samples"
 
 # The binary format (docs/FORMAT.md): every class round-trips, byte for byte
@@ -135,6 +136,44 @@ RSpec.describe "the binary format" do
     it "raises TypeError for a non-String" do
       expect { Bloomc.load(nil) }.to raise_error(TypeError)
       expect { Bloomc.load(42) }.to raise_error(TypeError)
+    end
+
+    describe "load_file" do
+      around do |example|
+        Dir.mktmpdir { |dir| @dir = dir; example.run }
+      end
+
+      it "refuses a file by its header, before reading the rest" do
+        path = File.join(@dir, "f.bloom")
+        File.binwrite(path, data + "\0")
+        expect { Bloomc.load_file(path) }.to raise_error(Bloomc::FormatError, /#{data.bytesize + 1} bytes where the header says #{data.bytesize}/)
+        File.binwrite(path, data.byteslice(0, 100))
+        expect { Bloomc.load_file(path) }.to raise_error(Bloomc::FormatError, /truncated/)
+        File.binwrite(path, data)
+        expect { Bloomc::BloomFilter.load_file(path) }.to raise_error(Bloomc::FormatError, /holds a Bloomc::CountingBloomFilter/)
+        expect { Bloomc.load_file(File::NULL) }.to raise_error(Bloomc::FormatError, /0 bytes are too few/)
+
+        # A pipe whose writer has sent a line and not closed it: reading to
+        # the end first would wait for ever (or for a /dev/zero, fill memory).
+        fifo = File.join(@dir, "fifo")
+        File.mkfifo(fifo)
+        writer = Thread.new { File.open(fifo, "wb") { |w| w.write("a log line\n" * 10).then { w.flush; sleep } } }
+        expect { Timeout.timeout(10) { Bloomc.load_file(fifo) } }.to raise_error(Bloomc::FormatError, /bad magic/)
+        writer.kill.join
+      end
+
+      it "reads a filter from a pipe, checking its length as from a file" do
+        read, write = IO.pipe
+        write.write(data)
+        write.close
+        expect(Bloomc.load_file("/dev/fd/#{read.fileno}")).to eq(Bloomc.load(data))
+        read.close
+        read, write = IO.pipe
+        write.write(data + "more")
+        write.close
+        expect { Bloomc.load_file("/dev/fd/#{read.fileno}") }.to raise_error(Bloomc::FormatError, /more bytes than the header says/)
+        read.close
+      end
     end
   end
 end
