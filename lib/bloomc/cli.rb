@@ -241,11 +241,12 @@ module Bloomc
     # Where -o writes: the file a symlink names (the link stays), in a
     # directory that exists; never over a device, a directory or a FIFO.
     def output_path(path)
-      target = File.symlink?(path) ? File.realdirpath(path) : path
+      target = Format.save_target(path)
       raise UsageError, "#{path}: no such directory" unless File.directory?(File.dirname(target))
-      raise UsageError, "#{path}: not a regular file" if File.exist?(target) && !File.file?(target)
 
       target
+    rescue ArgumentError
+      raise UsageError, "#{path}: not a regular file"
     rescue SystemCallError => e
       raise UsageError, "#{path}: #{e.message.sub(/ @ \w+/, '').split(' - ').first}"
     end

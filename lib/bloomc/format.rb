@@ -146,6 +146,18 @@ module Bloomc
     end
 
     def fail!(reason) = raise(FormatError, reason)
+
+    # Where #save writes +path+: the file a symlink names (the link stays),
+    # never a device, a directory or a pipe, which its rename would replace.
+    def save_target(path)
+      path = File.expand_path(path)
+      target = File.symlink?(path) ? File.realdirpath(path) : path
+      if File.exist?(target) && !File.file?(target)
+        raise ArgumentError, "#{path} is not a regular file: save replaces files only (write #dump to a device or pipe)"
+      end
+
+      target
+    end
   end
 
   # Saving and loading, for every filter class.
@@ -162,9 +174,10 @@ module Bloomc
     # @param path [String, Pathname]
     # @param compress [Boolean] as for #dump
     # @return [self]
+    # @raise [ArgumentError] when +path+ is a device, a directory or a pipe
     def save(path, compress: false)
       data = dump(compress: compress)
-      path = File.expand_path(path)
+      path = Format.save_target(path)
       temp = "#{path}.#{Process.pid}.#{rand(2**32).to_s(36)}.tmp"
       begin
         File.open(temp, File::WRONLY | File::CREAT | File::EXCL | File::BINARY, 0o644) do |file|

@@ -162,6 +162,22 @@ RSpec.describe "the binary format" do
         writer.kill.join
       end
 
+      it "is where save writes through a symlink, which stays, and never over a pipe or a directory" do
+        filter = Bloomc::BloomFilter.new(1000, 3).tap { |f| f << "k" }
+        target = File.join(@dir, "target.bloom")
+        link = File.join(@dir, "link.bloom")
+        File.symlink("target.bloom", link) # dangling until the save
+        filter.save(link)
+        expect([File.symlink?(link), Bloomc.load_file(target)]).to eq([true, filter])
+        fifo = File.join(@dir, "fifo")
+        File.mkfifo(fifo)
+        [fifo, @dir].each do |path|
+          expect { filter.save(path) }.to raise_error(ArgumentError, /not a regular file/)
+        end
+        expect(File.ftype(fifo)).to eq("fifo")
+        expect(Dir.children(@dir).sort).to eq(%w[fifo link.bloom target.bloom]) # no temporary file left
+      end
+
       it "reads a filter from a pipe, checking its length as from a file" do
         read, write = IO.pipe
         write.write(data)
