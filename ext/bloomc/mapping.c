@@ -119,14 +119,19 @@ static VALUE mapping_write_header(VALUE self, VALUE header)
     return self;
 }
 
-/* :nodoc: IOError unless the mapped file (fd) still has its length: flush
- * and close check it before they write, since nothing in a file truncated
- * under its mapping can be trusted (and touching the lost pages is SIGBUS). */
-static VALUE mapping_check_length(VALUE self, VALUE fd)
+/* :nodoc: IOError unless the mapped file (fd) still has its length and its
+ * header still starts with magic: flush and close check it before they
+ * write, since nothing in a file truncated under its mapping can be trusted
+ * (touching the lost pages is SIGBUS; once the file is extended again they
+ * read as zeros, header and all). */
+static VALUE mapping_check_length(VALUE self, VALUE fd, VALUE magic)
 {
     bloomc_mapping *m = find_mapping(self);
+    StringValue(magic);
     if (!file_has_length(NUM2INT(fd), m->length))
         rb_raise(rb_eIOError, "the mapped file was truncated or extended by someone else");
+    if ((size_t)RSTRING_LEN(magic) > m->body_offset || memcmp(m->base, RSTRING_PTR(magic), (size_t)RSTRING_LEN(magic)) != 0)
+        rb_raise(rb_eIOError, "the mapped file was truncated by someone else: its header and cells are gone");
     return self;
 }
 
@@ -216,7 +221,7 @@ void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type)
     mappable[nmappable++] = type;
     rb_define_private_method(klass, "write_header", mapping_write_header, 1);
     rb_define_private_method(klass, "sync_mapping", mapping_sync, 0);
-    rb_define_private_method(klass, "check_mapped_length", mapping_check_length, 1);
+    rb_define_private_method(klass, "check_mapped_length", mapping_check_length, 2);
     rb_define_private_method(klass, "mapped_body_crc", mapping_body_crc, 1);
     rb_define_method(klass, "mapped?", mapping_mapped_p, 0);
     VALUE mapped = rb_define_module_under(rb_define_module("Bloomc"), "Mapped");

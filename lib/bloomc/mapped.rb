@@ -123,13 +123,32 @@ module Bloomc
     # computed only for a closed file (flags 0): while the file is open, a
     # reader does not check it, and a flush stays cheap on a large filter.
     def write_file_header(flags)
-      check_mapped_length(@mapped.file.fileno)
+      check_mapped_length(@mapped.file.fileno, Format::MAGIC)
+      check_still_named
       fields = export_fields + export_extra
       sync_mapping if flags.zero? # the cells on disk first: the hole map then shows them
       crc = flags.zero? ? mapped_body_crc(@mapped.file.fileno) : 0
       length = @mapped.file.size - @mapped.body_offset
       write_header(Format.header(Format.kind_of(self), flags, fields, length, length, crc))
       sync_mapping
+    end
+
+    # IOError once the path no longer names the mapped file (deleted, or
+    # replaced by a rename or a save): what the filter holds is then in no
+    # file anyone can open, and another writer may have the path.
+    def check_still_named
+      mapped = @mapped.file.stat
+      named = begin
+        File.stat(path)
+      rescue Errno::ENOENT
+        nil
+      end
+      return if named && named.dev == mapped.dev && named.ino == mapped.ino
+
+      raise IOError, "#{path} was replaced while mapped: the keys added since are not in it" if named
+      raise IOError, "#{path} was deleted while mapped: its keys are in no file" if mapped.nlink.zero?
+
+      raise IOError, "#{path} was moved while mapped"
     end
 
     # Shapes must match when a file is opened with one.

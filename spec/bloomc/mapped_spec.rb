@@ -2,6 +2,7 @@
 
 require "spec_helper"
 require "tmpdir"
+require "fileutils"
 
 # Filters kept in a memory-mapped file: created or reopened, shared with
 # readers, durable after flush even when the writer is killed, one writer at
@@ -246,6 +247,26 @@ RSpec.describe "memory-mapped filters" do
     expect { writer.close }.to raise_error(IOError, /truncated/)
     expect(writer.closed?).to be(true) # unmapped all the same
     expect { writer.include?("a") }.to raise_error(IOError, /closed/)
+  end
+
+  it "raises IOError at flush and close when the file was truncated and extended back, or replaced, moved or deleted" do
+    {
+      "truncated" => -> { File.truncate(path, 0).then { File.truncate(path, File.size(path("copy"))) } },
+      "replaced" => -> { Bloomc::BloomFilter.new(100_000, 3).save(path) },
+      "moved" => -> { File.rename(path, path("moved")) },
+      "deleted" => -> { File.delete(path) },
+    }.each do |what, change|
+      writer = Bloomc::BloomFilter.open(path, m: 100_000, k: 3)
+      writer << "a"
+      writer.flush
+      FileUtils.cp(path, path("copy"))
+      change.call
+      writer << "b"
+      expect { writer.flush }.to raise_error(IOError, /#{what}/)
+      expect { writer.close }.to raise_error(IOError, /#{what}/)
+      expect(writer.closed?).to be(true)
+      [path, path("copy"), path("moved")].each { |f| File.delete(f) if File.exist?(f) }
+    end
   end
 
   it "keeps the clock in the file as it ticks, before the flush" do
