@@ -169,8 +169,7 @@ module Bloomc
         raise Error, "mapped filters open in the main Ractor only" unless Ractor.current == Ractor.main
 
         path = File.expand_path(path)
-        existed = File.exist?(path)
-        file = readonly ? File.open(path, "rb") : File.open(path, File::RDWR | File::CREAT | File::BINARY, 0o644)
+        file, created = readonly ? [File.open(path, "rb"), false] : open_or_create(path)
         filter = nil
         locked = false
         begin
@@ -194,13 +193,21 @@ module Bloomc
         rescue StandardError
           filter&.send(:unmap)
           # A file this call created goes with it; only the lock holder may.
-          File.delete(path) if locked && !existed && File.exist?(path)
+          File.delete(path) if created && locked
           file.close
           raise
         end
       end
 
       private
+
+      # [file, whether this call created it]: by O_EXCL, so that a failed
+      # open deletes only a file of its own.
+      def open_or_create(path)
+        [File.open(path, File::RDWR | File::CREAT | File::EXCL | File::BINARY, 0o644), true]
+      rescue Errno::EEXIST
+        [File.open(path, File::RDWR | File::BINARY), false]
+      end
 
       # A new file: the header of the template's shape with m cells, flagged
       # open, and zeroed cells (a sparse file: they take disk space as they
