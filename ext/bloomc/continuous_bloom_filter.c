@@ -635,18 +635,27 @@ static VALUE continuous_map_core(int argc, VALUE *argv, VALUE self)
     src.buckets.data = base + offset;
     /* A file a writer has open may hold buckets its recorded clock has
      * expired (a reader opening it mid-tick, or a writer killed there): a
-     * writer clears them, a reader's lookups read them as absent. */
+     * writer clears them (clear_stale_cells, once the shape asked for is
+     * checked), a reader's lookups read them as absent. */
     const char *problem = saved_buckets_problem(&src, RTEST(recover));
     if (problem) {
         munmap(base, offset + nbytes);
         bloomc_format_error("%s", problem);
     }
-    if (RTEST(writable)) bf_continuous_clear_stale(&src);
     c->core = src;
     c->epoch = c->period = 0;
     c->applied = 0;
     c->live = 0;
     bloomc_mapping_adopt(&c->map, self, base, offset + nbytes, offset, NUM2INT(fd), RTEST(writable));
+    return self;
+}
+
+/* :nodoc: resets the buckets holding a slot the clock has expired: a
+ * writer's first write to a file it maps (Mapped.open). */
+static VALUE continuous_clear_stale_cells(VALUE self)
+{
+    rb_check_frozen(self);
+    bf_continuous_clear_stale(get_filter(self));
     return self;
 }
 
@@ -726,6 +735,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_private_method(cContinuousBloomFilter, "import_core", continuous_import_core, 3);
     rb_define_private_method(cContinuousBloomFilter, "map_core", continuous_map_core, -1);
     rb_define_private_method(cContinuousBloomFilter, "unmap", continuous_unmap, 0);
+    rb_define_private_method(cContinuousBloomFilter, "clear_stale_cells", continuous_clear_stale_cells, 0);
     rb_define_private_method(cContinuousBloomFilter, "export_fields", continuous_export_fields, 0);
     rb_define_private_method(cContinuousBloomFilter, "body_bytes_for", continuous_body_bytes_for, 1);
     bloomc_define_mapping_methods(cContinuousBloomFilter, &continuous_type);

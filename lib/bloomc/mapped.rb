@@ -187,7 +187,10 @@ module Bloomc
 
           filter = map(klass, file, readonly, verify, path)
           filter.send(:same_shape_as, template, m, path) if template
-          filter.send(:write_file_header, Format::FLAG_OPEN) unless readonly
+          unless readonly # the first writes, once the shape is known right
+            filter.send(:clear_stale_cells) if filter.respond_to?(:clear_stale_cells, true)
+            filter.send(:write_file_header, Format::FLAG_OPEN)
+          end
           filter.freeze if readonly
           filter
         rescue StandardError

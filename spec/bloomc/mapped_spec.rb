@@ -145,6 +145,9 @@ RSpec.describe "memory-mapped filters" do
     Bloomc::ContinuousBloomFilter.open(path, readonly: true) do |reader| # a reader reads them as absent, and leaves them
       expect(reader.buckets[0]).to eq(9)
     end
+    before = File.binread(path)
+    expect { Bloomc::ContinuousBloomFilter.open(path, m: 100, k: 3, ttl: 0) }.to raise_error(ArgumentError, /different k/)
+    expect(File.binread(path)).to eq(before) # a writer refused its shape writes nothing
     Bloomc::ContinuousBloomFilter.open(path) do |f| # a writer clears them
       expect(f.buckets[0]).to eq(0)
     end
