@@ -149,7 +149,7 @@ module BadInputMatrix
       return [TypeError] unless v.is_a?(String)
       return [ArgumentError] if v.include?("\0")
 
-      v.empty? ? [SystemCallError] : [:ok] # "" is the directory itself
+      v.empty? ? [ArgumentError] : [:ok] # "" is the directory itself: not a regular file
     when :cells3_m then v.nil? ? [ArgumentError] : count(v, BUCKETS_MAX, 3r / 8) # width 3
     when :capacity_cells3 # width 3, error rate 0.01
       return [ArgumentError] if v.nil?
