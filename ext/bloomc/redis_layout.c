@@ -194,13 +194,17 @@ static uint32_t slot_age(uint32_t s, uint32_t c)
 }
 
 /*
- * call-seq: continuous_to_redis(buckets, count, slot) -> [age0, age1, age2]
+ * call-seq: continuous_to_redis(buckets, count, slot) -> [next, current, previous]
  *
  * A local continuous filter's buckets (at current slot +slot+) as the Redis
- * filter keeps them: one bitmap per clock period, bucket i at the bit of
- * Redis offset (i & ~7) | (7 - (i & 7)), as locate gives it, set in bitmap
- * a when the bucket holds a live slot a ticks old. Stale buckets are
- * dropped, as the local filter reads them.
+ * filter keeps them: one bitmap per period of the server's clock, bucket i
+ * at the bit of Redis offset (i & ~7) | (7 - (i & 7)), as locate gives it.
+ * A bucket a ticks old goes to the period a - 1 back, one younger than its
+ * age: how far the local clock is into its slot is not known, and the
+ * server's may be further into its period, so a key at its own age could
+ * lose up to a period of its ttl. A bucket of the current slot goes to the
+ * current period and to the next (whose bitmap lives a period longer).
+ * Stale buckets are dropped, as the local filter reads them.
  */
 static VALUE layout_s_continuous_to_redis(VALUE klass, VALUE src, VALUE count, VALUE slot)
 {
@@ -220,7 +224,9 @@ static VALUE layout_s_continuous_to_redis(VALUE klass, VALUE src, VALUE count, V
         if (s == 0 || s > BF_CONT_SLOTS) continue;
         uint32_t age = slot_age(s, current);
         if (age > BF_CONT_DIVISOR) continue;
-        RSTRING_PTR(ages[age])[i >> 3] |= (char)(1u << (i & 7)); /* Redis offset (i & ~7) | (7 - (i & 7)), as the probes */
+        char bit = (char)(1u << (i & 7)); /* Redis offset (i & ~7) | (7 - (i & 7)), as the probes */
+        RSTRING_PTR(ages[age])[i >> 3] |= bit;  /* bitmap a is the period a - 1 back */
+        if (age == 0) RSTRING_PTR(ages[1])[i >> 3] |= bit;
     }
     ruby_xfree(b.data);
     return rb_ary_new_from_values(BF_CONT_DIVISOR + 1, ages);

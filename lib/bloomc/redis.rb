@@ -168,6 +168,18 @@ module Bloomc
       LUA
       # The clock of the node holding KEYS[1].
       time: "return redis.call('TIME')",
+      # KEYS[1] renamed to KEYS[2], to expire at ARGV[1] (ms): both deleted
+      # if that time has passed (PEXPIREAT would delete KEYS[1] and leave
+      # KEYS[2] as it was).
+      install_expiring: <<~LUA,
+        local now = redis.call('TIME')
+        if tonumber(ARGV[1]) <= tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) then
+          return redis.call('DEL', KEYS[1], KEYS[2])
+        end
+        redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+        redis.call('RENAME', KEYS[1], KEYS[2])
+        return 1
+      LUA
       # Creates the meta hash, or returns the one there.
       meta: <<~LUA
         if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -397,14 +409,17 @@ module Bloomc
       # Replaces key's string by +bytes+: written in chunks to a key beside
       # it (the same hash slot), then renamed, so that a reader sees the old
       # cells or the new, never a part.
+      # +expire_at+ (ms on the server's clock): when the key expires; if that
+      # has passed by the end of the writing, the key is deleted instead.
       def replace_string(key, bytes, expire_at: nil)
         staging = "#{key}:loading"
         guarded do
           redis.del(staging)
           (0...bytes.bytesize).step(CHUNK) { |at| redis.setrange(staging, at, bytes.byteslice(at, CHUNK)) }
-          redis.pexpireat(staging, expire_at) if expire_at
-          redis.rename(staging, key)
         end
+        return guarded { redis.rename(staging, key) } unless expire_at
+
+        script(:install_expiring, [staging, key], [expire_at])
       end
 
       # The first +length+ bytes of key's string, each chunk padded to its
@@ -645,9 +660,12 @@ module Bloomc
       end
 
       # A Redis filter holding a local Bloomc::ContinuousBloomFilter's live
-      # buckets: a bucket a ticks old goes to the bitmap of the period a
-      # periods back on the server's clock, so every key keeps its age. The
-      # local clock's slot is kept beside, and to_local gives it back.
+      # buckets: a bucket a ticks old goes to the bitmap of the period a - 1
+      # back on the server's clock (the current slot's to the current period
+      # and the next), so every key is found for at least ttl after its add,
+      # whatever the two clocks' phases, and a copied key up to one period
+      # (ttl / 2) longer than on the local filter. The local clock's slot is
+      # kept beside, and to_local gives it back.
       # @return [Bloomc::Redis::ContinuousBloomFilter]
       def self.from_local(redis, name, filter)
         raise TypeError, "a Bloomc::ContinuousBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::ContinuousBloomFilter)
@@ -728,17 +746,21 @@ module Bloomc
 
       def generation_key(gen) = "#{shard_key(0, 'gen')}:#{gen}"
 
-      # Writes the three bitmaps (ages 0..2) of an unsharded filter, each
-      # whole at once (replace_string), and the slot offset that maps the
-      # server's periods onto the local clock's slots.
-      def write_generations(ages, slot)
+      # Writes the bitmaps of an unsharded filter for the next, current and
+      # previous periods (continuous_to_redis), each whole at once
+      # (replace_string), and the slot offset that maps the server's periods
+      # onto the local clock's slots. A bitmap whose period has ended by the
+      # time it is written (a long copy at a short ttl) is dropped: its keys
+      # have expired.
+      def write_generations(periods, slot)
         gen = server_generation
-        ages.each_with_index do |bytes, age|
-          key = generation_key(gen - age)
+        guarded { redis.del(generation_key(gen - 2)) }
+        periods.each_with_index do |bytes, back|
+          key = generation_key(gen + 1 - back)
           if bytes.count("\0") == bytes.bytesize
             guarded { redis.del(key) }
           else
-            replace_string(key, bytes, expire_at: (gen - age + 3) * @period_ms)
+            replace_string(key, bytes, expire_at: (gen + 1 - back + 3) * @period_ms)
           end
         end
         guarded { redis.set(shard_key(0, "slot"), (slot - 1 - gen) % 15) }
