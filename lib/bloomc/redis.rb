@@ -34,6 +34,11 @@ module Bloomc
     # operation; the operation's outcome is unknown (an add may have landed).
     class ConnectionError < Bloomc::Error; end
 
+    # Redis refused an operation: a key of the filter's holds another type
+    # (WRONGTYPE), the server is out of memory (OOM), ... The redis gem's
+    # error is the cause. Nothing of the refused script call was written.
+    class CommandError < Bloomc::Error; end
+
     # Whether an error of redis-rb (or redis-clustering) means that a server
     # could not be reached, rather than that it refused a command.
     # @api private
@@ -64,15 +69,30 @@ module Bloomc
     LUA
     private_constant :GENERATION_LUA
 
+    # A write script's first step: every key it writes must be a string (or
+    # absent), so that a key of another type fails the call before anything
+    # changes (Redis does not undo a script's writes when a later one fails).
+    STRINGS_LUA = <<~LUA
+      local function not_strings(keys)
+        for _, key in ipairs(keys) do
+          local t = redis.call('TYPE', key)['ok']
+          if t ~= 'string' and t ~= 'none' then return 'WRONGTYPE ' .. key .. ' holds a ' .. t .. ', where a filter keeps a string' end
+        end
+      end
+    LUA
+    private_constant :STRINGS_LUA
+
     # Lua scripts, loaded on first use (EVALSHA; loaded again after a server
     # restart or SCRIPT FLUSH). ARGV[1] is k; cells follow, k per key.
     SCRIPTS = {
-      # The count first: a count key of the wrong type fails before any cell
-      # changes.
+      # The cells, then the count: a server out of memory refuses the first
+      # write.
       bits_add: <<~LUA,
-        local count = redis.call('INCRBY', KEYS[2], (#ARGV - 1) / tonumber(ARGV[1]))
+        #{STRINGS_LUA}
+        local bad = not_strings(KEYS)
+        if bad then return redis.error_reply(bad) end
         for i = 2, #ARGV do redis.call('SETBIT', KEYS[1], ARGV[i], 1) end
-        return count
+        return redis.call('INCRBY', KEYS[2], (#ARGV - 1) / tonumber(ARGV[1]))
       LUA
       bits_lookup: <<~LUA,
         local k, out = tonumber(ARGV[1]), {}
@@ -87,10 +107,12 @@ module Bloomc
       LUA
       # ARGV[2]: the cell type (u4); saturating, as the local counters.
       counting_add: <<~LUA,
+        #{STRINGS_LUA}
+        local bad = not_strings(KEYS)
+        if bad then return redis.error_reply(bad) end
         local t = ARGV[2]
-        local count = redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
         for i = 3, #ARGV do redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', t, '#' .. ARGV[i], 1) end
-        return count
+        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
       LUA
       counting_count: <<~LUA,
         local k, t, out = tonumber(ARGV[1]), ARGV[2], {}
@@ -108,6 +130,9 @@ module Bloomc
       # ARGV[3]: the cell maximum. A key counted (minimum above 0) loses one
       # from each cell that is neither 0 nor saturated, as locally.
       counting_delete: <<~LUA,
+        #{STRINGS_LUA}
+        local bad = not_strings(KEYS)
+        if bad then return redis.error_reply(bad) end
         local k, t, max, out = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), {}
         for base = 4, #ARGV, k do
           local counted = 1
@@ -133,13 +158,15 @@ module Bloomc
       # stale cell comes back and nothing needs sweeping.
       continuous_add: <<~LUA,
         #{GENERATION_LUA}
+        #{STRINGS_LUA}
         local period = tonumber(ARGV[2])
         local gen = generation(period)
         local key = generation_key(gen)
-        local count = redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+        local bad = not_strings({key, KEYS[2]})
+        if bad then return redis.error_reply(bad) end
         for i = 3, #ARGV do redis.call('SETBIT', key, ARGV[i], 1) end
         redis.call('PEXPIREAT', key, (gen + 3) * period)
-        return count
+        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
       LUA
       continuous_lookup: <<~LUA,
         #{GENERATION_LUA}
@@ -214,12 +241,16 @@ module Bloomc
 
       # Adds +key+ (a String, Symbol or Integer). Returns what the local
       # filter's add does: the BloomFilter its size after the add (as
-      # bloombroom), the others self.
+      # bloombroom; a sharded one sums its shards' counts in a second round
+      # trip), the others self.
       # @return [Integer, self]
       def add(key)
+        writable!
         shard, cells = @layout.locate(key)
-        size = script(add_script, add_keys(shard), [k, *add_argv, *cells])
-        add_returns_size? ? size : self
+        count = script(add_script, add_keys(shard), [k, *add_argv, *cells])
+        return self unless add_returns_size?
+
+        shards == 1 ? count : size # the shard's count is not the filter's size
       end
       alias << add
 
@@ -234,6 +265,7 @@ module Bloomc
       # Adds every key of +keys+ (any Enumerable), pipelined.
       # @return [self]
       def add_all(keys)
+        writable!
         each_call(keys, add_script, method(:add_keys), add_argv) { nil }
         self
       end
@@ -265,6 +297,7 @@ module Bloomc
       # Removes every cell and the count; the parameters stay.
       # @return [self]
       def clear
+        writable!
         guarded { redis.pipelined { |pipe| Array.new(shards) { |i| clear_shard(pipe, i) } } }
         self
       end
@@ -272,6 +305,7 @@ module Bloomc
       # Removes the filter from Redis, parameters included.
       # @return [nil]
       def destroy
+        writable!
         clear
         guarded { redis.del(meta_key) }
         nil
@@ -283,6 +317,12 @@ module Bloomc
       def dump(compress: false) = to_local.dump(compress: compress)
 
       private
+
+      # A frozen filter object refuses writes, as a local filter does (the
+      # filter in Redis stays writable through other objects).
+      def writable!
+        raise FrozenError.new("can't modify frozen #{self.class}: #{inspect}", receiver: self) if frozen?
+      end
 
       # to_local needs the local filter's layout: one shard.
       def unsharded!
@@ -336,6 +376,10 @@ module Bloomc
 
         pairs = script(:meta, [meta_key], META.flat_map { |f| [f, asked[f]] })
         pairs.empty? ? asked : pairs.each_slice(2).to_h
+      rescue CommandError => e
+        raise unless e.message.include?("WRONGTYPE")
+
+        raise FormatError, "#{meta_key} holds no filter's parameters (#{e.message})"
       end
 
       # m, once its shards are known to fit Redis' 512 MB strings.
@@ -459,7 +503,7 @@ module Bloomc
           again = guarded { redis.pipelined { |pipe| missing.each { |i| pipe.evalsha(sha, keys: calls[i][1], argv: calls[i][2]) } } }
           missing.each_with_index { |i, j| results[i] = again[j] }
         end
-        results.each { |result| raise result if result.is_a?(StandardError) }
+        guarded { results.each { |result| raise result if result.is_a?(StandardError) } }
         results
       end
 
@@ -469,9 +513,9 @@ module Bloomc
       def guarded
         yield
       rescue ::Redis::BaseError, ::RedisClient::Error => e
-        raise unless Redis.connection_error?(e)
+        raise ConnectionError, "Redis unreachable for filter #{name.inspect}: #{e.message} (#{e.class})" if Redis.connection_error?(e)
 
-        raise ConnectionError, "Redis unreachable for filter #{name.inspect}: #{e.message} (#{e.class})"
+        raise CommandError, "Redis refused an operation on filter #{name.inspect}: #{e.message} (#{e.class})"
       end
     end
     private_constant :Filter
@@ -558,6 +602,7 @@ module Bloomc
       # changes) when its count is 0.
       # @return [Boolean]
       def delete(key)
+        writable!
         shard, cells = @layout.locate(key)
         script(:counting_delete, add_keys(shard), [k, "u#{width}", max, *cells]).first == 1
       end
@@ -654,6 +699,7 @@ module Bloomc
       # Removes every generation and the count, in one pipeline.
       # @return [self]
       def clear
+        writable!
         pipelined_scripts(:continuous_clear, Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]] })
         guarded { redis.del(shard_key(0, "slot")) }
         self
@@ -722,7 +768,9 @@ module Bloomc
           raise ArgumentError, "ttl must be finite, above 0 and at most #{Bloomc::ContinuousBloomFilter::MAX_TTL} s, not #{ttl}"
         end
 
-        period_ms = (ttl * 500).ceil # whole milliseconds, rounded up: keys live at least ttl
+        # Whole milliseconds, rounded up (keys live at least ttl), from the
+        # ttl the caller wrote: 4.014 is 4.01399... as a Float, 4.014 here.
+        period_ms = (ttl.rationalize(Rational(1, 10**9)) * 500).ceil
 
         seed = shape[:seed] || 0
         hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)

@@ -68,6 +68,9 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               expect(filter.count_included(probes)).to be < 5000 * 0.02 # 1% target, 2000 keys of 5000
               expect(filter.size).to eq(2000)
               expect(filter.shards).to eq(6)
+              next unless klass == Bloomc::Redis::BloomFilter # the others' add returns self
+
+              expect(%w[s1 s2 s3 s4 s5 s6 s7 s8].map { |key| filter << key }).to eq((2001..2008).to_a) # the filter's size, not a shard's
             end
 
             it "keeps its parameters beside it and refuses to open them differently" do
@@ -96,6 +99,40 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               expect { filter.add_all(["x", 1.5]) }.to raise_error(TypeError)
               expect { filter.include_all(5) }.to raise_error(TypeError)
               expect([filter.size, filter.include?("x")]).to eq([1, false])
+            end
+
+            it "refuses with CommandError, changing nothing, when a key of its own holds another type" do
+              filter = build(klass, m: 1000, k: 3, **extra.fetch(klass, {}))
+              cells = if klass == Bloomc::Redis::ContinuousBloomFilter # this period's bitmap, and the next's
+                        period = (filter.ttl * 500).round
+                        now = @redis.time.then { |s, us| s * 1000 + us / 1000 }
+                        [0, 1].map { |later| "bloomc:{#{name}:0}:gen:#{now / period + later}" }
+                      else
+                        ["bloomc:{#{name}:0}:cells"]
+                      end
+              cells.each { |key| @redis.rpush(key, "x") }
+              expect { filter << "a" }.to raise_error(Bloomc::Redis::CommandError, /WRONGTYPE/)
+              expect { filter.add_all(%w[a b c]) }.to raise_error(Bloomc::Redis::CommandError, /WRONGTYPE/)
+              expect { filter.include_all(%w[a b]) }.to raise_error(Bloomc::Redis::CommandError, /WRONGTYPE/)
+              expect(filter.size).to eq(0) # the count was not raised for cells never set
+              cells.each { |key| @redis.del(key) }
+              @redis.set("bloomc:{#{name}:0}:count", "not a number")
+              expect { filter << "a" }.to raise_error(Bloomc::Redis::CommandError)
+              @redis.del("bloomc:{#{name}:0}:count")
+              @redis.set("bloomc:{#{name}-meta}:meta", "x")
+              expect { build(klass, m: 1000, k: 3, **extra.fetch(klass, {})).class.new(@redis, "#{name}-meta", m: 10, k: 2, **extra.fetch(klass, {})) }
+                .to raise_error(Bloomc::FormatError, /holds no filter's parameters/)
+              @redis.del("bloomc:{#{name}-meta}:meta")
+            end
+
+            it "refuses writes through a frozen object, as a local filter does" do
+              filter = build(klass, m: 1000, k: 3, **extra.fetch(klass, {}))
+              filter << "a"
+              filter.freeze
+              [-> { filter << "b" }, -> { filter.add_all(%w[b]) }, -> { filter.clear }, -> { filter.destroy }].each do |write|
+                expect(&write).to raise_error(FrozenError)
+              end
+              expect([filter.include?("a"), filter.include?("b"), filter.size]).to eq([true, false, 1])
             end
 
             it "clears its cells and count, keeping its parameters" do
@@ -308,6 +345,9 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         expect { Bloomc::Redis::BloomFilter.new(redis, "corrupt") }.to raise_error(Bloomc::FormatError, /unusable/)
         redis.del("bloomc:{corrupt}:meta")
         expect(Bloomc::Redis::ContinuousBloomFilter.new(redis, "odd-ttl", m: 100, k: 2, ttl: 0.0029).ttl).to eq(0.004)
+        # 4.014 * 500 is 2007.0000000000002 in Floats: the ttl written is meant
+        expect(Bloomc::Redis::ContinuousBloomFilter.new(redis, "even-ttl", m: 100, k: 2, ttl: 4.014).ttl).to eq(4.014)
+        Bloomc::Redis::ContinuousBloomFilter.new(redis, "even-ttl").destroy
         [Float::NAN, Float::INFINITY, 0, -1].each do |ttl|
           expect { Bloomc::Redis::ContinuousBloomFilter.new(redis, "bad-ttl", m: 100, k: 2, ttl: ttl) }.to raise_error(ArgumentError, /ttl must be/)
         end
