@@ -64,7 +64,7 @@ void bf_a2_union(bf_a2 *dst, const bf_a2 *src)
 {
     bf_bits_or(&dst->halves[dst->active], &src->halves[src->active]);
     bf_bits_or(&dst->halves[dst->active ^ 1], &src->halves[src->active ^ 1]);
-    if (src->in_active > dst->in_active) dst->in_active = src->in_active;
+    if (src->in_active < dst->in_active) dst->in_active = src->in_active;
     dst->count = src->count > UINT64_MAX - dst->count ? UINT64_MAX : dst->count + src->count;
 }
 

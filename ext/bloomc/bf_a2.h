@@ -24,12 +24,12 @@ typedef struct {
 void bf_a2_add(bf_a2 *f, bf_key_hash h);
 int bf_a2_contains(const bf_a2 *f, bf_key_hash h);
 /* Merging a filter of the same shape into dst, active half with active
- * half and older with older: OR (union) or AND (intersection). The union's
- * active half counts as the fuller of the two, so the next swap, which drops
- * the older half, comes no sooner than the fuller input's would: no key is
- * dropped earlier than it would have been there. Until that swap the active
- * half may hold up to twice capacity keys, and its rate rises with them.
- * The intersection counts as the emptier. */
+ * half and older with older: OR (union) or AND (intersection). Either way
+ * the active half counts as the emptier of the two, so the next swap, which
+ * drops the older half, comes no sooner than either input's would: no key
+ * is dropped earlier than it would have been in its input. Until that swap
+ * a union's active half may hold up to twice capacity keys, and its rate
+ * rises with them. */
 void bf_a2_union(bf_a2 *dst, const bf_a2 *src);
 void bf_a2_intersect(bf_a2 *dst, const bf_a2 *src);
 
