@@ -191,6 +191,42 @@ RSpec.describe "memory-mapped filters" do
     writer.close
   end
 
+  # A tick records the clock before it sweeps: a reader that copied the
+  # cells then would see buckets its new clock has expired (and a dump of
+  # them would not load); one that copied across a tick, buckets of two
+  # clocks.
+  it "dumps and copies a continuous reader consistently while its writer ticks" do
+    Bloomc::ContinuousBloomFilter.open(path, m: 4_000_000, k: 3, ttl: 0) { |f| f.add_all(Array.new(50_000) { |i| "k#{i}" }) }
+    ready, go = IO.pipe
+    writer = fork do
+      filter = Bloomc::ContinuousBloomFilter.open(path)
+      go.puts("ready")
+      i = 0
+      loop do
+        filter.inc_time_slot
+        filter.add_all(Array.new(5_000) { "x#{i += 1}" })
+      end
+    end
+    ready.gets
+    reader = Bloomc::ContinuousBloomFilter.open(path, readonly: true)
+    refused = 0
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 1.5
+    copies = 0
+    while Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline || copies < 20
+      [reader.dump, reader.dup.dump].each do |data|
+        Bloomc.load(data)
+      rescue Bloomc::FormatError
+        refused += 1
+      end
+      copies += 1
+    end
+    expect([copies, refused]).to match([be >= 20, 0])
+  ensure
+    Process.kill(:KILL, writer) if writer
+    Process.wait(writer) if writer
+    reader&.close
+  end
+
   it "gives a forked child the filter read-only; the file stays the parent's" do
     writer = Bloomc::BloomFilter.open(path, m: 10_000, k: 3)
     writer << "before"
