@@ -123,7 +123,7 @@ static VALUE mapping_write_header(VALUE self, VALUE header)
  * header still starts with magic: flush and close check it before they
  * write, since nothing in a file truncated under its mapping can be trusted
  * (touching the lost pages is SIGBUS; once the file is extended again they
- * read as zeros, header and all). */
+ * read as zeros: cut below the header, so does the magic). */
 static VALUE mapping_check_length(VALUE self, VALUE fd, VALUE magic)
 {
     bloomc_mapping *m = find_mapping(self);

@@ -245,8 +245,8 @@ module Bloomc
       raise UsageError, "#{path}: no such directory" unless File.directory?(File.dirname(target))
 
       target
-    rescue ArgumentError
-      raise UsageError, "#{path}: not a regular file"
+    rescue ArgumentError => e # save_target's refusal, or a ~user that does not exist
+      raise UsageError, e.message.include?("not a regular file") ? "#{path}: not a regular file" : "#{path}: #{e.message}"
     rescue SystemCallError => e
       raise UsageError, "#{path}: #{e.message.sub(/ @ \w+/, '').split(' - ').first}"
     end

@@ -62,7 +62,8 @@ module Bloomc
     # the file is on disk: after it returns, a crash loses nothing added
     # before. A no-op on a filter mapped for reading.
     # @return [self]
-    # @raise [IOError] when closed, or in a forked child
+    # @raise [IOError] when closed, in a forked child, or when the file was
+    #   deleted, replaced or truncated under the filter (a moved file warns)
     def flush
       raise IOError, "closed #{self.class}" if closed?
       return self if @mapped.nil? || @mapped.readonly
@@ -77,6 +78,7 @@ module Bloomc
     # unmaps it and releases the lock; the filter raises IOError afterwards.
     # In a forked child it only unmaps. Closing twice does nothing.
     # @return [nil]
+    # @raise [IOError] as #flush; the filter is closed all the same
     def close
       return nil if @mapped.nil? || @mapped.file.nil?
 
@@ -124,31 +126,34 @@ module Bloomc
     # reader does not check it, and a flush stays cheap on a large filter.
     def write_file_header(flags)
       check_mapped_length(@mapped.file.fileno, Format::MAGIC)
-      check_still_named
       fields = export_fields + export_extra
       sync_mapping if flags.zero? # the cells on disk first: the hole map then shows them
       crc = flags.zero? ? mapped_body_crc(@mapped.file.fileno) : 0
       length = @mapped.file.size - @mapped.body_offset
       write_header(Format.header(Format.kind_of(self), flags, fields, length, length, crc))
       sync_mapping
+      check_still_named
     end
 
-    # IOError once the path no longer names the mapped file (deleted, or
-    # replaced by a rename or a save): what the filter holds is then in no
-    # file anyone can open, and another writer may have the path.
+    # After the header is written: IOError when the file lost its name
+    # (deleted, or replaced by a rename or a save), since what the filter
+    # holds is then in no file anyone can open and another writer may have
+    # the path; a warning when it was moved (its keys are in it, under its
+    # new name) or the path cannot be read.
     def check_still_named
       mapped = @mapped.file.stat
       named = begin
         File.stat(path)
-      rescue Errno::ENOENT
+      rescue SystemCallError
         nil
       end
       return if named && named.dev == mapped.dev && named.ino == mapped.ino
 
-      raise IOError, "#{path} was replaced while mapped: the keys added since are not in it" if named
-      raise IOError, "#{path} was deleted while mapped: its keys are in no file" if mapped.nlink.zero?
-
-      raise IOError, "#{path} was moved while mapped"
+      if mapped.nlink.zero?
+        raise IOError, "#{path} was replaced while mapped: the keys added since are in no file" if named
+        raise IOError, "#{path} was deleted while mapped: its keys are in no file"
+      end
+      warn "bloomc: #{path} no longer names the mapped file (moved?); its keys are in that file, under its new name"
     end
 
     # Shapes must match when a file is opened with one.
@@ -169,9 +174,23 @@ module Bloomc
         raise Error, "mapped filters open in the main Ractor only" unless Ractor.current == Ractor.main
 
         path = File.expand_path(path)
+        path = File.realdirpath(path) if File.symlink?(path) # the file a link names, created there if need be
+        return open_file(klass, path, readonly, verify, shape) if readonly
+
+        3.times do # a file deleted or replaced between its open and its lock: again
+          filter = open_file(klass, path, readonly, verify, shape)
+          return filter if filter
+        end
+        raise LockedError, "#{path} is being replaced by another process as it opens"
+      end
+
+      private
+
+      # The filter, or nil when the file locked is no longer the one at path.
+      def open_file(klass, path, readonly, verify, shape)
         file, created = readonly ? [File.open(path, "rb"), false] : open_or_create(path)
         filter = nil
-        locked = false
+        locked = filled = false
         begin
           unless readonly
             unless file.flock(File::LOCK_EX | File::LOCK_NB)
@@ -179,10 +198,17 @@ module Bloomc
             end
 
             locked = true
+            unless same_file?(file, path)
+              file.close
+              return nil
+            end
           end
 
           template, m = shape.empty? ? nil : klass.send(:mapped_template, shape)
-          create(file, template, m) if file.size.zero? && !readonly
+          if file.size.zero? && !readonly
+            filled = true
+            create(file, template, m)
+          end
           raise ArgumentError, "#{path} is empty: give the filter's shape (m:, k:, ...) to create it" if file.size.zero?
 
           filter = map(klass, file, readonly, verify, path)
@@ -195,21 +221,39 @@ module Bloomc
           filter
         rescue StandardError
           filter&.send(:unmap)
-          # A file this call created goes with it; only the lock holder may.
-          File.delete(path) if created && locked
+          undo_create(file, path, created) if locked && (created || filled)
           file.close
           raise
         end
       end
-
-      private
 
       # [file, whether this call created it]: by O_EXCL, so that a failed
       # open deletes only a file of its own.
       def open_or_create(path)
         [File.open(path, File::RDWR | File::CREAT | File::EXCL | File::BINARY, 0o644), true]
       rescue Errno::EEXIST
-        [File.open(path, File::RDWR | File::BINARY), false]
+        begin
+          [File.open(path, File::RDWR | File::BINARY), false]
+        rescue Errno::ENOENT # deleted in between
+          retry
+        end
+      end
+
+      def same_file?(file, path)
+        mine = file.stat
+        named = File.stat(path)
+        mine.dev == named.dev && mine.ino == named.ino
+      rescue Errno::ENOENT
+        false
+      end
+
+      # After a failed open, the file goes back to what it was: gone if this
+      # call created it, empty if it was empty (a later open with a shape can
+      # then create it).
+      def undo_create(file, path, created)
+        created ? File.delete(path) : file.truncate(0)
+      rescue SystemCallError
+        nil # the open's own error is the one to raise
       end
 
       # A new file: the header of the template's shape with m cells, flagged
@@ -222,14 +266,9 @@ module Bloomc
         fields[0] = m
         length = template.send(:body_bytes_for, m)
         header = Format.header(Format.kind_of(template), Format::FLAG_OPEN, fields, length, length, 0)
-        begin
-          file.write(header)
-          file.truncate(header.bytesize + length)
-          file.flush
-        rescue StandardError
-          file.truncate(0) # empty again, as it was: a later open with a shape can create it
-          raise
-        end
+        file.write(header)
+        file.truncate(header.bytesize + length)
+        file.flush
       end
 
       def map(klass, file, readonly, verify, path)

@@ -288,11 +288,10 @@ RSpec.describe "memory-mapped filters" do
     expect { writer.include?("a") }.to raise_error(IOError, /closed/)
   end
 
-  it "raises IOError at flush and close when the file was truncated and extended back, or replaced, moved or deleted" do
+  it "raises IOError at flush and close when the file was truncated below its header and extended back, replaced or deleted" do
     {
       "truncated" => -> { File.truncate(path, 0).then { File.truncate(path, File.size(path("copy"))) } },
       "replaced" => -> { Bloomc::BloomFilter.new(100_000, 3).save(path) },
-      "moved" => -> { File.rename(path, path("moved")) },
       "deleted" => -> { File.delete(path) },
     }.each do |what, change|
       writer = Bloomc::BloomFilter.open(path, m: 100_000, k: 3)
@@ -304,8 +303,30 @@ RSpec.describe "memory-mapped filters" do
       expect { writer.flush }.to raise_error(IOError, /#{what}/)
       expect { writer.close }.to raise_error(IOError, /#{what}/)
       expect(writer.closed?).to be(true)
-      [path, path("copy"), path("moved")].each { |f| File.delete(f) if File.exist?(f) }
+      [path, path("copy")].each { |f| File.delete(f) if File.exist?(f) }
     end
+  end
+
+  it "finishes a file moved while mapped, under its new name, and warns that the path no longer names it" do
+    writer = Bloomc::BloomFilter.open(path, m: 100_000, k: 3)
+    writer << "a"
+    File.rename(path, path("rotated.bloom"))
+    writer << "b"
+    expect { writer.close }.to output(/no longer names the mapped file/).to_stderr
+    expect(Bloomc.load_file(path("rotated.bloom")).include_all(%w[a b])).to eq([true, true]) # closed cleanly, checksum and all
+  end
+
+  it "opens a file through a symlink, creating the file it names" do
+    File.symlink("target.bloom", path("link.bloom")) # dangling
+    Bloomc::BloomFilter.open(path("link.bloom"), m: 1000, k: 3) { |f| f << "a" }
+    expect([File.symlink?(path("link.bloom")), Bloomc.load_file(path("target.bloom")).include?("a")]).to eq([true, true])
+  end
+
+  it "leaves an empty file empty when mapping it fails after its header was written" do
+    File.write(path, "")
+    allow(Bloomc::Mapped).to receive(:map).and_raise(Errno::ENOMEM)
+    expect { Bloomc::BloomFilter.open(path, m: 1000, k: 3) }.to raise_error(Errno::ENOMEM)
+    expect(File.size(path)).to eq(0)
   end
 
   it "keeps the clock in the file as it ticks, before the flush" do
