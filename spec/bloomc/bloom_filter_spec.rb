@@ -126,6 +126,19 @@ RSpec.describe Bloomc::BloomFilter do
       expect(filter.include?(43)).to be(false)
     end
 
+    # An Integer is hashed as its 8 little-endian bytes, kept apart from the
+    # String of those bytes: MurmurHash3 by its seed, FNV-1a (no seed) by
+    # a constant over its hash.
+    it "keeps an Integer apart from the String of its bytes, under either hash" do
+      %i[murmur3 fnv1a].each do |hash|
+        ints = described_class.new(10_000, 7, hash: hash).tap { |f| (1..200).each { |i| f << i } }
+        strings = described_class.new(10_000, 7, hash: hash).tap { |f| (1..200).each { |i| f << [i].pack("q<") } }
+        expect((1..200).count { |i| ints.include?([i].pack("q<")) }).to be <= 2
+        expect((1..200).count { |i| strings.include?(i) }).to be <= 2
+        expect([ints.count_included((1..200).to_a), strings.count_included((1..200).map { |i| [i].pack("q<") })]).to eq([200, 200])
+      end
+    end
+
     it "treats values on both sides of the Fixnum/Bignum boundary by value" do
       [2**62 - 1, 2**62, 2**63 - 1, 2**63, -(2**62) - 1, -(2**63)].each { |n| filter << n }
       [2**62 - 1, 2**62, 2**63 - 1, 2**63, -(2**62) - 1, -(2**63)].each do |n|
