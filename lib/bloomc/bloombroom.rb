@@ -17,6 +17,9 @@ if defined?(Bloombroom::BloomFilter) && !(Bloombroom::BloomFilter < Bloomc::Bloo
 end
 
 module Bloombroom
+  # The bloombroom release whose API this reproduces.
+  VERSION = "1.2.0"
+
   # bloombroom's bit field (position 0 first in to_s).
   class BitField < Bloomc::BitField
     ELEMENT_WIDTH = 32
@@ -46,11 +49,27 @@ module Bloombroom
       super
     end
 
-    # bloombroom returns the timer's Thread.
+    # bloombroom returns the timer's Thread, and its users stop the timer by
+    # killing it: killing it stops the clock too.
     def start_timer
       super
-      @timer.instance_variable_get(:@thread)
+      thread = @timer.instance_variable_get(:@thread)
+      thread.singleton_class.prepend(StopsClockOnKill)
+      thread.instance_variable_set(:@bloomc_clock, @timer.instance_variable_get(:@handle)) # the clock, not the filter
+      thread
     end
+
+    # Thread#kill and its aliases on a timer's thread: the clock stands still
+    # from then on, even if the thread had not run yet.
+    module StopsClockOnKill
+      %i[kill exit terminate].each do |name|
+        define_method(name) do
+          @bloomc_clock&.unschedule
+          super()
+        end
+      end
+    end
+    private_constant :StopsClockOnKill
   end
 
   # bloombroom's sizing and its FNV-1a based multi_hash.
@@ -67,11 +86,51 @@ module Bloombroom
     end
   end
 
-  # bloombroom's FNV functions (over every byte of the String).
+  # bloombroom's FNV functions (over every byte of the String), and the C
+  # functions it attaches with FFI, which hash the first +length+ bytes.
   class FNVFFI
     def self.fnv1_32(data) = Bloomc::FNV.fnv1_32(data)
     def self.fnv1a_32(data) = Bloomc::FNV.fnv1a_32(data)
     def self.fnv1_64(data) = Bloomc::FNV.fnv1_64(data)
     def self.fnv1a_64(data) = Bloomc::FNV.fnv1a_64(data)
+    def self.c_fnv1_32(data, length) = Bloomc::FNV.fnv1_32(prefix(data, length))
+    def self.c_fnv1a_32(data, length) = Bloomc::FNV.fnv1a_32(prefix(data, length))
+    def self.c_fnv1_64(data, length) = Bloomc::FNV.fnv1_64(prefix(data, length))
+    def self.c_fnv1a_64(data, length) = Bloomc::FNV.fnv1a_64(prefix(data, length))
+
+    def self.prefix(data, length)
+      raise TypeError, "length must be an Integer, not #{length.class}" unless length.is_a?(Integer)
+      raise ArgumentError, "length #{length} outside 0..#{data.bytesize}" unless length.between?(0, data.bytesize)
+
+      data.byteslice(0, length)
+    end
+    private_class_method :prefix
+  end
+
+  # The bloombroom gem loaded after this file would reopen these classes and
+  # put its Ruby methods over bloomc's: refused at its first method.
+  module RealGemGuard
+    def method_added(name)
+      refuse_real_gem
+      super
+    end
+
+    def singleton_method_added(name)
+      refuse_real_gem
+      super
+    end
+
+    private
+
+    def refuse_real_gem
+      where = caller_locations(2, 1).first&.path.to_s
+      return unless where.include?("/lib/bloombroom/") || where.end_with?("/lib/bloombroom.rb")
+
+      raise LoadError, "bloomc/bloombroom is loaded: the bloombroom gem cannot load beside it (#{where})"
+    end
+  end
+  private_constant :RealGemGuard
+  [BitField, BitBucketField, BloomFilter, ContinuousBloomFilter, BloomHelper, FNVFFI].each do |klass|
+    klass.singleton_class.prepend(RealGemGuard)
   end
 end

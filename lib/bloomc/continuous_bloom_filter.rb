@@ -274,6 +274,11 @@ module Bloomc
         end
       ensure
         RUNNING.delete(self)
+        # Ended without #stop (killed, as bloombroom code stops its timer,
+        # or its filter gone): the clock stands still, as it would with no
+        # thread. A stopped timer's thread is no longer @thread, and a new
+        # timer may hold the schedule by then.
+        @handle.unschedule if @thread.equal?(Thread.current)
       end
 
       def next_tick_at = @handle.next_tick_at

@@ -447,6 +447,49 @@ RSpec.describe "Bloombroom drop-in (require \"bloomc/bloombroom\")" do
     end
   end
 
+  # bloombroom's clock moves only in its timer thread, so its users stop the
+  # timer by killing that thread; bloomc's clock also catches up on adds and
+  # lookups, which must stop too.
+  describe "the timer's Thread, killed as bloombroom code stops its timer" do
+    %i[kill exit terminate].each do |stop|
+      it "stands the clock still after Thread##{stop}, even before the thread ran, until start_timer" do
+        bf = Bloombroom::ContinuousBloomFilter.new(100, 3, 0.1)
+        thread = bf.start_timer
+        bf << "kept"
+        thread.public_send(stop)
+        thread.join
+        sleep(0.25) # more than 1.5 ttl
+        expect([bf["kept"], bf.ticks, bf.timer_running?]).to eq([true, 0, false])
+        expect(bf.start_timer).to be_alive
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 2
+        sleep(0.01) while bf.ticks < 3 && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+        expect(bf["kept"]).to be(false)
+      ensure
+        bf&.stop_timer
+      end
+    end
+  end
+
+  describe "beside the real gem" do
+    it "has bloombroom's VERSION and its FFI functions, which hash a prefix of the given length" do
+      expect(Bloombroom::VERSION).to eq("1.2.0")
+      expect(Bloombroom::FNVFFI.c_fnv1a_64("abcdef", 3)).to eq(Bloomc::FNV.fnv1a_64("abc"))
+      expect(Bloombroom::FNVFFI.c_fnv1_32("abc", 0)).to eq(Bloomc::FNV.fnv1_32(""))
+      expect { Bloombroom::FNVFFI.c_fnv1a_32("abc", 4) }.to raise_error(ArgumentError)
+    end
+
+    it "refuses the real gem loaded after it, whose Ruby methods would replace bloomc's" do
+      lib = File.expand_path("../../lib", __dir__)
+      _, err, status = Open3.capture3(RbConfig.ruby, "-W0", "-I", lib, "-e",
+                                      'require "bloomc/bloombroom"; require "bloombroom"')
+      expect(status.success?).to be(false)
+      expect(err).to match(/bloomc\/bloombroom is loaded: the bloombroom gem cannot load beside it/)
+      _, err, status = Open3.capture3(RbConfig.ruby, "-W0", "-I", lib, "-e",
+                                      'require "bloombroom"; require "bloomc/bloombroom"')
+      expect([status.success?, err]).to match([false, /already loaded/])
+    end
+  end
+
   describe "multibyte keys (hashed by every byte, unlike bloombroom)" do
     it "bloombroom cuts \"日本\" and \"日月\" to their first 2 bytes: one key there" do
       expect(reference["multibyte"]["same_probes"]).to be(true)
