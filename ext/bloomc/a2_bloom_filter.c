@@ -180,7 +180,9 @@ static VALUE a2_size(VALUE self) { return ULL2NUM(get_filter(self)->count); }
 
 /* call-seq: active_size -> Integer
  *
- * The number of distinct keys in the active half. */
+ * The distinct keys counted toward the next swap, which comes when it
+ * reaches capacity: those added to the active half (after a union, the
+ * emptier input's count, though the half holds both inputs' keys). */
 static VALUE a2_active_size(VALUE self) { return ULL2NUM(get_filter(self)->in_active); }
 
 /* call-seq: swaps -> Integer

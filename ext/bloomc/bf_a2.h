@@ -27,9 +27,9 @@ int bf_a2_contains(const bf_a2 *f, bf_key_hash h);
  * half and older with older: OR (union) or AND (intersection). Either way
  * the active half counts as the emptier of the two, so the next swap, which
  * drops the older half, comes no sooner than either input's would: no key
- * is dropped earlier than it would have been in its input. Until that swap
- * a union's active half may hold up to twice capacity keys, and its rate
- * rises with them. */
+ * is dropped earlier than it would have been in its input. A union's active
+ * half may then hold up to twice capacity keys, and the rate stays raised
+ * until that half is dropped, at the swap after next. */
 void bf_a2_union(bf_a2 *dst, const bf_a2 *src);
 void bf_a2_intersect(bf_a2 *dst, const bf_a2 *src);
 

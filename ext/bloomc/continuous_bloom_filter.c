@@ -259,22 +259,26 @@ static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE ha
 }
 
 /* The filter as copies and dumps see it: for a reader of a mapped file,
- * whose writer may tick meanwhile, a snapshot into *buf (a temporary buffer
- * the caller frees; the GC does if it raises first): the buckets copied between two reads of the same
- * recorded clock (a tick in between: again), then the buckets that clock
- * has expired cleared (a tick's sweep may still be running), as the
- * reader's lookups read them. Anything else is read as it stands. */
-static const bf_continuous *snapshot(VALUE self, bf_continuous *out, volatile VALUE *buf)
+ * whose writer may tick meanwhile, a snapshot into *buf (a hidden String,
+ * not scanned by the GC, which the caller empties; garbage if anything
+ * raises first): the buckets copied between two reads of the same recorded
+ * clock (a tick in between, or a clock read half-written: again), then the
+ * buckets that clock has expired cleared (a tick's sweep may still be
+ * running), as the reader's lookups read them. Anything else is read as it
+ * stands. */
+static const bf_continuous *snapshot(VALUE self, bf_continuous *out, VALUE *buf)
 {
     continuous_t *c = get_state(self);
     if (!c->map.base || c->map.writable) return &c->core;
     size_t nbytes = bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS);
-    uint8_t *copy = rb_alloc_tmp_buffer(buf, (long)nbytes);
+    *buf = rb_obj_hide(rb_str_buf_new((long)nbytes));
+    uint8_t *copy = (uint8_t *)RSTRING_PTR(*buf);
     for (int tries = 0; tries < 100; tries++) { /* a writer ticking without pause could outrun a copy */
         uint64_t ticks = c->core.ticks;
+        uint32_t slot = c->core.slot;
         memcpy(copy, c->core.buckets.data, nbytes);
         follow_clock(c);
-        if (c->core.ticks == ticks) break;
+        if (c->core.ticks == ticks && c->core.slot == slot) break;
     }
     *out = c->core;
     out->buckets.data = copy;
@@ -289,10 +293,11 @@ static VALUE continuous_initialize_copy(VALUE self, VALUE orig)
     rb_check_frozen(self);
     if (self == orig) return self;
     bf_continuous taken;
-    volatile VALUE buf = 0;
+    VALUE buf = 0;
     const bf_continuous *src = snapshot(orig, &taken, &buf);
     continuous_reset(replaceable(self), src->buckets.count, src->k, src->seed, src->hash, src);
-    if (buf) rb_free_tmp_buffer(&buf);
+    if (buf) rb_str_resize(buf, 0); /* its memory back now, not at the next GC */
+    RB_GC_GUARD(buf);
     return self;
 }
 
@@ -589,14 +594,15 @@ static VALUE continuous_clear(VALUE self)
 static VALUE continuous_export_core(VALUE self)
 {
     bf_continuous taken;
-    volatile VALUE buf = 0;
+    VALUE buf = 0;
     const bf_continuous *f = snapshot(self, &taken, &buf);
     uint64_t fields[] = {f->buckets.count, f->k, f->seed, (uint64_t)f->hash, f->slot, f->ticks,
                          f->recent_adds[0], f->recent_adds[1], f->recent_adds[2]};
     const uint8_t *parts[] = {f->buckets.data};
     size_t lengths[] = {bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS)};
     VALUE state = bloomc_state_new(fields, 9, parts, lengths, 1);
-    if (buf) rb_free_tmp_buffer(&buf);
+    if (buf) rb_str_resize(buf, 0);
+    RB_GC_GUARD(buf);
     return state;
 }
 

@@ -55,16 +55,17 @@ module Bloombroom
       super
       thread = @timer.instance_variable_get(:@thread)
       thread.singleton_class.prepend(StopsClockOnKill)
-      thread.instance_variable_set(:@bloomc_clock, @timer.instance_variable_get(:@handle)) # the clock, not the filter
+      thread.instance_variable_set(:@bloomc_timer, @timer) # the timer holds the clock, not the filter
       thread
     end
 
     # Thread#kill and its aliases on a timer's thread: the clock stands still
-    # from then on, even if the thread had not run yet.
+    # from then on, even if the thread had not run yet; unless the thread is
+    # no longer its filter's timer (stopped, and another started since).
     module StopsClockOnKill
       %i[kill exit terminate].each do |name|
         define_method(name) do
-          @bloomc_clock&.unschedule
+          @bloomc_timer.killed if alive? && @bloomc_timer&.thread?(self)
           super()
         end
       end
@@ -108,29 +109,35 @@ module Bloombroom
   end
 
   # The bloombroom gem loaded after this file would reopen these classes and
-  # put its Ruby methods over bloomc's: refused at its first method.
+  # put its Ruby methods over bloomc's. Its lib/bloombroom.rb starts with
+  # `class FNVFFI; extend FFI::Library`: refused there, before any method of
+  # its replaces one of ours. A file of the gem required on its own is
+  # refused at its first method, which is taken back first.
+  GEM_FILE = %r{/bloombroom-\d[^/]*/lib/}
+  private_constant :GEM_FILE
+
+  module RefuseFFI
+    def extend(*modules)
+      if modules.any? { |mod| mod.name == "FFI::Library" }
+        raise LoadError, "bloomc/bloombroom is loaded: the bloombroom gem cannot load beside it"
+      end
+
+      super
+    end
+  end
+  private_constant :RefuseFFI
+  FNVFFI.singleton_class.prepend(RefuseFFI)
+
   module RealGemGuard
     def method_added(name)
-      refuse_real_gem
+      where = caller_locations(1, 1).first&.path.to_s
+      if where.match?(GEM_FILE)
+        remove_method(name)
+        raise LoadError, "bloomc/bloombroom is loaded: the bloombroom gem cannot load beside it (#{where})"
+      end
       super
-    end
-
-    def singleton_method_added(name)
-      refuse_real_gem
-      super
-    end
-
-    private
-
-    def refuse_real_gem
-      where = caller_locations(2, 1).first&.path.to_s
-      return unless where.include?("/lib/bloombroom/") || where.end_with?("/lib/bloombroom.rb")
-
-      raise LoadError, "bloomc/bloombroom is loaded: the bloombroom gem cannot load beside it (#{where})"
     end
   end
   private_constant :RealGemGuard
-  [BitField, BitBucketField, BloomFilter, ContinuousBloomFilter, BloomHelper, FNVFFI].each do |klass|
-    klass.singleton_class.prepend(RealGemGuard)
-  end
+  [BitField, BitBucketField, BloomFilter, ContinuousBloomFilter].each { |klass| klass.singleton_class.prepend(RealGemGuard) }
 end

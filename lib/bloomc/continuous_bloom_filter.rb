@@ -249,6 +249,16 @@ module Bloomc
         @thread&.alive? || false
       end
 
+      # Whether +thread+ is this timer's (the drop-in's Thread#kill asks).
+      def thread?(thread) = @thread.equal?(thread)
+
+      # The drop-in's Thread#kill of this timer's thread: the schedule ends
+      # as with #stop, and the thread by that kill.
+      def killed
+        RUNNING.delete(self)
+        @handle.unschedule
+      end
+
       # The same schedule (already in the filter, copied by fork) in a new thread.
       def restarted
         @thread = nil

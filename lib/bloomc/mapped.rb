@@ -101,7 +101,7 @@ module Bloomc
 
     # What a mapped filter holds beside its cells; set before a read-only
     # filter is frozen, and changed by #close after.
-    State = Struct.new(:file, :path, :readonly, :body_offset, :pid)
+    State = Struct.new(:file, :path, :readonly, :body_offset, :pid, :warned_moved)
 
     # A copy (dup, clone) holds its cells on the heap, not in the file.
     module Copy
@@ -153,6 +153,9 @@ module Bloomc
         raise IOError, "#{path} was replaced while mapped: the keys added since are in no file" if named
         raise IOError, "#{path} was deleted while mapped: its keys are in no file"
       end
+      return if @mapped.warned_moved
+
+      @mapped.warned_moved = true
       warn "bloomc: #{path} no longer names the mapped file (moved?); its keys are in that file, under its new name"
     end
 
@@ -181,7 +184,7 @@ module Bloomc
           filter = open_file(klass, path, readonly, verify, shape)
           return filter if filter
         end
-        raise LockedError, "#{path} is being replaced by another process as it opens"
+        raise IOError, "#{path} was deleted or replaced three times while it was being opened"
       end
 
       private
@@ -230,13 +233,16 @@ module Bloomc
       # [file, whether this call created it]: by O_EXCL, so that a failed
       # open deletes only a file of its own.
       def open_or_create(path)
-        [File.open(path, File::RDWR | File::CREAT | File::EXCL | File::BINARY, 0o644), true]
-      rescue Errno::EEXIST
-        begin
-          [File.open(path, File::RDWR | File::BINARY), false]
-        rescue Errno::ENOENT # deleted in between
-          retry
+        3.times do
+          return [File.open(path, File::RDWR | File::CREAT | File::EXCL | File::BINARY, 0o644), true]
+        rescue Errno::EEXIST
+          begin
+            return [File.open(path, File::RDWR | File::BINARY), false]
+          rescue Errno::ENOENT # deleted in between: create it, again
+            next
+          end
         end
+        raise IOError, "#{path} was created and deleted three times while it was being opened"
       end
 
       def same_file?(file, path)
@@ -248,10 +254,15 @@ module Bloomc
       end
 
       # After a failed open, the file goes back to what it was: gone if this
-      # call created it, empty if it was empty (a later open with a shape can
-      # then create it).
+      # call created it (and the path still names it: another writer may
+      # have a new file there), empty if it was empty (a later open with a
+      # shape can then create it).
       def undo_create(file, path, created)
-        created ? File.delete(path) : file.truncate(0)
+        if created
+          File.delete(path) if same_file?(file, path)
+        else
+          file.truncate(0)
+        end
       rescue SystemCallError
         nil # the open's own error is the one to raise
       end

@@ -15,7 +15,8 @@ module Bloomc
   # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter and
   # ContinuousBloomFilter. A key's positions are computed here, in C, exactly
   # as for the local filters; each operation is one round trip (a Lua script
-  # that does all k cells atomically) and the batch forms are pipelined.
+  # that does all k cells atomically; a sharded BloomFilter's add takes a
+  # second, for its size) and the batch forms are pipelined.
   #
   # +redis+ is a client of the redis gem: a Redis or, for a Redis Cluster, a
   # Redis::Cluster (gem redis-clustering). With +shards: N+ a filter is N
@@ -73,11 +74,13 @@ module Bloomc
     # absent), so that a key of another type fails the call before anything
     # changes (Redis does not undo a script's writes when a later one fails).
     STRINGS_LUA = <<~LUA
-      local function not_strings(keys)
+      local function not_strings(keys, count)
         for _, key in ipairs(keys) do
           local t = redis.call('TYPE', key)['ok']
           if t ~= 'string' and t ~= 'none' then return 'WRONGTYPE ' .. key .. ' holds a ' .. t .. ', where a filter keeps a string' end
         end
+        local n = redis.call('GET', count)
+        if n and not tonumber(n) then return 'ERR ' .. count .. ' holds no count' end
       end
     LUA
     private_constant :STRINGS_LUA
@@ -89,7 +92,7 @@ module Bloomc
       # write.
       bits_add: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS)
+        local bad = not_strings(KEYS, KEYS[2])
         if bad then return redis.error_reply(bad) end
         for i = 2, #ARGV do redis.call('SETBIT', KEYS[1], ARGV[i], 1) end
         return redis.call('INCRBY', KEYS[2], (#ARGV - 1) / tonumber(ARGV[1]))
@@ -108,7 +111,7 @@ module Bloomc
       # ARGV[2]: the cell type (u4); saturating, as the local counters.
       counting_add: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS)
+        local bad = not_strings(KEYS, KEYS[2])
         if bad then return redis.error_reply(bad) end
         local t = ARGV[2]
         for i = 3, #ARGV do redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', t, '#' .. ARGV[i], 1) end
@@ -131,7 +134,7 @@ module Bloomc
       # from each cell that is neither 0 nor saturated, as locally.
       counting_delete: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS)
+        local bad = not_strings(KEYS, KEYS[2])
         if bad then return redis.error_reply(bad) end
         local k, t, max, out = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), {}
         for base = 4, #ARGV, k do
@@ -162,7 +165,7 @@ module Bloomc
         local period = tonumber(ARGV[2])
         local gen = generation(period)
         local key = generation_key(gen)
-        local bad = not_strings({key, KEYS[2]})
+        local bad = not_strings({key, KEYS[2]}, KEYS[2])
         if bad then return redis.error_reply(bad) end
         for i = 3, #ARGV do redis.call('SETBIT', key, ARGV[i], 1) end
         redis.call('PEXPIREAT', key, (gen + 3) * period)
@@ -242,7 +245,8 @@ module Bloomc
       # Adds +key+ (a String, Symbol or Integer). Returns what the local
       # filter's add does: the BloomFilter its size after the add (as
       # bloombroom; a sharded one sums its shards' counts in a second round
-      # trip), the others self.
+      # trip, so with other writers that is the size some time after), the
+      # others self.
       # @return [Integer, self]
       def add(key)
         writable!
@@ -679,7 +683,8 @@ module Bloomc
     # A filter whose keys expire, on the Redis server's clock: every client
     # agrees on the time without a timer of its own. A key is found for at
     # least +ttl+ seconds after its add and not after 1.5 * ttl, as with
-    # Bloomc::ContinuousBloomFilter; see SCRIPTS for how.
+    # Bloomc::ContinuousBloomFilter (a key copied by from_local: up to
+    # 2.5 * ttl); see SCRIPTS for how.
     class ContinuousBloomFilter < Filter
       # @overload initialize(redis, name, m:, k:, ttl:, seed: 0, hash: :murmur3, shards: 1)
       # @overload initialize(redis, name, capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3, shards: 1)
@@ -709,8 +714,8 @@ module Bloomc
       # buckets: a bucket a ticks old goes to the bitmap of the period a - 1
       # back on the server's clock (the current slot's to the current period
       # and the next), so every key is found for at least ttl after its add,
-      # whatever the two clocks' phases, and a copied key up to one period
-      # (ttl / 2) longer than on the local filter. The local clock's slot is
+      # whatever the two clocks' phases; a copied key may be found up to ttl
+      # longer than on the local filter (at most 2.5 ttl after its add). The local clock's slot is
       # kept beside, and to_local gives it back.
       # @return [Bloomc::Redis::ContinuousBloomFilter]
       def self.from_local(redis, name, filter)
@@ -770,7 +775,8 @@ module Bloomc
 
         # Whole milliseconds, rounded up (keys live at least ttl), from the
         # ttl the caller wrote: 4.014 is 4.01399... as a Float, 4.014 here.
-        period_ms = (ttl.rationalize(Rational(1, 10**9)) * 500).ceil
+        exact = ttl.is_a?(Float) ? ttl.rationalize(Rational(1, 10**9)) : ttl.to_r
+        period_ms = [(exact * 500).ceil, 1].max
 
         seed = shape[:seed] || 0
         hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
@@ -781,6 +787,8 @@ module Bloomc
 
       def adopt_extra(meta)
         @period_ms = Integer(meta["period_ms"])
+        raise ArgumentError, "period_ms #{@period_ms}" unless @period_ms.positive?
+
         @seed = Integer(meta["seed"])
         @hash = Integer(meta["hash"])
       end

@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require "spec_helper"
+require "fileutils"
+require "tmpdir"
 require "bloomc/bloombroom"
 require "json"
 require "open3"
@@ -470,6 +472,19 @@ RSpec.describe "Bloombroom drop-in (require \"bloomc/bloombroom\")" do
     end
   end
 
+  it "keeps a new timer running when a thread of a stopped one is killed" do
+    bf = Bloombroom::ContinuousBloomFilter.new(100, 3, 0.1)
+    old = bf.start_timer
+    bf.stop_timer
+    current = bf.start_timer
+    old.kill
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 2
+    sleep(0.01) while bf.ticks < 2 && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+    expect([bf.timer_running?, current.alive?, bf.ticks >= 2]).to eq([true, true, true])
+  ensure
+    bf&.stop_timer
+  end
+
   describe "beside the real gem" do
     it "has bloombroom's VERSION and its FFI functions, which hash a prefix of the given length" do
       expect(Bloombroom::VERSION).to eq("1.2.0")
@@ -487,6 +502,18 @@ RSpec.describe "Bloombroom drop-in (require \"bloomc/bloombroom\")" do
       _, err, status = Open3.capture3(RbConfig.ruby, "-W0", "-I", lib, "-e",
                                       'require "bloombroom"; require "bloomc/bloombroom"')
       expect([status.success?, err]).to match([false, /already loaded/])
+    end
+
+    it "lets an application's own file under a lib/bloombroom/ directory add to the classes" do
+      Dir.mktmpdir do |dir|
+        ext = File.join(dir, "app", "lib", "bloombroom", "ext.rb")
+        FileUtils.mkdir_p(File.dirname(ext))
+        File.write(ext, "class Bloombroom::BloomFilter\n  def app_extension = :added\nend\n")
+        load ext
+        expect(Bloombroom::BloomFilter.new(100, 3).app_extension).to eq(:added)
+      ensure
+        Bloombroom::BloomFilter.send(:remove_method, :app_extension) if Bloombroom::BloomFilter.method_defined?(:app_extension)
+      end
     end
   end
 

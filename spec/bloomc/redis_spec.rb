@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require "spec_helper"
+require "bigdecimal"
 require "tmpdir"
 require_relative "../support/redis"
 
@@ -117,8 +118,10 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               expect(filter.size).to eq(0) # the count was not raised for cells never set
               cells.each { |key| @redis.del(key) }
               @redis.set("bloomc:{#{name}:0}:count", "not a number")
-              expect { filter << "a" }.to raise_error(Bloomc::Redis::CommandError)
+              expect { filter << "a" }.to raise_error(Bloomc::Redis::CommandError, /holds no count/)
+              expect { filter.add_all(%w[a b]) }.to raise_error(Bloomc::Redis::CommandError, /holds no count/)
               @redis.del("bloomc:{#{name}:0}:count")
+              expect(filter.include_all(%w[a b])).to eq([false, false]) # no cell was set by the refused adds
               @redis.set("bloomc:{#{name}-meta}:meta", "x")
               expect { build(klass, m: 1000, k: 3, **extra.fetch(klass, {})).class.new(@redis, "#{name}-meta", m: 10, k: 2, **extra.fetch(klass, {})) }
                 .to raise_error(Bloomc::FormatError, /holds no filter's parameters/)
@@ -348,6 +351,11 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         # 4.014 * 500 is 2007.0000000000002 in Floats: the ttl written is meant
         expect(Bloomc::Redis::ContinuousBloomFilter.new(redis, "even-ttl", m: 100, k: 2, ttl: 4.014).ttl).to eq(4.014)
         Bloomc::Redis::ContinuousBloomFilter.new(redis, "even-ttl").destroy
+        expect(Bloomc::Redis::ContinuousBloomFilter.new(redis, "exact-ttl", m: 100, k: 2, ttl: BigDecimal("0.0031")).ttl).to eq(0.004)
+        Bloomc::Redis::ContinuousBloomFilter.new(redis, "exact-ttl").destroy
+        tiny = Bloomc::Redis::ContinuousBloomFilter.new(redis, "tiny-ttl", m: 100, k: 2, ttl: 1e-12) # a period of 1 ms at least
+        expect([tiny.ttl, (tiny << "a").include?("a")]).to eq([0.002, true])
+        tiny.destroy
         [Float::NAN, Float::INFINITY, 0, -1].each do |ttl|
           expect { Bloomc::Redis::ContinuousBloomFilter.new(redis, "bad-ttl", m: 100, k: 2, ttl: ttl) }.to raise_error(ArgumentError, /ttl must be/)
         end
