@@ -3446,7 +3446,8 @@ static void stable_merge(stable_state *d, stable_state *s, int intersect, reader
 }
 
 /* A2: active half with active half, older with older, OR or AND; in_active
- * the larger (union) or smaller, count summed or the smaller, dst's swaps
+ * the smaller of the two (so no input's key is dropped sooner), count
+ * summed (union) or the smaller, dst's swaps
  * and active half kept. A key's age in swaps (0: in the active half, 1: in
  * the older one, 2: not sure) is the younger of its two in a union; in an
  * intersection a key stays sure only in the same half of both. */
@@ -3462,7 +3463,7 @@ MODEL static void a2_model_merge(a2_state *d, const a2_state *s, const reader *r
         if (s->in_active < d->in_active) d->in_active = s->in_active;
         if (s->count < d->count) d->count = s->count;
     } else {
-        if (s->in_active > d->in_active) d->in_active = s->in_active;
+        if (s->in_active < d->in_active) d->in_active = s->in_active;
         d->count = s->count > UINT64_MAX - d->count ? UINT64_MAX : d->count + s->count;
     }
     key_index *ix = tally_index(intersect ? &s->keys : &d->keys);
