@@ -1111,7 +1111,7 @@ static void bloom_batch_op(bloom_state *s, reader *r)
     bf_key_hash *h = exact_hashes(b.h, b.n);
     uint8_t *out = exact_answers(b.n);
     if (add) {
-        bf_bloom_add_many(&s->f, h, b.n);
+        bf_bloom_add_many(&s->f, h, b.n, NULL);
         for (size_t j = 0; j < b.n; j++) {
             positions(b.h[j], s->f.hash, s->f.k, s->f.bits.nbits, pos);
             for (uint32_t i = 0; i < s->f.k; i++) {
@@ -1144,7 +1144,7 @@ static void cont_batch_op(cont_state *s, reader *r)
     bf_key_hash *h = exact_hashes(b.h, b.n);
     uint8_t *out = exact_answers(b.n);
     if (flags & 1) {
-        bf_continuous_add_many(&s->f, h, b.n);
+        bf_continuous_add_many(&s->f, h, b.n, NULL);
         for (size_t j = 0; j < b.n; j++) {
             positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
             for (uint32_t i = 0; i < s->f.k; i++) {
@@ -1294,7 +1294,7 @@ static void blocked_op(blocked_state *s, unsigned op, reader *r)
         bf_key_hash *h = exact_hashes(b.h, b.n);
         uint8_t *out = exact_answers(b.n);
         if (add) {
-            bf_blocked_add_many(&s->f, h, b.n);
+            bf_blocked_add_many(&s->f, h, b.n, NULL);
             for (size_t j = 0; j < b.n; j++) {
                 blocked_positions(s, b.h[j], pos);
                 for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
@@ -1446,7 +1446,7 @@ static void check_prefetching_bloom(uint32_t k, bf_hash_kind kind)
     for (size_t n = 0; n <= BATCH_MAX; n++) {
         large_round q;
         large_round_start(&q, n, &next, kind);
-        bf_bloom_add_many(&a, q.add, n);
+        bf_bloom_add_many(&a, q.add, n, NULL);
         for (size_t i = 0; i < n; i++) bf_bloom_add(&b, q.add[i]);
         CHECK(a.count == b.count && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
         bf_bloom_contains_many(&a, q.look, n, q.out);
@@ -1478,7 +1478,7 @@ static void check_prefetching_blocked(uint32_t k, uint32_t seed)
     for (size_t n = 0; n <= BATCH_MAX; n++) {
         large_round q;
         large_round_start(&q, n, &next, BF_HASH_MURMUR3);
-        bf_blocked_add_many(&a, q.add, n);
+        bf_blocked_add_many(&a, q.add, n, NULL);
         for (size_t i = 0; i < n; i++) bf_blocked_add(&b, q.add[i]);
         CHECK(a.count == b.count && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
         bf_blocked_contains_many(&a, q.look, n, q.out);
@@ -1515,7 +1515,7 @@ static void check_prefetching_continuous(uint32_t k, bf_hash_kind kind)
         bf_continuous_tick(&b, n % 3);
         large_round q;
         large_round_start(&q, n, &next, kind);
-        bf_continuous_add_many(&a, q.add, n);
+        bf_continuous_add_many(&a, q.add, n, NULL);
         for (size_t i = 0; i < n; i++) bf_continuous_add(&b, q.add[i]);
         CHECK(memcmp(a.buckets.data, b.buckets.data, nbytes) == 0);
         uint64_t planted = count; /* none */

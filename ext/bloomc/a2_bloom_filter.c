@@ -112,6 +112,19 @@ static VALUE a2_add(VALUE self, VALUE key)
 }
 
 /*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ as #add does; returns self when it was new (in neither half; a key found only in the older half is copied into the active one all the same),
+ * nil when it was probably present, as Set#add? does.
+ */
+static VALUE a2_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_a2 *f = get_filter(self);
+    return bloomc_add_p_result(self, bf_a2_add(f, key_hash(f, key)));
+}
+
+/*
  * call-seq:
  *   include?(key) -> true or false
  *   self[key] -> true or false
@@ -125,9 +138,12 @@ static VALUE a2_include_p(VALUE self, VALUE key)
     return RBOOL(bf_a2_contains(f, key_hash(f, key)));
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n)
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    for (size_t i = 0; i < n; i++) bf_a2_add(f, h[i]);
+    for (size_t i = 0; i < n; i++) {
+        int fresh = bf_a2_add(f, h[i]);
+        if (out) out[i] = (uint8_t)fresh;
+    }
 }
 
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
@@ -135,14 +151,13 @@ static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
     for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_a2_contains(f, h[i]);
 }
 
-/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
-static VALUE a2_batch_add(VALUE self, VALUE keys)
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE a2_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     bf_a2 *f = get_filter(self);
     bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    bloomc_batch_add(&b, keys);
-    return self;
+    return bloomc_batch_add(&b, keys, collect);
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
@@ -320,6 +335,7 @@ void bloomc_init_a2_bloom_filter(VALUE mBloomc)
     rb_define_method(cA2BloomFilter, "initialize_copy", a2_initialize_copy, 1);
     rb_define_method(cA2BloomFilter, "add", a2_add, 1);
     rb_define_method(cA2BloomFilter, "<<", a2_add, 1);
+    rb_define_method(cA2BloomFilter, "add?", a2_add_p, 1);
     rb_define_method(cA2BloomFilter, "include?", a2_include_p, 1);
     rb_define_method(cA2BloomFilter, "[]", a2_include_p, 1);
     bloomc_define_batch_methods(cA2BloomFilter, a2_batch_add, a2_batch_lookup);

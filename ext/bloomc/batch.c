@@ -68,20 +68,25 @@ static VALUE keys_arg(VALUE keys)
     return keys;
 }
 
-VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys)
+VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect)
 {
     keys_arg(keys);
     /* Every key is checked before the first is added, so a bad key leaves the
      * filter as it was. */
     check_key_types(keys);
+    VALUE fresh_keys = RTEST(collect) ? rb_ary_new() : Qnil;
     bf_key_hash h[GROUP];
+    uint8_t fresh[GROUP];
     for (long from = 0; from < RARRAY_LEN(keys);) {
         size_t n = hash_group(keys, from, b, h);
-        b->add(b->filter, h, n);
+        b->add(b->filter, h, n, NIL_P(fresh_keys) ? NULL : fresh);
+        if (!NIL_P(fresh_keys))
+            for (size_t i = 0; i < n; i++)
+                if (fresh[i]) rb_ary_push(fresh_keys, RARRAY_AREF(keys, from + (long)i));
         from += (long)n;
     }
     RB_GC_GUARD(keys);
-    return Qnil;
+    return fresh_keys;
 }
 
 VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
@@ -127,10 +132,10 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
 
 /* The private entry points of Bloomc::Batch (lib/bloomc/batch.rb). */
 /* The lines of chunk's first length bytes (each ending in '\n', the last
- * perhaps not) whose key, the line without its '\n', the filter did not
- * hold: each is added and appended to out, with a '\n' where it had none.
- * In order, so a line repeated within the chunk is written once.
- * (`bloomc dedup`.) */
+ * perhaps not) whose key, the line without its '\n', was new to the
+ * filter (add?): each line is added, and the new ones are appended to out,
+ * with a '\n' where they had none. In order, so a line repeated within the
+ * chunk is written once. (`bloomc dedup`.) */
 VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length)
 {
     StringValue(chunk);
@@ -144,10 +149,9 @@ VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
         const char *newline = memchr(p, '\n', (size_t)(end - p));
         const char *key_end = newline ? newline : end;
         bf_key_hash h = bf_key_hash_bytes((const uint8_t *)p, (size_t)(key_end - p), b->seed, b->kind);
-        uint8_t present;
-        b->lookup(b->filter, &h, 1, &present);
-        if (!present) {
-            b->add(b->filter, &h, 1);
+        uint8_t fresh;
+        b->add(b->filter, &h, 1, &fresh); /* add? in one pass over the cells */
+        if (fresh) {
             rb_str_cat(out, p, key_end - p);
             rb_str_cat(out, "\n", 1);
         }
@@ -157,8 +161,8 @@ VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
     return out;
 }
 
-void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE))
+void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE))
 {
-    rb_define_private_method(klass, "batch_add", add, 1);
+    rb_define_private_method(klass, "batch_add", add, 2);
     rb_define_private_method(klass, "batch_lookup", lookup, 2);
 }

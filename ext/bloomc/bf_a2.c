@@ -16,11 +16,14 @@ static void half_add(bf_bits *b, bf_key_hash h, uint32_t k)
     for (uint32_t i = 0; i < k; i++) bf_bits_set(b, bf_probe_next(&p));
 }
 
-void bf_a2_add(bf_a2 *f, bf_key_hash h)
+int bf_a2_add(bf_a2 *f, bf_key_hash h)
 {
     f->count++;
     bf_bits *active = &f->halves[f->active];
-    if (half_contains(active, h, f->k)) return;
+    if (half_contains(active, h, f->k)) return 0;
+    /* Found only in the older half: copied into the active one (so that it
+     * outlives the next swap), and not new. */
+    int fresh = !half_contains(&f->halves[f->active ^ 1], h, f->k);
     if (f->in_active >= f->capacity) {
         /* The active half is full: the other one (the older keys) is
          * dropped and takes the new keys from now on. */
@@ -32,6 +35,7 @@ void bf_a2_add(bf_a2 *f, bf_key_hash h)
     }
     half_add(active, h, f->k);
     f->in_active++;
+    return fresh;
 }
 
 int bf_a2_contains(const bf_a2 *f, bf_key_hash h)

@@ -21,7 +21,8 @@ typedef struct {
     uint64_t swaps;
 } bf_a2;
 
-void bf_a2_add(bf_a2 *f, bf_key_hash h);
+/* 1 when the key was new (in neither half), 0 otherwise. */
+int bf_a2_add(bf_a2 *f, bf_key_hash h);
 int bf_a2_contains(const bf_a2 *f, bf_key_hash h);
 /* Merging a filter of the same shape into dst, active half with active
  * half and older with older: OR (union) or AND (intersection). Either way

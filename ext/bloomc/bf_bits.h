@@ -32,6 +32,15 @@ static inline void bf_bits_set(bf_bits *b, uint64_t i)
     b->data[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 
+/* Sets bit i; returns 1 when it was clear (the add changed the field). */
+static inline unsigned bf_bits_test_and_set(bf_bits *b, uint64_t i)
+{
+    uint8_t *byte = b->data + (i >> 3);
+    unsigned was = (*byte >> (i & 7)) & 1;
+    *byte = (uint8_t)(*byte | (1u << (i & 7)));
+    return was ^ 1;
+}
+
 static inline void bf_bits_clear(bf_bits *b, uint64_t i)
 {
     b->data[i >> 3] &= (uint8_t)~(1u << (i & 7));

@@ -32,12 +32,22 @@ static inline uint8_t *block_of(const bf_blocked *f, bf_key_hash h)
 #define LANE(block, i) ((block) + 8 * (((i) + first) % LANES))
 #define BIT(w, i) (((w) >> (6 * ((i) % PROBES_PER_WORD))) & 63)
 
-static void add_after_eight(uint8_t *block, uint64_t w, unsigned first, uint32_t k)
+/* Sets one bit of a lane; returns it when it was clear (0 otherwise). */
+static inline uint64_t set_lane_bit(uint8_t *lane, unsigned bit)
 {
+    uint64_t old = bf_load_le64(lane), mask = (uint64_t)1 << bit;
+    bf_store_le64(lane, old | mask);
+    return ~old & mask;
+}
+
+static uint64_t add_after_eight(uint8_t *block, uint64_t w, unsigned first, uint32_t k)
+{
+    uint64_t changed = 0;
     for (uint32_t i = 8; i < k; i++) {
         if (i % PROBES_PER_WORD == 0) w = remix(w);
-        bf_store_le64(LANE(block, i), bf_load_le64(LANE(block, i)) | (uint64_t)1 << BIT(w, i));
+        changed |= set_lane_bit(LANE(block, i), (unsigned)BIT(w, i));
     }
+    return changed;
 }
 
 static uint64_t test_after_eight(const uint8_t *block, uint64_t w, unsigned first, uint32_t k)
@@ -50,12 +60,12 @@ static uint64_t test_after_eight(const uint8_t *block, uint64_t w, unsigned firs
     return all;
 }
 
-#define SET(i) bf_store_le64(LANE(block, i), bf_load_le64(LANE(block, i)) | (uint64_t)1 << BIT(w, i))
+#define SET(i) changed |= set_lane_bit(LANE(block, i), (unsigned)BIT(w, i))
 
-void bf_blocked_add(bf_blocked *f, bf_key_hash h)
+int bf_blocked_add(bf_blocked *f, bf_key_hash h)
 {
     uint8_t *block = block_of(f, h);
-    uint64_t w = h.h2;
+    uint64_t w = h.h2, changed = 0;
     unsigned first = (unsigned)(w >> 61);
     switch (f->k < 8 ? f->k : 8) {
     case 8: SET(7); /* fall through */
@@ -67,8 +77,10 @@ void bf_blocked_add(bf_blocked *f, bf_key_hash h)
     case 2: SET(1); /* fall through */
     default: SET(0);
     }
-    if (f->k > 8) add_after_eight(block, w, first, f->k);
+    if (f->k > 8) changed |= add_after_eight(block, w, first, f->k);
     f->count++;
+    f->distinct += changed != 0;
+    return changed != 0;
 }
 
 #define TEST(i) (bf_load_le64(LANE(block, i)) >> BIT(w, i))
@@ -92,14 +104,15 @@ int bf_blocked_contains(const bf_blocked *f, bf_key_hash h)
     return (int)(all & 1);
 }
 
-void bf_blocked_add_many(bf_blocked *f, const bf_key_hash *h, size_t n)
+void bf_blocked_add_many(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
     int ahead = bf_batch_prefetches(bf_bits_nbytes(f->bits.nbits));
     if (ahead)
         for (size_t i = 0; i < n && i < BF_BATCH_AHEAD; i++) bf_prefetch(block_of(f, h[i]));
     for (size_t i = 0; i < n; i++) {
         if (ahead && i + BF_BATCH_AHEAD < n) bf_prefetch(block_of(f, h[i + BF_BATCH_AHEAD]));
-        bf_blocked_add(f, h[i]);
+        int changed = bf_blocked_add(f, h[i]);
+        if (out) out[i] = (uint8_t)changed;
     }
 }
 

@@ -33,11 +33,14 @@ typedef struct {
     uint32_t k;         /* bits per key, 1..BF_K_MAX */
     uint32_t seed;      /* MurmurHash3 seed */
     uint64_t count;     /* keys added */
+    uint64_t distinct;  /* adds that set a bit: keys new to the filter */
 } bf_blocked;
 
-void bf_blocked_add(bf_blocked *f, bf_key_hash h);
+/* 1 when the key was new (a bit changed), 0 when it was probably present. */
+int bf_blocked_add(bf_blocked *f, bf_key_hash h);
 int bf_blocked_contains(const bf_blocked *f, bf_key_hash h);
-void bf_blocked_add_many(bf_blocked *f, const bf_key_hash *h, size_t n);
+/* out, when given: whether each key was new. */
+void bf_blocked_add_many(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out);
 void bf_blocked_contains_many(const bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out);
 
 /* The false-positive rate of nblocks blocks holding n keys with k bits each:

@@ -13,15 +13,32 @@ typedef struct {
     uint32_t seed;      /* MurmurHash3 seed */
     bf_hash_kind hash;  /* how keys map to positions */
     uint64_t count;     /* keys added */
+    uint64_t distinct;  /* adds that set a bit: keys new to the filter */
 } bf_bloom;
 
-void bf_bloom_add(bf_bloom *f, bf_key_hash h);
+/* Sets the key's k bits of b; returns 1 when one of them was clear (the key
+ * was new), 0 when all were set (it was, probably, present). */
+int bf_bloom_set_probes(bf_bits *b, uint32_t k, bf_hash_kind hash, bf_key_hash h);
+/* Whether the key's k bits of b are all set, stopping at the first clear
+ * one (for fields at most about half full, where that is the common case). */
+int bf_bloom_test_probes(const bf_bits *b, uint32_t k, bf_hash_kind hash, bf_key_hash h);
+
+/* The false-positive rate of m bits and k probes holding n keys, by the
+ * formula (1 - (1 - 1/m)^(kn))^k. */
+double bf_bloom_rate(uint64_t m, uint32_t k, double n);
+/* The fewest bits m, with its k, whose rate by bf_bloom_rate at n keys is at
+ * most p (0 < p < 1, n > 0). 0 when no m up to BF_BITS_MAX gets there. */
+int bf_bloom_size(double n, double p, uint64_t *m, uint32_t *k);
+
+/* 1 when the key was new (a bit changed), 0 when it was probably present. */
+int bf_bloom_add(bf_bloom *f, bf_key_hash h);
 int bf_bloom_contains(const bf_bloom *f, bf_key_hash h);
 
 /* Batches of n keys already hashed: the same results as one call per key,
  * with the memory of later keys fetched while earlier ones are probed.
- * out[i] is 1 when key i is (probably) present, 0 when it is not. */
-void bf_bloom_add_many(bf_bloom *f, const bf_key_hash *h, size_t n);
+ * out[i] is 1 when key i is (probably) present, 0 when it is not; for an
+ * add, when given, whether key i was new. */
+void bf_bloom_add_many(bf_bloom *f, const bf_key_hash *h, size_t n, uint8_t *out);
 void bf_bloom_contains_many(const bf_bloom *f, const bf_key_hash *h, size_t n, uint8_t *out);
 
 #endif

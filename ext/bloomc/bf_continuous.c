@@ -25,11 +25,17 @@ static inline unsigned live_slots(const bf_continuous *f)
     return mask;
 }
 
-void bf_continuous_add(bf_continuous *f, bf_key_hash h)
+int bf_continuous_add(bf_continuous *f, bf_key_hash h)
 {
+    unsigned live_mask = live_slots(f), live = 1;
     bf_probe p = bf_probe_start(h, f->hash, f->buckets.count);
-    for (uint32_t i = 0; i < f->k; i++) nibble_set(f->buckets.data, bf_probe_next(&p), f->slot);
+    for (uint32_t i = 0; i < f->k; i++) {
+        uint64_t at = bf_probe_next(&p);
+        live &= live_mask >> nibble_get(f->buckets.data, at);
+        nibble_set(f->buckets.data, at, f->slot);
+    }
     f->recent_adds[0]++;
+    return !(live & 1);
 }
 
 /* Whether at most a fifth or so of the buckets can be live: k buckets per
@@ -86,14 +92,15 @@ static void prefetch_key(const bf_continuous *f, bf_key_hash h)
     for (uint32_t i = 0; i < f->k; i++) bf_prefetch(f->buckets.data + (bf_probe_next(&p) * BF_CONT_BITS >> 3));
 }
 
-void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n)
+void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
     int ahead = bf_batch_prefetches(bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS));
     if (ahead)
         for (size_t i = 0; i < n && i < BF_BATCH_AHEAD; i++) prefetch_key(f, h[i]);
     for (size_t i = 0; i < n; i++) {
         if (ahead && i + BF_BATCH_AHEAD < n) prefetch_key(f, h[i + BF_BATCH_AHEAD]);
-        bf_continuous_add(f, h[i]);
+        int fresh = bf_continuous_add(f, h[i]);
+        if (out) out[i] = (uint8_t)fresh;
     }
 }
 

@@ -33,13 +33,15 @@ typedef struct {
     uint64_t recent_adds[BF_CONT_DIVISOR + 1];
 } bf_continuous;
 
-void bf_continuous_add(bf_continuous *f, bf_key_hash h);
+/* 1 when the key was new (not live before: a bucket was empty or expired),
+ * 0 when it was live (the add refreshes it). */
+int bf_continuous_add(bf_continuous *f, bf_key_hash h);
 /* Whether every bucket of the key is live. Expired buckets it reads are
  * cleared when clear_expired is set (ticks clear them too, so this matters only
  * for bloombroom's lazy expiry semantics between ticks). */
 int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired);
 /* Batches of n hashed keys, as bf_bloom_add_many and bf_bloom_contains_many. */
-void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n);
+void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n, uint8_t *out);
 void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n, int clear_expired, uint8_t *out);
 /* Advance the clock by n ticks and clear what they expire: the two halves
  * of it, for a caller that records the new clock in between. */

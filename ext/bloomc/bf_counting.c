@@ -65,12 +65,20 @@ int bf_cells_recurring_min(const bf_buckets *b, const uint64_t *pos, uint32_t k)
     return 0;
 }
 
-void bf_counting_add(bf_counting *f, bf_key_hash h)
+int bf_counting_add(bf_counting *f, bf_key_hash h)
 {
     uint64_t pos[BF_K_MAX];
-    bf_cells_locate(&f->cells, h, f->k, pos);
+    int fresh = bf_cells_locate(&f->cells, h, f->k, pos) == 0;
     f->saturated += bf_cells_add(&f->cells, pos, f->k, 1);
     f->count++;
+    f->distinct += (uint64_t)fresh;
+    return fresh;
+}
+
+/* A delete that leaves the key's count at 0 takes it out of distinct. */
+static void forget_if_gone(bf_counting *f, const uint64_t *pos)
+{
+    if (f->distinct && bf_cells_min(&f->cells, pos, f->k) == 0) f->distinct--;
 }
 
 int bf_counting_remove(bf_counting *f, bf_key_hash h)
@@ -79,6 +87,7 @@ int bf_counting_remove(bf_counting *f, bf_key_hash h)
     if (bf_cells_locate(&f->cells, h, f->k, pos) == 0) return 0;
     bf_cells_remove(&f->cells, pos, f->k);
     if (f->count) f->count--;
+    forget_if_gone(f, pos);
     return 1;
 }
 
@@ -94,25 +103,24 @@ uint32_t bf_counting_count(const bf_counting *f, bf_key_hash h)
 
 /* Minimum increase: only the cells holding the key's minimum go up (each cell
  * once, even when two probes share it: the second one reads min + 1). */
-static void add_minimum_increase(bf_counting *c, bf_key_hash h)
+static int add_minimum_increase(bf_counting *c, bf_key_hash h)
 {
     uint64_t pos[BF_K_MAX];
     uint32_t min = bf_cells_locate(&c->cells, h, c->k, pos);
     c->count++;
-    if (min == c->cells.max) return;
+    c->distinct += min == 0;
+    if (min == c->cells.max) return 0;
     for (uint32_t i = 0; i < c->k; i++) {
         if (bf_buckets_get(&c->cells, pos[i]) != min) continue;
         bf_buckets_set(&c->cells, pos[i], min + 1);
         c->saturated += min + 1 == c->cells.max;
     }
+    return min == 0;
 }
 
-void bf_spectral_add(bf_spectral *f, bf_key_hash h)
+int bf_spectral_add(bf_spectral *f, bf_key_hash h)
 {
-    if (f->algorithm == BF_SPECTRAL_MI) {
-        add_minimum_increase(&f->primary, h);
-        return;
-    }
+    if (f->algorithm == BF_SPECTRAL_MI) return add_minimum_increase(&f->primary, h);
     /* Recurring minimum: count in the primary; a key whose minimum is held
      * by one cell only is likely to have been inflated there by another key,
      * so it is counted in the secondary too, entering it with its primary
@@ -124,15 +132,17 @@ void bf_spectral_add(bf_spectral *f, bf_key_hash h)
      * 1.67, 146 undercounts of 3,000 keys; 1.51 and 27 with the change). */
     bf_counting *p = &f->primary, *s = &f->secondary;
     uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
-    bf_cells_locate(&p->cells, h, p->k, pos);
+    int fresh = bf_cells_locate(&p->cells, h, p->k, pos) == 0;
     p->saturated += bf_cells_add(&p->cells, pos, p->k, 1);
     p->count++;
+    p->distinct += (uint64_t)fresh;
     int recurring = bf_cells_recurring_min(&p->cells, pos, p->k);
     uint32_t in_secondary = bf_cells_locate(&s->cells, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos);
-    if (recurring && !in_secondary) return;
+    if (recurring && !in_secondary) return fresh;
     uint32_t by = in_secondary ? 1 : bf_cells_min(&p->cells, pos, p->k);
     s->saturated += bf_cells_add(&s->cells, spos, s->k, by);
     s->count++;
+    return fresh;
 }
 
 int bf_spectral_remove(bf_spectral *f, bf_key_hash h)
@@ -188,12 +198,15 @@ size_t bf_bitwise_target_level(const bf_bitwise *f, bf_key_hash h)
     return f->nlevels;
 }
 
-void bf_bitwise_add_at(bf_bitwise *f, bf_key_hash h, size_t level)
+int bf_bitwise_add_at(bf_bitwise *f, bf_key_hash h, size_t level)
 {
     uint64_t pos[BF_K_MAX];
-    level_locate(f, h, level, pos);
+    /* Level 0's count was 0 only if the key lands there. */
+    int fresh = level_locate(f, h, level, pos) == 0 && level == 0;
     bf_cells_add(&f->levels[level], pos, f->k, 1);
     f->count++;
+    f->distinct += (uint64_t)fresh;
+    return fresh;
 }
 
 uint64_t bf_bitwise_count(const bf_bitwise *f, bf_key_hash h)

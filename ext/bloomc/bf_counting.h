@@ -20,6 +20,8 @@ typedef struct {
     uint32_t seed;       /* MurmurHash3 seed */
     uint64_t count;      /* adds minus successful deletes */
     uint64_t saturated;  /* cells at their maximum (they stay there) */
+    uint64_t distinct;   /* keys present: adds that found a count of 0, less
+                          * deletes that left one */
 } bf_counting;
 
 
@@ -44,7 +46,8 @@ int bf_cells_recurring_min(const bf_buckets *b, const uint64_t *pos, uint32_t k)
 
 /* The counting filter: add increments the key's k cells, remove decrements
  * them, count is their minimum (the manual's minimum selection). */
-void bf_counting_add(bf_counting *f, bf_key_hash h);
+/* 1 when the key was new (its count was 0), 0 otherwise. */
+int bf_counting_add(bf_counting *f, bf_key_hash h);
 /* 0 (and nothing changes) when the key's count is 0; 1 when it was removed. */
 int bf_counting_remove(bf_counting *f, bf_key_hash h);
 uint32_t bf_counting_count(const bf_counting *f, bf_key_hash h);
@@ -61,7 +64,8 @@ typedef struct {
     bf_spectral_algorithm algorithm;
 } bf_spectral;
 
-void bf_spectral_add(bf_spectral *f, bf_key_hash h);
+/* 1 when the key was new (its primary count was 0), 0 otherwise. */
+int bf_spectral_add(bf_spectral *f, bf_key_hash h);
 /* RM only: 0 (and nothing changes) when the key's count is 0. */
 int bf_spectral_remove(bf_spectral *f, bf_key_hash h);
 uint32_t bf_spectral_count(const bf_spectral *f, bf_key_hash h);
@@ -82,6 +86,7 @@ typedef struct {
     uint32_t k, seed;
     unsigned width;      /* level 0's cell width */
     uint64_t count;      /* adds */
+    uint64_t distinct;   /* adds that found the key's level-0 count at 0 */
 } bf_bitwise;
 
 /* Cell width of level l. */
@@ -89,7 +94,8 @@ unsigned bf_bitwise_level_width(unsigned width, size_t level);
 /* The level an add of this key lands on: nlevels when a new level is needed
  * first (the caller allocates it, then calls bf_bitwise_add_at). */
 size_t bf_bitwise_target_level(const bf_bitwise *f, bf_key_hash h);
-void bf_bitwise_add_at(bf_bitwise *f, bf_key_hash h, size_t level);
+/* 1 when the key was new (its count was 0), 0 otherwise. */
+int bf_bitwise_add_at(bf_bitwise *f, bf_key_hash h, size_t level);
 /* Saturates at UINT64_MAX, which no run reaches. */
 uint64_t bf_bitwise_count(const bf_bitwise *f, bf_key_hash h);
 

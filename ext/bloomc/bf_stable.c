@@ -9,8 +9,9 @@ uint64_t bf_splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-void bf_stable_add(bf_stable *f, bf_key_hash h)
+int bf_stable_add(bf_stable *f, bf_key_hash h)
 {
+    int fresh = !bf_stable_contains(f, h); /* before the decrements below */
     /* d consecutive cells from a random start, wrapping at the end: Deng
      * and Rafiei's own shortcut (one random number per add, and a run of
      * cells in a cache line or two instead of d scattered misses). Every cell
@@ -28,6 +29,7 @@ void bf_stable_add(bf_stable *f, bf_key_hash h)
     bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, m);
     for (uint32_t i = 0; i < f->k; i++) bf_buckets_set(&f->cells, bf_probe_next(&p), f->cells.max);
     f->count++;
+    return fresh;
 }
 
 int bf_stable_contains(const bf_stable *f, bf_key_hash h)

@@ -109,7 +109,7 @@ static VALUE bitwise_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed
     uint32_t probes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     unsigned bits = (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX);
     uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
-    replace_state(self, (bf_bitwise){NULL, 0, cells, probes, hash_seed, bits, 0}, NULL);
+    replace_state(self, (bf_bitwise){NULL, 0, cells, probes, hash_seed, bits, 0, 0}, NULL);
     return self;
 }
 
@@ -119,7 +119,7 @@ static VALUE bitwise_initialize_copy(VALUE self, VALUE orig)
     rb_check_frozen(self);
     if (self == orig) return self;
     const bf_bitwise *src = get_filter(orig);
-    replace_state(self, (bf_bitwise){NULL, 0, src->m, src->k, src->seed, src->width, src->count}, src);
+    replace_state(self, (bf_bitwise){NULL, 0, src->m, src->k, src->seed, src->width, src->count, src->distinct}, src);
     return self;
 }
 
@@ -128,11 +128,11 @@ static bf_key_hash key_hash(const bf_bitwise *f, VALUE key)
     return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3);
 }
 
-static void add_hashed(bf_bitwise *f, bf_key_hash h)
+static int add_hashed(bf_bitwise *f, bf_key_hash h)
 {
     size_t level = bf_bitwise_target_level(f, h);
     if (level == f->nlevels) add_level(f);
-    bf_bitwise_add_at(f, h, level);
+    return bf_bitwise_add_at(f, h, level);
 }
 
 /*
@@ -149,6 +149,19 @@ static VALUE bitwise_add(VALUE self, VALUE key)
     bf_bitwise *f = get_filter(self);
     add_hashed(f, key_hash(f, key));
     return self;
+}
+
+/*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ as #add does; returns self when it was new (its count was 0),
+ * nil when it was probably present, as Set#add? does.
+ */
+static VALUE bitwise_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_bitwise *f = get_filter(self);
+    return bloomc_add_p_result(self, add_hashed(f, key_hash(f, key)));
 }
 
 /*
@@ -178,9 +191,12 @@ static VALUE bitwise_include_p(VALUE self, VALUE key)
 
 /* Batches add one key at a time: an add may need a new level, which is
  * allocated (and may raise) between keys, never inside the core. */
-static void add_many(void *f, const bf_key_hash *h, size_t n)
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    for (size_t i = 0; i < n; i++) add_hashed(f, h[i]);
+    for (size_t i = 0; i < n; i++) {
+        int fresh = add_hashed(f, h[i]);
+        if (out) out[i] = (uint8_t)fresh;
+    }
 }
 
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
@@ -188,14 +204,13 @@ static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
     for (size_t i = 0; i < n; i++) out[i] = bf_bitwise_count(f, h[i]) > 0;
 }
 
-/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
-static VALUE bitwise_batch_add(VALUE self, VALUE keys)
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE bitwise_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     bf_bitwise *f = get_filter(self);
     bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    bloomc_batch_add(&b, keys);
-    return self;
+    return bloomc_batch_add(&b, keys, collect);
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
@@ -230,6 +245,16 @@ static VALUE bitwise_seed(VALUE self) { return UINT2NUM(get_filter(self)->seed);
  *
  * The number of adds. */
 static VALUE bitwise_size(VALUE self) { return ULL2NUM(get_filter(self)->count); }
+
+/* :nodoc: keys new to the filter, for over_capacity? (lib/bloomc/sizing.rb). */
+static VALUE bitwise_distinct(VALUE self) { return ULL2NUM(get_filter(self)->distinct); }
+
+/* :nodoc: sets it, for a filter loaded or merged. */
+static VALUE bitwise_set_distinct(VALUE self, VALUE n)
+{
+    get_filter(self)->distinct = NUM2ULL(n);
+    return n;
+}
 
 /* call-seq: levels -> Integer
  *
@@ -308,7 +333,7 @@ static VALUE bitwise_clear(VALUE self)
     bf_bitwise *f = get_filter(self);
     truncate_levels(f, 1);
     memset(f->levels[0].data, 0, level_bytes(&f->levels[0]));
-    f->count = 0;
+    f->count = f->distinct = 0;
     return self;
 }
 
@@ -362,7 +387,7 @@ static VALUE bitwise_import_core(VALUE self, VALUE fields, VALUE body)
         if (!bf_buckets_tail_clear(&levels[i])) bloomc_format_error("bits set past the last cell of level %zu", i);
         data += level_bytes(&levels[i]);
     }
-    replace_state(self, (bf_bitwise){NULL, 0, src.m, src.k, src.seed, src.width, src.count}, &src);
+    replace_state(self, (bf_bitwise){NULL, 0, src.m, src.k, src.seed, src.width, src.count, 0}, &src);
     RB_GC_GUARD(body);
     return self;
 }
@@ -376,6 +401,7 @@ void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
     rb_define_method(cBitwiseBloomFilter, "initialize_copy", bitwise_initialize_copy, 1);
     rb_define_method(cBitwiseBloomFilter, "add", bitwise_add, 1);
     rb_define_method(cBitwiseBloomFilter, "<<", bitwise_add, 1);
+    rb_define_method(cBitwiseBloomFilter, "add?", bitwise_add_p, 1);
     rb_define_method(cBitwiseBloomFilter, "count", bitwise_count, 1);
     rb_define_method(cBitwiseBloomFilter, "include?", bitwise_include_p, 1);
     rb_define_method(cBitwiseBloomFilter, "[]", bitwise_include_p, 1);
@@ -385,6 +411,8 @@ void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
     rb_define_method(cBitwiseBloomFilter, "width", bitwise_width, 0);
     rb_define_method(cBitwiseBloomFilter, "seed", bitwise_seed, 0);
     rb_define_method(cBitwiseBloomFilter, "size", bitwise_size, 0);
+    rb_define_private_method(cBitwiseBloomFilter, "distinct", bitwise_distinct, 0);
+    rb_define_private_method(cBitwiseBloomFilter, "distinct=", bitwise_set_distinct, 1);
     rb_define_method(cBitwiseBloomFilter, "levels", bitwise_levels, 0);
     rb_define_method(cBitwiseBloomFilter, "==", bitwise_equal, 1);
     rb_define_method(cBitwiseBloomFilter, "eql?", bitwise_equal, 1);

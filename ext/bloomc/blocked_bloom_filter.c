@@ -74,6 +74,7 @@ static void blocked_reset(blocked_t *b, uint64_t nblocks, uint32_t k, uint32_t s
     f->k = k;
     f->seed = seed;
     f->count = src ? src->count : 0;
+    f->distinct = src ? src->distinct : 0;
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k; m is
@@ -123,18 +124,30 @@ static VALUE blocked_model_fpr(VALUE klass, VALUE m, VALUE k, VALUE n)
 
 /*
  * call-seq:
- *   add(key) -> Integer
- *   self << key -> Integer
+ *   add(key) -> self
+ *   self << key -> self
  *
- * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer)
- * and returns the number of keys added so far.
+ * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer).
  */
 static VALUE blocked_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_blocked *f = get_filter(self);
     bf_blocked_add(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3));
-    return ULL2NUM(f->count);
+    return self;
+}
+
+/*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ as #add does; returns self when it was new (a bit changed),
+ * nil when it was probably present, as Set#add? does.
+ */
+static VALUE blocked_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_blocked *f = get_filter(self);
+    return bloomc_add_p_result(self, bf_blocked_add(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3)));
 }
 
 /*
@@ -151,9 +164,9 @@ static VALUE blocked_include_p(VALUE self, VALUE key)
     return RBOOL(bf_blocked_contains(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3)));
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n)
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    bf_blocked_add_many(f, h, n);
+    bf_blocked_add_many(f, h, n, out);
 }
 
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
@@ -161,14 +174,13 @@ static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
     bf_blocked_contains_many(f, h, n, out);
 }
 
-/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
-static VALUE blocked_batch_add(VALUE self, VALUE keys)
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE blocked_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     bf_blocked *f = get_filter(self);
     bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    bloomc_batch_add(&b, keys);
-    return self;
+    return bloomc_batch_add(&b, keys, collect);
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
@@ -217,6 +229,16 @@ static VALUE blocked_seed(VALUE self)
 static VALUE blocked_size(VALUE self)
 {
     return ULL2NUM(get_filter(self)->count);
+}
+
+/* :nodoc: keys new to the filter, for over_capacity? (lib/bloomc/sizing.rb). */
+static VALUE blocked_distinct(VALUE self) { return ULL2NUM(get_filter(self)->distinct); }
+
+/* :nodoc: sets it, for a filter loaded or merged. */
+static VALUE blocked_set_distinct(VALUE self, VALUE n)
+{
+    get_filter(self)->distinct = NUM2ULL(n);
+    return n;
 }
 
 /*
@@ -290,7 +312,7 @@ static VALUE blocked_clear(VALUE self)
     rb_check_frozen(self);
     bf_blocked *f = get_filter(self);
     memset(f->bits.data, 0, bf_bits_nbytes(f->bits.nbits));
-    f->count = 0;
+    f->count = f->distinct = 0;
     return self;
 }
 
@@ -339,6 +361,7 @@ void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
     rb_define_method(cBlockedBloomFilter, "initialize_copy", blocked_initialize_copy, 1);
     rb_define_method(cBlockedBloomFilter, "add", blocked_add, 1);
     rb_define_method(cBlockedBloomFilter, "<<", blocked_add, 1);
+    rb_define_method(cBlockedBloomFilter, "add?", blocked_add_p, 1);
     rb_define_method(cBlockedBloomFilter, "include?", blocked_include_p, 1);
     rb_define_method(cBlockedBloomFilter, "[]", blocked_include_p, 1);
     bloomc_define_batch_methods(cBlockedBloomFilter, blocked_batch_add, blocked_batch_lookup);
@@ -346,6 +369,8 @@ void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
     rb_define_method(cBlockedBloomFilter, "k", blocked_k, 0);
     rb_define_method(cBlockedBloomFilter, "seed", blocked_seed, 0);
     rb_define_method(cBlockedBloomFilter, "size", blocked_size, 0);
+    rb_define_private_method(cBlockedBloomFilter, "distinct", blocked_distinct, 0);
+    rb_define_private_method(cBlockedBloomFilter, "distinct=", blocked_set_distinct, 1);
     rb_define_method(cBlockedBloomFilter, "bits", blocked_bits, 0);
     rb_define_method(cBlockedBloomFilter, "==", blocked_equal, 1);
     rb_define_method(cBlockedBloomFilter, "eql?", blocked_equal, 1);

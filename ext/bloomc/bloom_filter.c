@@ -73,6 +73,7 @@ static void bloom_filter_reset(bf_bloom *f, uint64_t m, uint32_t k, uint32_t see
     f->seed = seed;
     f->hash = hash;
     f->count = src ? src->count : 0;
+    f->distinct = src ? src->distinct : 0;
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
@@ -99,18 +100,40 @@ static VALUE bloom_filter_initialize_copy(VALUE self, VALUE orig)
 
 /*
  * call-seq:
- *   add(key) -> Integer
- *   self << key -> Integer
+ *   add(key) -> self
+ *   self << key -> self
  *
- * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer)
- * and returns the number of keys added so far, as bloombroom does.
+ * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer).
+ * Returns self, so adds chain: <tt>filter << a << b</tt>.
  */
 static VALUE bloom_filter_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_bloom *f = get_filter(self);
     bf_bloom_add(f, bloomc_key_hash(key, f->seed, f->hash));
-    return ULL2NUM(f->count);
+    return self;
+}
+
+/* :nodoc: bloombroom's add, which returns the number of keys added so far
+ * (the drop-in's add and <<). */
+static VALUE bloom_filter_add_counting(VALUE self, VALUE key)
+{
+    bloom_filter_add(self, key);
+    return ULL2NUM(get_filter(self)->count);
+}
+
+/*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ and returns self when it was new (a bit changed), nil when it
+ * was probably present already, as Set#add? does: one hash, one pass over
+ * the bits.
+ */
+static VALUE bloom_filter_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_bloom *f = get_filter(self);
+    return bloomc_add_p_result(self, bf_bloom_add(f, bloomc_key_hash(key, f->seed, f->hash)));
 }
 
 /*
@@ -127,9 +150,9 @@ static VALUE bloom_filter_include_p(VALUE self, VALUE key)
     return RBOOL(bf_bloom_contains(f, bloomc_key_hash(key, f->seed, f->hash)));
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n)
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    bf_bloom_add_many(f, h, n);
+    bf_bloom_add_many(f, h, n, out);
 }
 
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
@@ -137,14 +160,13 @@ static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
     bf_bloom_contains_many(f, h, n, out);
 }
 
-/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
-static VALUE bloom_filter_batch_add(VALUE self, VALUE keys)
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE bloom_filter_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     bf_bloom *f = get_filter(self);
     bloomc_batch b = {f, f->seed, f->hash, add_many, contains_many};
-    bloomc_batch_add(&b, keys);
-    return self;
+    return bloomc_batch_add(&b, keys, collect);
 }
 
 /* :nodoc: dedup_lines(chunk, out, length): `bloomc dedup`'s work (see batch.c). */
@@ -208,6 +230,19 @@ static VALUE bloom_filter_hash_kind(VALUE self)
 static VALUE bloom_filter_size(VALUE self)
 {
     return ULL2NUM(get_filter(self)->count);
+}
+
+/* :nodoc: keys new to the filter (adds that set a bit), for over_capacity?. */
+static VALUE bloom_filter_distinct(VALUE self)
+{
+    return ULL2NUM(get_filter(self)->distinct);
+}
+
+/* :nodoc: sets it, for a filter loaded or merged (lib/bloomc/sizing.rb). */
+static VALUE bloom_filter_set_distinct(VALUE self, VALUE n)
+{
+    get_filter(self)->distinct = NUM2ULL(n);
+    return n;
 }
 
 /*
@@ -275,6 +310,7 @@ static VALUE bloom_filter_clear(VALUE self)
     bf_bloom *f = get_filter(self);
     memset(f->bits.data, 0, bf_bits_nbytes(f->bits.nbits));
     f->count = 0;
+    f->distinct = 0;
     return self;
 }
 
@@ -390,6 +426,8 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "initialize_copy", bloom_filter_initialize_copy, 1);
     rb_define_method(cBloomFilter, "add", bloom_filter_add, 1);
     rb_define_method(cBloomFilter, "<<", bloom_filter_add, 1);
+    rb_define_method(cBloomFilter, "add?", bloom_filter_add_p, 1);
+    rb_define_private_method(cBloomFilter, "add_counting", bloom_filter_add_counting, 1);
     rb_define_method(cBloomFilter, "include?", bloom_filter_include_p, 1);
     rb_define_method(cBloomFilter, "[]", bloom_filter_include_p, 1);
     rb_define_private_method(cBloomFilter, "dedup_lines", bloom_filter_dedup_lines, 3);
@@ -398,6 +436,8 @@ void bloomc_init_bloom_filter(VALUE mBloomc)
     rb_define_method(cBloomFilter, "k", bloom_filter_k, 0);
     rb_define_method(cBloomFilter, "seed", bloom_filter_seed, 0);
     rb_define_method(cBloomFilter, "size", bloom_filter_size, 0);
+    rb_define_private_method(cBloomFilter, "distinct", bloom_filter_distinct, 0);
+    rb_define_private_method(cBloomFilter, "distinct=", bloom_filter_set_distinct, 1);
     rb_define_private_method(cBloomFilter, "hash_kind", bloom_filter_hash_kind, 0);
     rb_define_method(cBloomFilter, "bits", bloom_filter_bits, 0);
     rb_define_method(cBloomFilter, "==", bloom_filter_equal, 1);

@@ -17,9 +17,28 @@ static VALUE bloom_helper_s_probe_values(VALUE mod, VALUE key, VALUE vk, VALUE v
     return result;
 }
 
+/* :nodoc: optimal_m_k(capacity, error): [m, k] by bf_bloom_size, or nil when
+ * no filter can hold it (BloomFilter.find_m_k checks the arguments first). */
+static VALUE bloom_helper_s_optimal_m_k(VALUE mod, VALUE capacity, VALUE error)
+{
+    uint64_t m;
+    uint32_t k;
+    if (!bf_bloom_size(NUM2DBL(capacity), NUM2DBL(error), &m, &k)) return Qnil;
+    return rb_assoc_new(ULL2NUM(m), UINT2NUM(k));
+}
+
+/* :nodoc: the formula's rate of m bits and k probes at n keys. */
+static VALUE bloom_helper_s_formula_rate(VALUE mod, VALUE m, VALUE k, VALUE n)
+{
+    return DBL2NUM(bf_bloom_rate(bloomc_count_arg(m, "m", BF_BITS_MAX), (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX), NUM2DBL(n)));
+}
+
 void bloomc_init_bloom_helper(VALUE mBloomc)
 {
     VALUE mBloomHelper = rb_define_module_under(mBloomc, "BloomHelper");
     rb_define_singleton_method(mBloomHelper, "probe_values", bloom_helper_s_probe_values, 4);
-    rb_funcall(mBloomHelper, rb_intern("private_class_method"), 1, ID2SYM(rb_intern("probe_values")));
+    rb_define_singleton_method(mBloomHelper, "optimal_m_k", bloom_helper_s_optimal_m_k, 2);
+    rb_define_singleton_method(mBloomHelper, "formula_rate", bloom_helper_s_formula_rate, 3);
+    rb_funcall(mBloomHelper, rb_intern("private_class_method"), 3, ID2SYM(rb_intern("probe_values")),
+               ID2SYM(rb_intern("optimal_m_k")), ID2SYM(rb_intern("formula_rate")));
 }

@@ -40,17 +40,25 @@ typedef struct {
     void *filter;
     uint32_t seed;
     bf_hash_kind kind;
-    void (*add)(void *filter, const bf_key_hash *h, size_t n);
+    /* out, when not NULL: 1 for each key that was new (add?'s answer) */
+    void (*add)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
     void (*lookup)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
 } bloomc_batch;
 
 /* What a batch lookup returns (the mode argument, as a Fixnum). */
 enum { BLOOMC_BATCH_RESULTS, BLOOMC_BATCH_COUNT, BLOOMC_BATCH_ALL, BLOOMC_BATCH_ANY };
 
-VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys);
+/* add_all (collect false: returns nil) and add_new (collect true: returns
+ * the Array of the keys that were new, in order). */
+VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect);
 VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode);
 VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length);
-void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE));
+void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE));
+/* add?'s answer from an add that says whether the key was new. */
+static inline VALUE bloomc_add_p_result(VALUE self, int fresh)
+{
+    return fresh ? self : Qnil;
+}
 
 /* args.c: argument checks that raise clear Ruby exceptions. */
 uint64_t bloomc_index_arg(VALUE pos, uint64_t size);                  /* IndexError */

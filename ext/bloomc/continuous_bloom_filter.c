@@ -137,14 +137,16 @@ static uint64_t due_ticks(const continuous_t *c, double now)
 
 /* The parameters the clock changes, and the header checksum, rewritten in
  * a mapped file (docs/FORMAT.md: slot, ticks and recent adds are parameters
- * 4..8 of 10). */
+ * 4..8; a version 2 header has three more after the ttl, so the checksum's
+ * place comes from the parameter count at bytes 14..15). */
 static void store_clock(continuous_t *c)
 {
     uint8_t *header = c->map.base;
     const bf_continuous *f = &c->core;
     uint64_t clock[] = {f->slot, f->ticks, f->recent_adds[0], f->recent_adds[1], f->recent_adds[2]};
     for (int i = 0; i < 5; i++) bf_store_le64(header + 16 + 8 * (4 + i), clock[i]);
-    size_t crc_at = 16 + 8 * 10 + 20;
+    size_t nfields = (size_t)header[14] | (size_t)header[15] << 8;
+    size_t crc_at = 16 + 8 * nfields + 20;
     uint32_t crc = bf_crc32c(0, header, crc_at);
     for (int i = 0; i < 4; i++) header[crc_at + i] = (uint8_t)(crc >> (8 * i));
 }
@@ -317,6 +319,19 @@ static VALUE continuous_add(VALUE self, VALUE key)
 }
 
 /*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ as #add does; returns self when it was new (not live; a live key is renewed all the same),
+ * nil when it was probably present, as Set#add? does.
+ */
+static VALUE continuous_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_continuous *f = get_current_filter(self, 1);
+    return bloomc_add_p_result(self, bf_continuous_add(f, bloomc_key_hash(key, f->seed, f->hash)));
+}
+
+/*
  * call-seq:
  *   include?(key) -> true or false
  *   self[key] -> true or false
@@ -332,11 +347,11 @@ static VALUE continuous_include_p(VALUE self, VALUE key)
 
 /* Batches: the clock is brought up to date before every group of keys, as it
  * is before every single add, so a long batch never writes a stale slot. */
-static void add_many(void *state, const bf_key_hash *h, size_t n)
+static void add_many(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
 {
     continuous_t *c = state;
     if (c->live) catch_up(c, monotonic_now());
-    bf_continuous_add_many(&c->core, h, n);
+    bf_continuous_add_many(&c->core, h, n, out);
 }
 
 static void lookup_many(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
@@ -355,14 +370,13 @@ static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint
     bf_continuous_lookup_many(&c->core, h, n, 0, out);
 }
 
-/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
-static VALUE continuous_batch_add(VALUE self, VALUE keys)
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE continuous_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     continuous_t *c = get_state(self);
     bloomc_batch b = {c, c->core.seed, c->core.hash, add_many, lookup_many};
-    bloomc_batch_add(&b, keys);
-    return self;
+    return bloomc_batch_add(&b, keys, collect);
 }
 
 /* :nodoc: dedup_lines(chunk, out, length): `bloomc dedup --ttl`'s work (batch.c). */
@@ -745,6 +759,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_private_method(cContinuousBloomFilter, "copy_state", continuous_initialize_copy, 1);
     rb_define_method(cContinuousBloomFilter, "add", continuous_add, 1);
     rb_define_method(cContinuousBloomFilter, "<<", continuous_add, 1);
+    rb_define_method(cContinuousBloomFilter, "add?", continuous_add_p, 1);
     rb_define_method(cContinuousBloomFilter, "include?", continuous_include_p, 1);
     rb_define_method(cContinuousBloomFilter, "[]", continuous_include_p, 1);
     rb_define_private_method(cContinuousBloomFilter, "dedup_lines", continuous_dedup_lines, 3);

@@ -69,6 +69,7 @@ static void counting_reset(bf_counting *f, uint64_t m, unsigned width, uint32_t 
     f->seed = seed;
     f->count = src ? src->count : 0;
     f->saturated = src ? src->saturated : 0;
+    f->distinct = src ? src->distinct : 0;
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
@@ -114,6 +115,19 @@ static VALUE counting_add(VALUE self, VALUE key)
 }
 
 /*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ as #add does; returns self when it was new (its count was 0),
+ * nil when it was probably present, as Set#add? does.
+ */
+static VALUE counting_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_counting *f = get_filter(self);
+    return bloomc_add_p_result(self, bf_counting_add(f, key_hash(f, key)));
+}
+
+/*
  * call-seq:
  *   delete(key) -> true or false
  *   remove(key) -> true or false
@@ -156,9 +170,12 @@ static VALUE counting_include_p(VALUE self, VALUE key)
     return RBOOL(bf_counting_count(f, key_hash(f, key)) > 0);
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n)
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    for (size_t i = 0; i < n; i++) bf_counting_add(f, h[i]);
+    for (size_t i = 0; i < n; i++) {
+        int fresh = bf_counting_add(f, h[i]);
+        if (out) out[i] = (uint8_t)fresh;
+    }
 }
 
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
@@ -166,14 +183,13 @@ static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
     for (size_t i = 0; i < n; i++) out[i] = bf_counting_count(f, h[i]) > 0;
 }
 
-/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
-static VALUE counting_batch_add(VALUE self, VALUE keys)
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE counting_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     bf_counting *f = get_filter(self);
     bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    bloomc_batch_add(&b, keys);
-    return self;
+    return bloomc_batch_add(&b, keys, collect);
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
@@ -209,6 +225,16 @@ static VALUE counting_seed(VALUE self) { return UINT2NUM(get_filter(self)->seed)
  * Adds less successful deletes (never below 0: a delete that finds
  * saturated cells succeeds without a matching add). */
 static VALUE counting_size(VALUE self) { return ULL2NUM(get_filter(self)->count); }
+
+/* :nodoc: keys new to the filter, for over_capacity? (lib/bloomc/sizing.rb). */
+static VALUE counting_distinct(VALUE self) { return ULL2NUM(get_filter(self)->distinct); }
+
+/* :nodoc: sets it, for a filter loaded or merged. */
+static VALUE counting_set_distinct(VALUE self, VALUE n)
+{
+    get_filter(self)->distinct = NUM2ULL(n);
+    return n;
+}
 
 /* call-seq: saturated -> Integer
  *
@@ -266,7 +292,7 @@ static VALUE counting_clear(VALUE self)
     rb_check_frozen(self);
     bf_counting *f = get_filter(self);
     memset(f->cells.data, 0, bf_buckets_nbytes(f->cells.count, f->cells.width));
-    f->count = f->saturated = 0;
+    f->count = f->saturated = f->distinct = 0;
     return self;
 }
 
@@ -359,6 +385,7 @@ void bloomc_init_counting_bloom_filter(VALUE mBloomc)
     rb_define_method(cCountingBloomFilter, "initialize_copy", counting_initialize_copy, 1);
     rb_define_method(cCountingBloomFilter, "add", counting_add, 1);
     rb_define_method(cCountingBloomFilter, "<<", counting_add, 1);
+    rb_define_method(cCountingBloomFilter, "add?", counting_add_p, 1);
     rb_define_method(cCountingBloomFilter, "delete", counting_delete, 1);
     rb_define_method(cCountingBloomFilter, "remove", counting_delete, 1);
     rb_define_method(cCountingBloomFilter, "count", counting_count, 1);
@@ -370,6 +397,8 @@ void bloomc_init_counting_bloom_filter(VALUE mBloomc)
     rb_define_method(cCountingBloomFilter, "width", counting_width, 0);
     rb_define_method(cCountingBloomFilter, "seed", counting_seed, 0);
     rb_define_method(cCountingBloomFilter, "size", counting_size, 0);
+    rb_define_private_method(cCountingBloomFilter, "distinct", counting_distinct, 0);
+    rb_define_private_method(cCountingBloomFilter, "distinct=", counting_set_distinct, 1);
     rb_define_method(cCountingBloomFilter, "saturated", counting_saturated, 0);
     rb_define_method(cCountingBloomFilter, "cells_in_use", counting_cells_in_use, 0);
     rb_define_method(cCountingBloomFilter, "==", counting_equal, 1);

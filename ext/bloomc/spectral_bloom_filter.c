@@ -54,6 +54,7 @@ static void init_cells(bf_counting *c, uint8_t *data, uint64_t count, unsigned w
     c->seed = seed;
     c->count = src ? src->count : 0;
     c->saturated = src ? src->saturated : 0;
+    c->distinct = src ? src->distinct : 0;
 }
 
 /* Replace the filter's state: zeroed cells, or a copy of src's. The primary
@@ -120,6 +121,19 @@ static VALUE spectral_add(VALUE self, VALUE key)
 }
 
 /*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ as #add does; returns self when it was new (its count was 0),
+ * nil when it was probably present, as Set#add? does.
+ */
+static VALUE spectral_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_spectral *f = get_filter(self);
+    return bloomc_add_p_result(self, bf_spectral_add(f, key_hash(f, key)));
+}
+
+/*
  * call-seq:
  *   delete(key) -> true or false
  *   remove(key) -> true or false
@@ -164,9 +178,12 @@ static VALUE spectral_include_p(VALUE self, VALUE key)
     return RBOOL(bf_spectral_contains(f, key_hash(f, key)));
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n)
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    for (size_t i = 0; i < n; i++) bf_spectral_add(f, h[i]);
+    for (size_t i = 0; i < n; i++) {
+        int fresh = bf_spectral_add(f, h[i]);
+        if (out) out[i] = (uint8_t)fresh;
+    }
 }
 
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
@@ -174,14 +191,13 @@ static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
     for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_spectral_contains(f, h[i]);
 }
 
-/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
-static VALUE spectral_batch_add(VALUE self, VALUE keys)
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE spectral_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     bf_spectral *f = get_filter(self);
     bloomc_batch b = {f, f->primary.seed, BF_HASH_MURMUR3, add_many, contains_many};
-    bloomc_batch_add(&b, keys);
-    return self;
+    return bloomc_batch_add(&b, keys, collect);
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
@@ -226,6 +242,16 @@ static VALUE spectral_seed(VALUE self) { return UINT2NUM(get_filter(self)->prima
  * Adds less successful deletes (never below 0: a delete that finds
  * saturated cells succeeds without a matching add). */
 static VALUE spectral_size(VALUE self) { return ULL2NUM(get_filter(self)->primary.count); }
+
+/* :nodoc: keys new to the filter, for over_capacity? (lib/bloomc/sizing.rb). */
+static VALUE spectral_distinct(VALUE self) { return ULL2NUM(get_filter(self)->primary.distinct); }
+
+/* :nodoc: sets it, for a filter loaded or merged. */
+static VALUE spectral_set_distinct(VALUE self, VALUE n)
+{
+    get_filter(self)->primary.distinct = NUM2ULL(n);
+    return n;
+}
 
 /* call-seq: saturated -> Integer
  *
@@ -291,7 +317,7 @@ static VALUE spectral_clear(VALUE self)
     bf_counting *parts[2] = {&f->primary, &f->secondary};
     for (int i = 0; i < 2; i++) {
         if (parts[i]->cells.data) memset(parts[i]->cells.data, 0, bf_buckets_nbytes(parts[i]->cells.count, parts[i]->cells.width));
-        parts[i]->count = parts[i]->saturated = 0;
+        parts[i]->count = parts[i]->saturated = parts[i]->distinct = 0;
     }
     return self;
 }
@@ -348,6 +374,7 @@ void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
     rb_define_method(cSpectralBloomFilter, "initialize_copy", spectral_initialize_copy, 1);
     rb_define_method(cSpectralBloomFilter, "add", spectral_add, 1);
     rb_define_method(cSpectralBloomFilter, "<<", spectral_add, 1);
+    rb_define_method(cSpectralBloomFilter, "add?", spectral_add_p, 1);
     rb_define_method(cSpectralBloomFilter, "delete", spectral_delete, 1);
     rb_define_method(cSpectralBloomFilter, "remove", spectral_delete, 1);
     rb_define_method(cSpectralBloomFilter, "count", spectral_count, 1);
@@ -360,6 +387,8 @@ void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
     rb_define_method(cSpectralBloomFilter, "width", spectral_width, 0);
     rb_define_method(cSpectralBloomFilter, "seed", spectral_seed, 0);
     rb_define_method(cSpectralBloomFilter, "size", spectral_size, 0);
+    rb_define_private_method(cSpectralBloomFilter, "distinct", spectral_distinct, 0);
+    rb_define_private_method(cSpectralBloomFilter, "distinct=", spectral_set_distinct, 1);
     rb_define_method(cSpectralBloomFilter, "saturated", spectral_saturated, 0);
     rb_define_private_method(cSpectralBloomFilter, "algorithm_number", spectral_algorithm_number, 0);
     rb_define_method(cSpectralBloomFilter, "==", spectral_equal, 1);

@@ -97,6 +97,19 @@ static VALUE stable_add(VALUE self, VALUE key)
 }
 
 /*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ as #add does; returns self when it was new (include? would have said false),
+ * nil when it was probably present, as Set#add? does.
+ */
+static VALUE stable_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_stable *f = get_filter(self);
+    return bloomc_add_p_result(self, bf_stable_add(f, key_hash(f, key)));
+}
+
+/*
  * call-seq:
  *   include?(key) -> true or false
  *   self[key] -> true or false
@@ -111,9 +124,12 @@ static VALUE stable_include_p(VALUE self, VALUE key)
     return RBOOL(bf_stable_contains(f, key_hash(f, key)));
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n)
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    for (size_t i = 0; i < n; i++) bf_stable_add(f, h[i]);
+    for (size_t i = 0; i < n; i++) {
+        int fresh = bf_stable_add(f, h[i]);
+        if (out) out[i] = (uint8_t)fresh;
+    }
 }
 
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
@@ -121,14 +137,13 @@ static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
     for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_stable_contains(f, h[i]);
 }
 
-/* :nodoc: add_all's work (lib/bloomc/batch.rb). */
-static VALUE stable_batch_add(VALUE self, VALUE keys)
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE stable_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     bf_stable *f = get_filter(self);
     bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    bloomc_batch_add(&b, keys);
-    return self;
+    return bloomc_batch_add(&b, keys, collect);
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
@@ -316,6 +331,7 @@ void bloomc_init_stable_bloom_filter(VALUE mBloomc)
     rb_define_method(cStableBloomFilter, "initialize_copy", stable_initialize_copy, 1);
     rb_define_method(cStableBloomFilter, "add", stable_add, 1);
     rb_define_method(cStableBloomFilter, "<<", stable_add, 1);
+    rb_define_method(cStableBloomFilter, "add?", stable_add_p, 1);
     rb_define_method(cStableBloomFilter, "include?", stable_include_p, 1);
     rb_define_method(cStableBloomFilter, "[]", stable_include_p, 1);
     bloomc_define_batch_methods(cStableBloomFilter, stable_batch_add, stable_batch_lookup);

@@ -29,8 +29,9 @@ module Bloomc
     # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
     # @raise [ArgumentError, TypeError] for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0)
-      m, k, capacity = self.class.send(:sizing, m, k, capacity, error_rate)
-      setup(m, k, capacity, seed)
+      m, k, sized_capacity = self.class.send(:sizing, m, k, capacity, error_rate)
+      setup(m, k, sized_capacity, seed)
+      remember_sizing(error_rate && sized_capacity, error_rate)
     end
 
     # [m, k, capacity] from the constructor's arguments.
@@ -72,6 +73,12 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Sizing
+
+    # Always false: the halves swap before either holds more than capacity
+    # keys, so the rate stays at most error_rate however many keys arrive.
+    # @return [false]
+    def over_capacity? = false
 
     private def shape = { m: m, k: k, capacity: capacity, seed: seed }
 

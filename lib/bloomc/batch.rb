@@ -26,7 +26,18 @@ module Bloomc
     # @raise [TypeError] when keys is not Enumerable or a key is of another type
     # @raise [FrozenError] when the filter is frozen
     def add_all(keys)
-      batch_add(Batch.keys_array(keys))
+      batch_add(Batch.keys_array(keys), false)
+      self
+    end
+
+    # Adds every key, as add? does one by one: the batch form of add?.
+    # @param keys [Array, Enumerable] Strings, Symbols or Integers
+    # @return [Array] the keys (the same objects) that were new, in order; a
+    #   key repeated in +keys+ is new at most once, at its first place
+    # @raise [TypeError] when keys is not Enumerable or a key is of another type
+    # @raise [FrozenError] when the filter is frozen
+    def add_new(keys)
+      batch_add(Batch.keys_array(keys), true)
     end
 
     # @param keys [Array, Enumerable]

@@ -31,7 +31,7 @@ module Bloomc
     # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
     # @raise [ArgumentError, TypeError] for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, width: 4, seed: 0)
-      m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
+      m, k = sized(m, k, capacity, error_rate)
       setup(m, k, width, seed)
     end
 
@@ -39,6 +39,7 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Sizing
 
     private def shape = { m: m, k: k, width: width, seed: seed }
 

@@ -37,6 +37,7 @@ module Bloomc
       m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate) # checks which arguments go together
       m, k = self.class.find_m_k(capacity, error_rate) if capacity
       setup(m, k, seed)
+      remember_sizing(capacity, error_rate)
     end
 
     # The fewest bits, and the k that goes with them, for a blocked filter
@@ -75,6 +76,7 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Sizing
 
     private def shape = { m: m, k: k, seed: seed }
 

@@ -20,24 +20,46 @@ module Bloomc
     #   @param m [Integer] number of bits, > 0
     #   @param k [Integer] bits set per key, 1..MAX_K
     # @overload initialize(capacity:, error_rate:, seed: 0)
-    #   Sized by {BloomHelper.find_m_k}.
+    #   Sized by {.find_m_k}: the fewest bits whose rate at +capacity+ keys
+    #   is at most +error_rate+.
     #   @param capacity [Integer] expected number of keys, > 0
     #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
     # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
     # @param hash [Symbol] :murmur3, or :fnv1a for bloombroom's exact bit layout
     # @raise [ArgumentError, TypeError] for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3)
-      m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
+      m, k = sized(m, k, capacity, error_rate)
       setup(m, k, seed, Bloomc.hash_kind(hash, seed))
     end
 
     # @return [Symbol] :murmur3 or :fnv1a
     def hash_function = HASH_FUNCTIONS.key(hash_kind)
 
+    # The fewest bits +m+, and the whole number of probes +k+ that goes with
+    # them, for which a filter holding +capacity+ keys errs at most at rate
+    # +error+ by the formula (1 - (1 - 1/m)**(k * capacity))**k. Every filter
+    # sized by capacity: and error_rate: uses it (the blocked and A² filters
+    # add their own models). {BloomHelper.find_m_k} keeps bloombroom's
+    # numbers, whose rounding errs up to 0.7% above the rate asked for.
+    #
+    # @param capacity [Integer, Float] expected number of keys, > 0
+    # @param error [Float] target false-positive rate, 0 < error < 1
+    # @return [Array(Integer, Integer)] [m, k]
+    # @raise [ArgumentError] when capacity or error is out of range, or no
+    #   filter can hold that many keys at that rate
+    # @example
+    #   Bloomc::BloomFilter.find_m_k(10_000, 0.01) # => [95931, 7]
+    def self.find_m_k(capacity, error)
+      BloomHelper.find_m_k(capacity, error) # the same argument checks
+      BloomHelper.send(:optimal_m_k, capacity, error) or
+        raise ArgumentError, "capacity #{capacity} at error #{error} needs more bits than a filter can hold"
+    end
+
     include Inspect
     include Stats
     include SetOps
     include Persistence
+    include Sizing
     include Mapped
 
     private def shape = { m: m, k: k, seed: seed, hash_function: hash_function }
@@ -68,7 +90,7 @@ module Bloomc
     elsif capacity.nil? || error_rate.nil?
       raise ArgumentError, "capacity: and error_rate: go together"
     else
-      BloomHelper.find_m_k(capacity, error_rate)
+      BloomFilter.find_m_k(capacity, error_rate)
     end
   end
 end

@@ -38,6 +38,12 @@ module Bloombroom
     def initialize(m = nil, k = nil, hash: :fnv1a, **options)
       super
     end
+
+    # bloombroom's add returns the number of keys added so far (Bloomc's
+    # returns self, to chain).
+    alias_method :add, :add_counting
+    alias_method :<<, :add_counting
+    public :add, :<<
   end
 
   # bloombroom's continuous filter, with bloomc's timer and expiry.

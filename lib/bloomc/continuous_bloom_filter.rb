@@ -20,7 +20,13 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Sizing
     include Mapped
+
+    # Whether the live keys, estimated from the live buckets' fill (a key's
+    # renewals and expiry leave no exact count), exceed capacity.
+    # @return [Boolean]
+    def over_capacity? = !capacity.nil? && estimated_count > capacity
 
     class << self
       private
@@ -29,9 +35,10 @@ module Bloomc
       # one bucket (see Mapped::ClassMethods#mapped_template).
       def mapped_template(shape)
         shape = shape.dup
-        m, k = Bloomc.sizing_arguments(shape.delete(:m), shape.delete(:k), shape.delete(:capacity),
-                                       shape.delete(:error_rate))
-        [new(1, k, shape.delete(:ttl), **shape), m]
+        capacity = shape.delete(:capacity)
+        error_rate = shape.delete(:error_rate)
+        m, k = Bloomc.sizing_arguments(shape.delete(:m), shape.delete(:k), capacity, error_rate)
+        [new(1, k, shape.delete(:ttl), **shape).tap { |t| t.send(:remember_sizing, capacity, error_rate) }, m]
       end
     end
 
@@ -78,6 +85,7 @@ module Bloomc
       m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
       ttl = check_ttl(ttl)
       setup(m, k, seed, Bloomc.hash_kind(hash, seed))
+      remember_sizing(capacity, error_rate)
       stop_timer if @timer # re-initialized: the old clock's thread goes
       @ttl = ttl
       @timer_lock = Mutex.new

@@ -13,7 +13,12 @@ module Bloomc
   # @api private
   module Format
     MAGIC = "\x89BLOOMC\n".b.freeze
-    VERSION = 1
+    # The newest version this bloomc reads and writes. Version 2 adds the
+    # ScalableBloomFilter kind and, for a filter sized by capacity: and
+    # error_rate:, three parameters at the end (Sizing); a filter without
+    # them is still written as version 1, which older bloomc reads.
+    VERSION = 2
+    SIZING_FIELDS = 3
     # Kind numbers, in the header; never reused.
     KINDS = {
       1 => :BloomFilter, 2 => :BlockedBloomFilter, 3 => :ContinuousBloomFilter, 4 => :CountingBloomFilter,
@@ -41,27 +46,29 @@ module Bloomc
     def dump(filter, compress: false)
       kind = kind_of(filter)
       fields, body = filter.send(:export_core)
-      fields += filter.send(:export_extra)
+      fields += filter.send(:export_extra) + filter.send(:export_sizing)
       raw_length = body.bytesize
       flags = 0
       if compress
         body = Zlib::Deflate.deflate(body, Zlib::BEST_COMPRESSION)
         flags |= FLAG_DEFLATE
       end
-      header(kind, flags, fields, body.bytesize, raw_length, CRC32C.checksum(body)) << body
+      header(kind, flags, fields, body.bytesize, raw_length, CRC32C.checksum(body), filter.send(:format_version)) << body
     end
 
     # The header and its padding, up to the body.
-    def header(kind, flags, fields, stored, raw, body_crc)
-      out = [MAGIC, VERSION, kind, flags, fields.size, *fields, stored, raw, body_crc].pack("a8S<4Q<#{fields.size + 2}L<")
+    def header(kind, flags, fields, stored, raw, body_crc, version = 1)
+      out = [MAGIC, version, kind, flags, fields.size, *fields, stored, raw, body_crc].pack("a8S<4Q<#{fields.size + 2}L<")
       out << [CRC32C.checksum(out)].pack("L<")
       out << ("\0" * (-out.bytesize % ALIGN))
     end
 
     def body_offset(nfields) = (HEADER + 8 * nfields + TRAILER + ALIGN - 1) / ALIGN * ALIGN
 
-    # [klass, flags, fields, stored, raw, body_crc, body offset] from the
-    # start of a file or dump (at least its header), checked up to the body.
+    # [klass, flags, fields, stored, raw, body_crc, body offset, sizing]
+    # from the start of a file or dump (at least its header), checked up to
+    # the body; fields are the kind's own, and sizing the three parameters a
+    # version 2 header ends with (nil without them).
     def parse_header(data, expect: nil)
       fail!("#{data.bytesize} bytes are too few for a bloomc filter") if data.bytesize < HEADER
       fail!("not a bloomc filter (bad magic)") unless data.start_with?(MAGIC)
@@ -79,7 +86,16 @@ module Bloomc
       fail!("holds a #{klass}, not a #{expect}") if expect && !(klass <= expect || expect <= klass)
       fields = data.unpack("Q<#{nfields}", offset: HEADER)
       stored, raw, body_crc = data.unpack("Q<Q<L<", offset: HEADER + 8 * nfields)
-      [klass, flags, fields, stored, raw, body_crc, at]
+      fields, sizing = split_sizing(klass, fields, version)
+      [klass, flags, fields, stored, raw, body_crc, at, sizing]
+    end
+
+    # A version 2 header of a kind sized by capacity: ends with its Sizing.
+    def split_sizing(klass, fields, version)
+      return [fields, nil] unless version >= 2 && klass.include?(Sizing)
+
+      fail!("#{fields.size} parameters are too few for a version 2 header") if fields.size < SIZING_FIELDS
+      [fields[0...-SIZING_FIELDS], fields.last(SIZING_FIELDS)]
     end
 
     # The filter in +data+; of class +expect+ (or a relative) when given,
@@ -89,7 +105,7 @@ module Bloomc
       raise TypeError, "a dump is a String, not #{data.class}" unless data.is_a?(String)
 
       data = data.b
-      klass, flags, fields, stored, raw, body_crc, body_at = parse_header(data, expect: expect)
+      klass, flags, fields, stored, raw, body_crc, body_at, sizing = parse_header(data, expect: expect)
       fail!("truncated or padded: #{data.bytesize} bytes where the header says #{body_at + stored}") unless data.bytesize == body_at + stored
       body = data.byteslice(body_at, stored)
       # A file a writer had open (or was killed with) holds a body newer than
@@ -99,6 +115,7 @@ module Bloomc
       fail!("body of #{body.bytesize} bytes where the header says #{raw}") unless body.bytesize == raw
       filter = into || (expect && expect <= klass ? expect : klass).allocate
       filter.send(:import_state, fields, body, flags & FLAG_OPEN != 0)
+      filter.send(:import_sizing, sizing)
       filter
     end
 

@@ -52,9 +52,10 @@ module Bloomc
       # without ever holding the real cells on the heap.
       def mapped_template(shape)
         shape = shape.dup
-        m, k = Bloomc.sizing_arguments(shape.delete(:m), shape.delete(:k), shape.delete(:capacity),
-                                       shape.delete(:error_rate))
-        [new(1, k, **shape), m]
+        capacity = shape.delete(:capacity)
+        error_rate = shape.delete(:error_rate)
+        m, k = Bloomc.sizing_arguments(shape.delete(:m), shape.delete(:k), capacity, error_rate)
+        [new(1, k, **shape).tap { |t| t.send(:remember_sizing, capacity, error_rate) }, m]
       end
     end
 
@@ -126,11 +127,11 @@ module Bloomc
     # reader does not check it, and a flush stays cheap on a large filter.
     def write_file_header(flags)
       check_mapped_length(@mapped.file.fileno, Format::MAGIC)
-      fields = export_fields + export_extra
+      fields = export_fields + export_extra + export_sizing
       sync_mapping if flags.zero? # the cells on disk first: the hole map then shows them
       crc = flags.zero? ? mapped_body_crc(@mapped.file.fileno) : 0
       length = @mapped.file.size - @mapped.body_offset
-      write_header(Format.header(Format.kind_of(self), flags, fields, length, length, crc))
+      write_header(Format.header(Format.kind_of(self), flags, fields, length, length, crc, format_version))
       sync_mapping
       check_still_named
     end
@@ -273,10 +274,11 @@ module Bloomc
       def create(file, template, m)
         raise ArgumentError, "give the filter's shape (m:, k:, ...) to create a file" unless template
 
-        fields = template.send(:export_fields) + template.send(:export_extra)
+        fields = template.send(:export_fields) + template.send(:export_extra) + template.send(:export_sizing)
         fields[0] = m
         length = template.send(:body_bytes_for, m)
-        header = Format.header(Format.kind_of(template), Format::FLAG_OPEN, fields, length, length, 0)
+        header = Format.header(Format.kind_of(template), Format::FLAG_OPEN, fields, length, length, 0,
+                               template.send(:format_version))
         file.write(header)
         file.truncate(header.bytesize + length)
         file.flush
@@ -284,11 +286,12 @@ module Bloomc
 
       def map(klass, file, readonly, verify, path)
         head = file.pread([file.size, 64 * 1024].min, 0)
-        _, flags, fields, stored, raw, body_crc, at = Format.parse_header(head, expect: klass)
+        _, flags, fields, stored, raw, body_crc, at, sizing = Format.parse_header(head, expect: klass)
         Format.fail!("a deflated file cannot be mapped: load it with #{klass}.load_file") if flags & Format::FLAG_DEFLATE != 0
         Format.fail!("#{file.size} bytes where the header says #{at + stored}") unless file.size == at + stored && raw == stored
         filter = klass.allocate
         filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags & Format::FLAG_OPEN != 0)
+        filter.send(:import_sizing, sizing)
         if verify && flags & Format::FLAG_OPEN == 0 && filter.send(:mapped_body_crc, file.fileno) != body_crc
           filter.send(:unmap)
           Format.fail!("body checksum mismatch: the file is corrupted")

@@ -13,7 +13,7 @@ module Bloomc
     # @raise [ArgumentError] for anything else, naming the difference
     def |(other)
       check_shape(other)
-      dup.send(:combine, other, :union)
+      dup.send(:combined, other, :union)
     end
 
     # Adds the keys of +other+ to this filter.
@@ -23,7 +23,7 @@ module Bloomc
     # @raise [FrozenError] when this filter is frozen
     def merge!(other)
       check_shape(other)
-      combine(other, :union)
+      combined(other, :union)
     end
 
     # A new filter that finds a key only where both do (its bits or cells are
@@ -34,7 +34,7 @@ module Bloomc
     # @raise [ArgumentError] for anything else, naming the difference
     def &(other)
       check_shape(other)
-      dup.send(:combine, other, :intersection)
+      dup.send(:combined, other, :intersection)
     end
 
     # Whether no cell is set: no key was added since creation or #clear
@@ -43,6 +43,13 @@ module Bloomc
     def empty? = fill_ratio.zero?
 
     private
+
+    # combine, then the keys new to the filter counted again from its cells.
+    def combined(other, op)
+      combine(other, op)
+      send(:recount_distinct) if respond_to?(:recount_distinct, true)
+      self
+    end
 
     # The Bloomc class that defines this kind of filter (a bloombroom
     # subclass merges with its Bloomc parent).

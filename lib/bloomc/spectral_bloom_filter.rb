@@ -48,7 +48,7 @@ module Bloomc
       end
       raise ArgumentError, "secondary_m: is for algorithm: :rm only" if algorithm == :mi && !secondary_m.nil?
 
-      m, k = Bloomc.sizing_arguments(m, k, capacity, error_rate)
+      m, k = sized(m, k, capacity, error_rate)
       if algorithm == :rm && secondary_m.nil? && m.is_a?(Integer) && m.positive?
         secondary_m = [(m + 1) / 2, 1].max
       end
@@ -62,6 +62,7 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Sizing
 
     private def shape = { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed }
 

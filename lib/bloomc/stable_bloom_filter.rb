@@ -43,13 +43,14 @@ module Bloomc
         m, k, d = self.class.send(:sizing, capacity, error_rate, width)
       end
       setup(m, k, d, width, seed, random_seed)
+      remember_sizing(capacity, error_rate)
     end
 
     # [m, k, d] for a stable filter sized like a plain one for +capacity+
     # keys, settling at rate +error+.
     # @api private
     def self.sizing(capacity, error, width)
-      m, k = BloomHelper.find_m_k(capacity, error)
+      m, k = BloomFilter.find_m_k(capacity, error)
       raise TypeError, "width must be an Integer, not #{width.class}" unless width.is_a?(Integer)
       raise ArgumentError, "width must be in 1..32, got #{width}" unless (1..32).cover?(width)
 
@@ -64,6 +65,12 @@ module Bloomc
     include Stats
     include SetOps
     include Persistence
+    include Sizing
+
+    # Always false: a stable filter forgets old keys to settle at its rate,
+    # however many keys arrive.
+    # @return [false]
+    def over_capacity? = false
 
     private def shape = { m: m, k: k, d: d, width: width, seed: seed }
 

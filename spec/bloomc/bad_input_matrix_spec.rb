@@ -244,7 +244,12 @@ module BadInputMatrix
     c ^ 0xffffffff
   end
 
-  def find_m_k(capacity, error)
+  # What new(capacity:, error_rate:) sizes by (bloom_filter_spec checks
+  # that its rate is the least m that keeps its promise).
+  def find_m_k(capacity, error) = Bloomc::BloomFilter.find_m_k(capacity, error)
+
+  # bloombroom's sizing, which BloomHelper.find_m_k keeps.
+  def bloombroom_find_m_k(capacity, error)
     m = find_m(capacity, error).ceil
     [m, (LN2 * m / capacity).round.clamp(1, 128)]
   end
@@ -725,9 +730,27 @@ module BadInputMatrix
     [true, false].include?(r)
   end
   KEYS = [:keys, ["added", :sym, 7, 2**70]].freeze
+  # add_new: the keys the model knew to be absent just before their add
+  # must come back, in order, those it knew present must not; the model
+  # takes each add as it goes, so a repeat within the batch is present.
+  add_new_ok = lambda do |h, a, _, r, _|
+    next "not an Array" unless r.is_a?(Array)
+
+    at = 0
+    problems = batch_keys[a].filter_map do |key|
+      expected = h.expected_include(key)
+      h.add(key)
+      given = at < r.size && r[at].equal?(key)
+      at += 1 if given
+      "#{key.inspect} #{expected ? 'was present' : 'was new'}" if expected == given
+    end
+    problems << "#{r.size - at} keys returned that are not new" if at < r.size
+    problems.empty? || problems.join(", ")
+  end
   BATCH = {
     add_all: { params: [KEYS], write: true,
                ok: ->(h, a, _, r, _) { batch_keys[a].each { |key| h.add(key) }; r.equal?(h.obj) } },
+    add_new: { params: [KEYS], write: true, ok: add_new_ok },
     include_all: {
       params: [KEYS],
       ok: lambda do |h, a, _, r, _|
@@ -755,6 +778,13 @@ module BadInputMatrix
     # Infinity once the cells are all set (for A2: one half's).
     estimated_count: { ok: ->(h, _, _, r, _) { r.is_a?(Float) && r >= 0 && (r.finite? || h.obj.fill_ratio >= 0.5) } },
     false_positive_rate: { ok: ->(h, _, _, r, _) { r.is_a?(Float) && r.between?(0, 1) && (r.zero? == h.obj.fill_ratio.zero?) } }
+  }.freeze
+
+  # Bloomc::Sizing.
+  SIZING = {
+    capacity: { ok: ->(_, _, _, r, _) { r.nil? || (r.is_a?(Numeric) && r.positive?) } },
+    error_rate: { ok: ->(_, _, _, r, _) { r.nil? || (r.is_a?(Float) && r.positive? && r < 1) } },
+    over_capacity?: { ok: ->(h, _, _, r, _) { r == false || (r == true && !h.obj.capacity.nil?) } }
   }.freeze
 
   # Bloomc::SetOps, called with a copy of the receiver (same shape). A
@@ -793,11 +823,24 @@ module BadInputMatrix
     mapped?: { ok: ->(_, _, _, r, _) { r == false } }
   }.freeze
 
-  bloom_add = { params: [[:key, "added"]], write: true,
-                ok: ->(h, a, _, r, _) { h.add(a[0]); r == h.count } }
+  # add and << return self; add? self for a key new to the model, nil for
+  # one it holds (either where it cannot tell).
+  filter_add = { params: [[:key, "added"]], write: true,
+                 ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
+  filter_add_p = {
+    params: [[:key, "added"]], write: true,
+    ok: lambda do |h, a, _, r, _|
+      expected = h.expected_include(a[0])
+      h.add(a[0])
+      next "returned #{r.inspect}, not self or nil" unless r.nil? || r.equal?(h.obj)
+
+      expected.nil? || expected == r.nil? || "returned #{r.nil? ? 'nil' : 'self'} for a key #{expected ? 'present' : 'new'}"
+    end
+  }
   BLOOM_FILTER = {
-    add: bloom_add,
-    "<<": bloom_add,
+    add: filter_add,
+    "<<": filter_add,
+    add?: filter_add_p,
     include?: { params: [[:key, "added"]], ok: filter_lookup },
     "[]": { params: [[:key, "never added"]], ok: filter_lookup },
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size } },
@@ -810,7 +853,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, MAPPED).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, MAPPED, SIZING).freeze
 
   BLOCKED_BLOOM_FILTER = BLOOM_FILTER.reject { |name, _| MAPPED.key?(name) }.merge(
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size && (r % 512).zero? } },
@@ -821,11 +864,10 @@ module BadInputMatrix
     }
   ).freeze
 
-  continuous_add = { params: [[:key, "added"]], write: true,
-                     ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
   CONTINUOUS_BLOOM_FILTER = {
-    add: continuous_add,
-    "<<": continuous_add,
+    add: filter_add,
+    "<<": filter_add,
+    add?: filter_add_p,
     include?: { params: [[:key, "added"]], ok: filter_lookup },
     "[]": { params: [[:key, "never added"]], ok: filter_lookup },
     inc_time_slot: { write: true, ok: ->(h, _, _, r, _) { h.tick; r == h.slot } },
@@ -854,14 +896,13 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, MAPPED).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, MAPPED, SIZING).freeze
 
-  family_add = { params: [[:key, "added"]], write: true,
-                 ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
   cell_count = ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) }
   FAMILY = {
-    add: family_add,
-    "<<": family_add,
+    add: filter_add,
+    "<<": filter_add,
+    add?: filter_add_p,
     include?: { params: [[:key, "added"]], ok: filter_lookup },
     "[]": { params: [[:key, "never added"]], ok: filter_lookup },
     m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? } },
@@ -872,7 +913,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, SIZING).freeze
   WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
   counted_delete = {
     params: [[:key, "added"]], write: true,
@@ -947,7 +988,7 @@ module BadInputMatrix
   end
   BLOOM_HELPER = {
     find_m_k: { params: [[:fmk_capacity, 100], [:fmk_error, 0.01]],
-                ok: ->(_, a, _, r, _) { r == BadInputMatrix.find_m_k(*a) } },
+                ok: ->(_, a, _, r, _) { r == BadInputMatrix.bloombroom_find_m_k(*a) } },
     multi_hash: { params: [[:key, "abc"], [:k, 5], [:multi_m, 1000]], opt: 1, kw: { hash: [:hash_name, :fnv1a] },
                   ok: multi_hash_ok }
   }.freeze
@@ -1106,6 +1147,7 @@ module BadInputMatrix
       names |= Bloomc::Stats.public_instance_methods(false) if mod.include?(Bloomc::Stats)
       names |= Bloomc::SetOps.public_instance_methods(false) if mod.include?(Bloomc::SetOps)
       names |= Bloomc::Persistence.public_instance_methods(false) if mod.include?(Bloomc::Persistence)
+      names |= Bloomc::Sizing.public_instance_methods(false) if mod.include?(Bloomc::Sizing)
       names |= Bloomc::Mapped.public_instance_methods(false) if mod.include?(Bloomc::Mapped)
       names
     else
@@ -1273,9 +1315,7 @@ module BadInputMatrix
     case obj
     when Bloomc::BitField, Bloomc::BitBucketField
       problems << "#{desc} is not all zero" unless obj.total_set.zero? && obj.all?(&:zero?)
-    when Bloomc::BloomFilter, Bloomc::BlockedBloomFilter
-      problems << "#{desc}: add/include? broken" unless obj.size.zero? && obj.add("probe") == 1 && obj.include?("probe")
-    when Bloomc::CountingBloomFilter, Bloomc::SpectralBloomFilter, Bloomc::BitwiseBloomFilter,
+    when Bloomc::BloomFilter, Bloomc::BlockedBloomFilter, Bloomc::CountingBloomFilter, Bloomc::SpectralBloomFilter, Bloomc::BitwiseBloomFilter,
          Bloomc::StableBloomFilter, Bloomc::A2BloomFilter
       problems << "#{desc}: add/include? broken" unless obj.size.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
     when Bloomc::ContinuousBloomFilter

@@ -11,7 +11,7 @@ RSpec.describe Bloomc::BitwiseBloomFilter do
 
     it "sizes itself from capacity: and error_rate:" do
       filter = described_class.new(capacity: 5000, error_rate: 0.01, width: 2)
-      expect([filter.m, filter.k, filter.width]).to eq(Bloomc::BloomHelper.find_m_k(5000, 0.01) + [2])
+      expect([filter.m, filter.k, filter.width]).to eq(Bloomc::BloomFilter.find_m_k(5000, 0.01) + [2])
     end
 
     it "raises for a width outside 1..32" do

@@ -88,9 +88,10 @@ RSpec.describe Bloomc::BlockedBloomFilter do
       expect(filter.size).to eq(keys.size)
     end
 
-    it "returns the key count from add, as BloomFilter does" do
-      expect(filter.add("x")).to eq(1)
-      expect(filter << "y").to eq(2)
+    it "returns self from add and <<, so that adds chain" do
+      expect(filter.add("x")).to equal(filter)
+      expect(filter << "y" << "z").to equal(filter)
+      expect(filter.size).to eq(3)
     end
 
     it "raises TypeError for other keys and leaves the filter as it was" do

@@ -116,7 +116,7 @@ RSpec.describe "exe/bloomc" do
       run("build", "--capacity", "1000", "--error", "0.01", "-o", path("k.bloom"), path("k.txt"))
       out, err, status = run("info", path("k.bloom"))
       expect([err, status]).to eq(["", 0])
-      expect(out).to match(/\Akind: BloomFilter\nm: 9586\nk: 7\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
+      expect(out).to match(/\Akind: BloomFilter\nm: 9594\nk: 7\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
       expect(out).to include("false-positive rate: 0.0", "size on disk: #{File.size(path('k.bloom'))} bytes")
     end
   end

@@ -20,7 +20,8 @@ RSpec.describe Bloomc::ContinuousBloomFilter do
       filter = described_class.new(1000, 3, 60)
       expect([filter.m, filter.k, filter.ttl]).to eq([1000, 3, 60])
       sized = described_class.new(capacity: 60_000, error_rate: 0.001, ttl: 1.5)
-      expect([sized.m, sized.k, sized.ttl]).to eq([862_656, 10, 1.5])
+      expect([sized.m, sized.k, sized.ttl]).to eq([*Bloomc::BloomFilter.find_m_k(60_000, 0.001), 1.5])
+      expect([sized.capacity, sized.error_rate, filter.capacity]).to eq([60_000, 0.001, nil])
     end
 
     it "has bloombroom's constants" do

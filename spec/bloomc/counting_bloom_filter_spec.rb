@@ -12,7 +12,7 @@ RSpec.describe Bloomc::CountingBloomFilter do
 
     it "sizes itself like a plain filter from capacity: and error_rate:" do
       filter = described_class.new(capacity: 10_000, error_rate: 0.001, width: 8)
-      expect([filter.m, filter.k, filter.width]).to eq(Bloomc::BloomHelper.find_m_k(10_000, 0.001) + [8])
+      expect([filter.m, filter.k, filter.width]).to eq(Bloomc::BloomFilter.find_m_k(10_000, 0.001) + [8])
     end
 
     {

@@ -116,7 +116,7 @@ RSpec.describe "the binary format" do
       refused(data + "\0", /truncated or padded/)
       refused(data.dup.tap { |d| d.setbyte(150, d.getbyte(150) ^ 1) }, /body checksum mismatch/)
       refused(data.dup.tap { |d| d.setbyte(20, d.getbyte(20) ^ 1) }, /header checksum mismatch/)
-      refused(with_crc(data.dup.tap { |d| d.setbyte(8, 2) }), /format version 2 is newer than this bloomc reads \(1\)/)
+      refused(with_crc(data.dup.tap { |d| d.setbyte(8, 3) }), /format version 3 is newer than this bloomc reads \(2\)/)
       refused(with_crc(data.dup.tap { |d| d.setbyte(10, 99) }), /unknown filter kind 99/)
       refused(with_crc(data.dup.tap { |d| d.setbyte(12, 4) }), /unknown flags 4/)
       refused(with_crc(data.dup.tap { |d| d[16, 8] = [0].pack("Q<") }), /m 0 outside 1\.\./)

@@ -170,13 +170,23 @@ module ModelFuzz
       key = pick(@pool)
       sibling = (@insts - [inst]).sample(random: rng)
       before = sibling&.obj&.dup
-      via = pick(%i[add <<])
+      via = pick(%i[add << add?])
       log via, @insts.index(inst), key
+      # add? says whether a bit changed: the exact model knows, and a key
+      # added before is never new.
+      fresh = if inst.exact then positions(inst.obj, key).any? { |p| inst.exact[p] == "0" }
+              elsif inst.keys.key?(ModelFuzz.key_id(key)) then false
+              end
       result = inst.obj.public_send(via, key)
       inst.count += 1
       inst.keys[ModelFuzz.key_id(key)] = key
       positions(inst.obj, key).each { |p| inst.exact[p] = "1" } if inst.exact
-      check(result == inst.count) { "#{via} returned #{result.inspect}, expected #{inst.count} (keys added so far)" }
+      if via == :add?
+        check(result.nil? || result.equal?(inst.obj)) { "add? returned #{result.inspect}, not self or nil" }
+        check(fresh.nil? || fresh == result.equal?(inst.obj)) { "add? returned #{result.inspect} for a key #{fresh ? 'new' : 'present'}" }
+      else
+        check(result.equal?(inst.obj)) { "#{via} returned #{result.inspect}, not self" }
+      end
       check(inst.obj.size == inst.count) { "size #{inst.obj.size} after #{inst.count} adds" }
       check(inst.obj.include?(key)) { "false negative right after adding #{show(key)}" }
       check(sibling.nil? || sibling.obj == before) { "adding to one copy changed another" }

@@ -24,7 +24,7 @@ RSpec.describe Bloomc::SpectralBloomFilter do
 
     it "sizes itself from capacity: and error_rate:" do
       filter = described_class.new(capacity: 5000, error_rate: 0.01, algorithm: :rm, width: 8)
-      expect([filter.m, filter.k]).to eq(Bloomc::BloomHelper.find_m_k(5000, 0.01))
+      expect([filter.m, filter.k]).to eq(Bloomc::BloomFilter.find_m_k(5000, 0.01))
     end
 
     {

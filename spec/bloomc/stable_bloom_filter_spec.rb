@@ -11,7 +11,7 @@ RSpec.describe Bloomc::StableBloomFilter do
 
     it "from capacity: and error_rate: takes a plain filter's m and k and the d that settles at the rate" do
       filter = described_class.new(capacity: 10_000, error_rate: 0.01, random_seed: 1)
-      expect([filter.m, filter.k]).to eq(Bloomc::BloomHelper.find_m_k(10_000, 0.01))
+      expect([filter.m, filter.k]).to eq(Bloomc::BloomFilter.find_m_k(10_000, 0.01))
       expect(filter.stable_false_positive_rate).to be <= 0.01
       fewer = described_class.new(filter.m, filter.k, filter.d - 1, random_seed: 1)
       expect(fewer.stable_false_positive_rate).to be > 0.01 # d is the smallest that reaches it
