@@ -309,21 +309,41 @@ module Bloomc
       end
     end
 
-    # The buffers are reused: reading a file makes no garbage a chunk.
+    # The buffers are reused: reading a file makes no garbage a chunk. Only
+    # the bytes just read are searched for "\n", so a long line takes time in
+    # proportion to its length.
     def read_lines(io, progress)
       buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
-      pending = String.new(capacity: 2 * CHUNK, encoding: Encoding::BINARY)
+      pending = String.new(capacity: 2 * CHUNK, encoding: Encoding::BINARY) # the partial line: its first `held` bytes
+      held = 0
       loop do
         io.readpartial(CHUNK, buffer)
         progress.advance(buffer.bytesize)
+        last = buffer.rindex("\n")
+        junk = pending.bytesize - held # 1 when a cut left a byte to ignore (keep_tail)
         pending << buffer
-        cut = pending.rindex("\n") or next
-        yield pending, cut + 1
-        pending[0, cut + 1] = "" # the partial line left, moved to the front
+        if last
+          held.zero? ? yield(buffer, last + 1) : yield(pending, held + last + 1)
+        end
+        held = keep_tail(pending, last ? junk + held + last + 1 : junk)
       rescue EOFError
         break
       end
-      yield pending, pending.bytesize unless pending.empty?
+      yield pending, held unless held.zero?
+    end
+
+    # Moves string's bytes from +from+ on to its front and returns how many
+    # they are. String#[]= from 0 would give its buffer up (Ruby frees or
+    # shares it), so the first byte stays and is overwritten; when none is
+    # left it stays as a byte to ignore.
+    def keep_tail(string, from)
+      return string.bytesize if from.zero?
+
+      left = string.bytesize - from
+      byte = string.getbyte(from) if left.positive?
+      string[1, from] = ""
+      string.setbyte(0, byte) if byte
+      left
     end
 
     # A progress bar on stderr (ruby-progressbar) for a file read for more

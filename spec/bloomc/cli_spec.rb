@@ -121,6 +121,48 @@ RSpec.describe "exe/bloomc" do
     end
   end
 
+  # A line is looked up and written whole, so the commands hold it whole.
+  describe "long lines" do
+    # Work counted, not timed: in a child with 4 KiB reads, every String#index,
+    # #rindex and #count adds the length of the String it searches. A line of
+    # 1 MiB takes 256 reads; searching all that was held at each read would
+    # count 128 MiB. Reading also allocates no object a read.
+    it "searches each byte read for a newline a bounded number of times, and makes no garbage", :aggregate_failures do
+      line = "z" * (1 << 20)
+      one = write("one.txt", "#{line}\n#{line.tr('z', 'y')}\nshort\n")
+      four = write("four.txt", File.binread(one) * 4)
+      script = <<~'RUBY'
+        require "bloomc/cli"
+        Bloomc::CLI.send(:remove_const, :CHUNK)
+        Bloomc::CLI.const_set(:CHUNK, 4096)
+        null = File.open(File::NULL, "w")
+        dedup = ->(file) { Bloomc::CLI.run(["dedup", "--capacity", "1000", file], stdout: null) }
+        allocated = lambda do |file|
+          GC.disable
+          before = GC.stat(:total_allocated_objects)
+          dedup.(file)
+          GC.stat(:total_allocated_objects) - before
+        ensure
+          GC.enable
+        end
+        allocated.(ARGV[0]) # method caches filled, constants interned
+        one, four = allocated.(ARGV[0]), allocated.(ARGV[1])
+        searched = 0
+        String.prepend(Module.new do
+          %i[index rindex count].each { |name| define_method(name) { |*args| searched += bytesize; super(*args) } }
+        end)
+        status = dedup.(ARGV[0])
+        puts [status, searched, four - one].join(" ")
+      RUBY
+      counts, err, status = Open3.capture3(RbConfig.ruby, "-I", lib, "-e", script, one, four)
+      expect([err, status.exitstatus]).to eq(["", 0])
+      dedup_status, searched, garbage = counts.split.map { |count| Integer(count) }
+      expect(dedup_status).to eq(0)
+      expect(searched).to be <= 4 * File.size(one)
+      expect(garbage).to be <= 0
+    end
+  end
+
   describe "user errors" do
     it "prints one line and exits 2, never a backtrace" do
       write("text.txt", "not a filter, though long enough to have a header's worth of bytes in it: #{'x' * 200}\n")
