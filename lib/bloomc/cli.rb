@@ -16,6 +16,13 @@ module Bloomc
     INTERRUPTED = 130
 
     CHUNK = 1 << 20 # bytes read at a time
+    # The longest line dedup, build and query read (--max-line's default). A
+    # line is looked up and written whole, so it is held whole: the limit
+    # bounds that memory (a few times it at most, beside the filter) when
+    # the input has no lines, as /dev/zero or a binary file does. 4 MiB is
+    # far beyond a key, a log line or a JSON record, and small beside the
+    # default dedup filter (34 MB).
+    MAX_LINE = 4 << 20
     TTL_CAPACITY = 1_000_000 # dedup --ttl's default --capacity
 
     # Filter kinds `build --kind` makes.
@@ -139,6 +146,7 @@ module Bloomc
         when "info"
           o.banner = "Usage: bloomc info FILTER\nPrints a saved filter's kind, shape, fill, estimated count and false-positive rate."
         end
+        max_line(o) if %w[dedup build query].include?(command)
         o.on("-h", "--help", "this help") { opts[:help] = true }
       end
     end
@@ -154,6 +162,17 @@ module Bloomc
       o.on("--error P", Float, "chance of #{miss} at capacity (default #{error})") { |v| opts[:error] = v }
       opts[:capacity] = capacity
       opts[:error] = error
+    end
+
+    # --max-line, in the commands that read lines: 8M is 8 MiB.
+    def max_line(o)
+      o.on("--max-line BYTES", "stop at a line longer than BYTES (K, M, G: KiB, MiB, GiB; default #{MAX_LINE >> 20}M)") do |v|
+        digits, unit = v.match(/\A(\d+)([KMG]?)\z/i)&.captures
+        bytes = digits.to_i << { "" => 0, "K" => 10, "M" => 20, "G" => 30 }.fetch(unit.to_s.upcase)
+        raise UsageError, "--max-line must be a positive whole number of bytes (K, M or G after it for KiB, MiB, GiB), not #{v}" unless bytes.positive?
+
+        @max_line = bytes
+      end
     end
 
     # Options and the remaining arguments; nil when --help was given (and printed).
@@ -301,7 +320,7 @@ module Bloomc
         begin
           io.binmode
           progress = Progress.new(@stderr, @stdout, io, name)
-          read_lines(io, progress, &block)
+          read_lines(io, progress, name == "-" ? "stdin" : name, &block)
           progress.finish
         ensure
           io.close unless io.equal?(@stdin)
@@ -309,21 +328,86 @@ module Bloomc
       end
     end
 
-    # The buffers are reused: reading a file makes no garbage a chunk.
-    def read_lines(io, progress)
-      buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
-      pending = String.new(capacity: 2 * CHUNK, encoding: Encoding::BINARY)
+    # The buffers are reused: reading a file makes no garbage a chunk. Only
+    # the bytes just read are searched for "\n", so a long line takes time in
+    # proportion to its length. A line longer than the limit (--max-line)
+    # stops the command, after the lines before it: memory stays bounded
+    # whatever the input.
+    def read_lines(io, progress, name)
+      limit = @max_line || MAX_LINE
+      # A line between two "\n" of one read is shorter than the read, so only
+      # the first and the last line a read touches can be too long.
+      size = [CHUNK, limit + 2].min
+      buffer = String.new(capacity: size, encoding: Encoding::BINARY)
+      pending = String.new(capacity: 2 * size, encoding: Encoding::BINARY) # the partial line: its first `held` bytes
+      held = 0
+      read = 0 # bytes before buffer's
+      # The number of a line, for a message: counting every "\n" costs dedup
+      # some 15% of its time, so a file's are counted again when a line is
+      # too long, and only a pipe's as they are read.
+      start = io.pos if io.stat.file?
+      lines = 0
+      line_at = ->(offset) { (start ? newlines(io, start, start + offset) : lines) + 1 }
       loop do
-        io.readpartial(CHUNK, buffer)
+        io.readpartial(size, buffer)
         progress.advance(buffer.bytesize)
-        pending << buffer
-        cut = pending.rindex("\n") or next
-        yield pending, cut + 1
-        pending[0, cut + 1] = "" # the partial line left, moved to the front
+        last = buffer.rindex("\n")
+        head = last ? buffer.index("\n") : buffer.bytesize # the bytes of the held line in this read
+        too_long(name, line_at.(read - held), limit) if held + head > limit
+        junk = pending.bytesize - held # 1 when a cut left a byte to ignore (keep_tail)
+        hold(pending, buffer) { "#{name}: line #{line_at.(read - held)}" }
+        if last
+          held.zero? ? yield(buffer, last + 1) : yield(pending, held + last + 1)
+          lines += buffer.count("\n") unless start
+          too_long(name, line_at.(read + last + 1), limit) if buffer.bytesize - last - 1 > limit
+        end
+        held = keep_tail(pending, last ? junk + held + last + 1 : junk)
+        read += buffer.bytesize
       rescue EOFError
         break
       end
-      yield pending, pending.bytesize unless pending.empty?
+      yield pending, held unless held.zero?
+    end
+
+    # The "\n" in a file's bytes from..to, read again.
+    def newlines(io, from, to)
+      buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
+      count = 0
+      while from < to
+        io.pread([CHUNK, to - from].min, from, buffer)
+        count += buffer.count("\n")
+        from += buffer.bytesize
+      end
+      count
+    rescue EOFError # cut short since
+      count
+    end
+
+    # Moves string's bytes from +from+ on to its front and returns how many
+    # they are. String#[]= from 0 would give its buffer up (Ruby frees or
+    # shares it), so the first byte stays and is overwritten; when none is
+    # left it stays as a byte to ignore.
+    def keep_tail(string, from)
+      return string.bytesize if from.zero?
+
+      left = string.bytesize - from
+      byte = string.getbyte(from) if left.positive?
+      string[1, from] = ""
+      string.setbyte(0, byte) if byte
+      left
+    end
+
+    def too_long(name, line, limit)
+      raise UsageError, "#{name}: line #{line} is longer than the limit of #{limit} bytes (--max-line)"
+    end
+
+    # pending << buffer, where the memory for a line under a large --max-line
+    # may run out: said as such (the block names the line), not as the
+    # filter's.
+    def hold(pending, buffer)
+      pending << buffer
+    rescue NoMemoryError
+      raise UsageError, "#{yield}: not enough memory to hold a line that long (--max-line)"
     end
 
     # A progress bar on stderr (ruby-progressbar) for a file read for more

@@ -1,8 +1,10 @@
 # frozen_string_literal: true
 
 require "spec_helper"
+require "bloomc/cli"
 require "open3"
 require "pty"
+require "stringio"
 require "tmpdir"
 
 # exe/bloomc run as a subprocess: exit statuses, stdout and stderr of every
@@ -118,6 +120,183 @@ RSpec.describe "exe/bloomc" do
       expect([err, status]).to eq(["", 0])
       expect(out).to match(/\Akind: BloomFilter\nm: 9594\nk: 7\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
       expect(out).to include("false-positive rate: 0.0", "size on disk: #{File.size(path('k.bloom'))} bytes")
+    end
+  end
+
+  # A line is looked up and written whole, so the commands hold it whole, up
+  # to a limit (CLI::MAX_LINE, or --max-line) past which they stop.
+  describe "long lines" do
+    limit = Bloomc::CLI::MAX_LINE
+    chunk = Bloomc::CLI::CHUNK
+    refused = ->(name, line, bytes = limit) { "#{name}: line #{line} is longer than the limit of #{bytes} bytes (--max-line)" }
+
+    it "takes a line of the limit's length and refuses one byte more, after the lines before it" do
+      at = "x".b * limit
+      over = "y".b * (limit + 1)
+      long = write("long.txt", "a\n#{at}\na\n#{over}\nnever\n")
+      expect(run("dedup", long)).to eq(["a\n#{at}\n", "bloomc dedup: #{refused.(long, 4)}\n", 2])
+      expect(run("dedup", input: "b\n#{at}")).to eq(["b\n#{at}\n", "", 0]) # a last line without "\n"
+      expect(run("dedup", input: "b\n#{over}")).to eq(["b\n", "bloomc dedup: #{refused.('stdin', 2)}\n", 2])
+      # Line numbers count from 1 in each file, and from where stdin was when
+      # bloomc began (a file's are counted again, a pipe's as they come).
+      expect(run("dedup", write("short.txt", "a\nb\n"), "-", input: "c\n#{over}\n")).to eq(["a\nb\nc\n", "bloomc dedup: #{refused.('stdin', 2)}\n", 2])
+      File.open(write("skip.txt", "skip\nmore\n#{at}\nb\n#{over}\n"), "rb") do |file|
+        file.seek(5) # past "skip\n", as a shell's `read` leaves a shared stdin
+        expect(IO.popen([*bloomc, "dedup", { in: file, err: %i[child out] }], "rb", &:read)).to eq("more\n#{at}\nb\nbloomc dedup: #{refused.('stdin', 4)}\n")
+      end
+      expect(run("build", "-o", path("f.bloom"), long)).to eq(["", "bloomc build: #{refused.(long, 4)}\n", 2])
+      expect(File.exist?(path("f.bloom"))).to be(false)
+      expect(run("build", "-o", path("f.bloom"), write("ok.txt", "a\n#{at}\n"))).to eq(["", "", 0])
+      expect(run("query", path("f.bloom"), input: "#{at}\nnever\na\n#{over}\na\n")).to eq(["#{at}\na\n", "bloomc query: #{refused.('stdin', 4)}\n", 2])
+    end
+
+    it "reads --max-line in bytes, K, M or G" do
+      expect(run("dedup", "--max-line", "1k", input: "#{'k' * 1024}\n#{'l' * 1025}\n")).to eq(["#{'k' * 1024}\n", "bloomc dedup: #{refused.('stdin', 2, 1024)}\n", 2])
+      expect(run("dedup", "--max-line", "1M", input: "#{'m' * (1 << 20)}\n")).to eq(["#{'m' * (1 << 20)}\n", "", 0])
+      expect(run("dedup", "--max-line", "1G", input: "g\n")).to eq(["g\n", "", 0])
+      %w[0 -1 1.5 1T 2x K].each do |bad|
+        message = "bloomc build: --max-line must be a positive whole number of bytes (K, M or G after it for KiB, MiB, GiB), not #{bad}\n"
+        expect(run("build", "--max-line", bad, "-o", path("f.bloom"))).to eq(["", message, 2])
+      end
+      expect(run("query", "--help")[0]).to include("--max-line BYTES")
+    end
+
+    # In process, for speed: small limits, lines of every length around them,
+    # cut anywhere by the reads (of limit + 2 bytes), over one or two files,
+    # the first of them on stdin through a pipe every other time.
+    it "refuses exactly the lines longer than a small --max-line, and keeps every other as it was" do
+      rng = Random.new(19)
+      bytes = ["a", "b", "\0", "\r", "\xFF"].map(&:b)
+      [1, 2, 3, 5, 8].each do |max|
+        40.times do |round|
+          paths = Array.new(rng.rand(1..2)) do |f|
+            lines = Array.new(rng.rand(0..12)) { Array.new(rng.rand(10).zero? ? max + 1 : rng.rand(0..max)) { bytes.sample(random: rng) }.join }
+            write("in#{round}-#{f}.txt", lines.join("\n") + (rng.rand(2).zero? ? "\n" : ""))
+          end
+          # The model: each file's lines (a last one without "\n" too), new
+          # ones written, up to the first that is too long.
+          seen = {}
+          expected = String.new(encoding: Encoding::BINARY)
+          error = ""
+          paths.each do |file|
+            lines = File.binread(file).split("\n", -1)
+            lines.pop if lines.last == ""
+            bad = lines.index { |line| line.bytesize > max }
+            lines.first(bad || lines.size).each { |line| expected << line << "\n" unless seen.key?(line) || !(seen[line] = true) }
+            next unless bad
+
+            error = "bloomc dedup: #{refused.(file, bad + 1, max)}\n"
+            break
+          end
+          out = StringIO.new(String.new(encoding: Encoding::BINARY))
+          err = StringIO.new(String.new)
+          args = paths.dup
+          reader, writer = IO.pipe
+          if round.odd? # a few bytes: the pipe holds them all
+            writer.write(File.binread(args[0]))
+            error = error.sub(args[0], "stdin")
+            args[0] = "-"
+          end
+          writer.close
+          status = Bloomc::CLI.run(["dedup", "--capacity", "1000", "--max-line", max.to_s, *args], stdin: reader, stdout: out, stderr: err)
+          reader.close
+          expect([max, round, out.string, err.string, status]).to eq([max, round, expected, error, error.empty? ? 0 : 2])
+        end
+      end
+    end
+
+    # A pipe of zeros: the command must stop once the line passes the limit,
+    # having read and held little more. The child prints its peak resident
+    # memory (VmHWM) as it exits; the baseline is the same command on no input.
+    it "stops a stream with no newline at the limit, in bounded memory and time", :aggregate_failures do
+      skip "needs /proc/self/status" unless File.readable?("/proc/self/status")
+      measured = [RbConfig.ruby, "-I", lib, "-e",
+                  "at_exit { $stderr.print ' VmHWM ', File.read('/proc/self/status')[/^VmHWM:\\s+(\\d+)/, 1] }; load ARGV.shift", exe]
+      cap = 16 * limit # more than the command may read: a command that reads on gets EOF, and fails below
+      zeros = "\0".b * (64 << 10)
+      feed = lambda do |bytes|
+        Open3.popen3(*measured, "dedup", "--capacity", "1000") do |stdin, stdout, stderr, wait|
+          watchdog = Thread.new { sleep(120); Process.kill(:KILL, wait.pid) } # a hang fails, and ends
+          out = Thread.new { stdout.read }
+          err = Thread.new { stderr.read }
+          written = 0
+          begin
+            while written < bytes
+              stdin.write(zeros)
+              written += zeros.bytesize
+            end
+            stdin.close
+          rescue Errno::EPIPE
+            nil # it stopped reading: what it had not read was never written
+          end
+          status = wait.value
+          watchdog.kill
+          message, peak = err.value.split(" VmHWM ")
+          [out.value, message, status.exitstatus, written, Integer(peak) * 1024]
+        end
+      end
+      _, _, _, _, base = feed.(0)
+      out, message, status, written, peak = feed.(cap)
+      expect([out, message, status]).to eq(["", "bloomc dedup: #{refused.('stdin', 1)}\n", 2])
+      expect(written).to be <= limit + 2 * chunk # what it read, plus what the pipe held
+      # The line, the read buffer, and their growth. Not under `rake sanitize`:
+      # ASan keeps what is freed in quarantine, and Ruby reallocates its read
+      # buffer at each read, so RSS there means nothing.
+      expect(peak - base).to be <= 4 * limit unless ENV["LD_PRELOAD"].to_s.include?("asan")
+    end
+
+    # Under a limit above what memory allows, running out is the line's fault
+    # and said so, not the filter's. ASan reserves more address space than a
+    # limit on it allows.
+    it "says a line ran out of memory under a large --max-line, not the filter" do
+      skip "address-space limit under ASan" if ENV["LD_PRELOAD"].to_s.include?("asan")
+      skip "needs /proc/self/status" unless File.readable?("/proc/self/status")
+      peak = "at_exit { $stderr.print ' VmPeak ', File.read('/proc/self/status')[/^VmPeak:\\s+(\\d+)/, 1] }; load ARGV.shift"
+      _, err, = Open3.capture3(RbConfig.ruby, "-I", lib, "-e", peak, exe, "dedup", "--capacity", "1000", stdin_data: "")
+      room = (Integer(err[/ VmPeak (\d+)\z/, 1]) << 10) + (192 << 20) # its address space on no input, and 192 MiB
+      reader, writer = IO.pipe
+      pid = Process.spawn(*bloomc, "dedup", "--capacity", "1000", "--max-line", "1G", "/dev/zero", out: File::NULL, err: writer, rlimit_as: room)
+      writer.close
+      expect([reader.read, Process.wait2(pid)[1].exitstatus]).to eq(["bloomc dedup: /dev/zero: line 1: not enough memory to hold a line that long (--max-line)\n", 2])
+    end
+
+    # Work counted, not timed: in a child with 4 KiB reads, every String#index,
+    # #rindex and #count adds the length of the String it searches. A line of
+    # 1 MiB takes 256 reads; searching all that was held at each read would
+    # count 128 MiB. Reading also allocates no object a read.
+    it "searches each byte read for a newline a bounded number of times, and makes no garbage", :aggregate_failures do
+      line = "z" * (1 << 20)
+      one = write("one.txt", "#{line}\n#{line.tr('z', 'y')}\nshort\n")
+      four = write("four.txt", File.binread(one) * 4)
+      script = <<~'RUBY'
+        require "bloomc/cli"
+        Bloomc::CLI.send(:remove_const, :CHUNK)
+        Bloomc::CLI.const_set(:CHUNK, 4096)
+        null = File.open(File::NULL, "w")
+        dedup = ->(file) { Bloomc::CLI.run(["dedup", "--capacity", "1000", file], stdout: null) }
+        allocated = lambda do |file|
+          GC.disable
+          before = GC.stat(:total_allocated_objects)
+          dedup.(file)
+          GC.stat(:total_allocated_objects) - before
+        ensure
+          GC.enable
+        end
+        allocated.(ARGV[0]) # method caches filled, constants interned
+        one, four = allocated.(ARGV[0]), allocated.(ARGV[1])
+        searched = 0
+        String.prepend(Module.new do
+          %i[index rindex count].each { |name| define_method(name) { |*args| searched += bytesize; super(*args) } }
+        end)
+        status = dedup.(ARGV[0])
+        puts [status, searched, four - one].join(" ")
+      RUBY
+      counts, err, status = Open3.capture3(RbConfig.ruby, "-I", lib, "-e", script, one, four)
+      expect([err, status.exitstatus]).to eq(["", 0])
+      dedup_status, searched, garbage = counts.split.map { |count| Integer(count) }
+      expect(dedup_status).to eq(0)
+      expect(searched).to be <= 4 * File.size(one)
+      expect(garbage).to be <= 0
     end
   end
 
