@@ -16,6 +16,10 @@ module Bloomc
   # Input that is not a filter this version of bloomc can read (truncated,
   # corrupted, foreign or from a newer format); the message says why.
   class FormatError < Error; end
+  # An add of a new key to a filter that holds all it may: a
+  # ScalableBloomFilter at its max_capacity, or one that cannot grow further.
+  # The filter is left as it was.
+  class CapacityError < Error; end
 end
 
 require_relative "bloomc/bloomc"
@@ -35,6 +39,7 @@ require_relative "bloomc/spectral_bloom_filter"
 require_relative "bloomc/bitwise_bloom_filter"
 require_relative "bloomc/stable_bloom_filter"
 require_relative "bloomc/a2_bloom_filter"
+require_relative "bloomc/scalable_bloom_filter"
 require_relative "bloomc/fork"
 
 module Bloomc

@@ -134,6 +134,7 @@ void bloomc_init_spectral_bloom_filter(VALUE mBloomc);
 void bloomc_init_bitwise_bloom_filter(VALUE mBloomc);
 void bloomc_init_stable_bloom_filter(VALUE mBloomc);
 void bloomc_init_a2_bloom_filter(VALUE mBloomc);
+void bloomc_init_scalable_bloom_filter(VALUE mBloomc);
 void bloomc_init_redis_layout(VALUE mBloomc);
 void bloomc_init_bloom_helper(VALUE mBloomc);
 void bloomc_init_fnv(VALUE mBloomc);

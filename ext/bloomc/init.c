@@ -41,6 +41,7 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_init_bitwise_bloom_filter(bloomc_mBloomc);
     bloomc_init_stable_bloom_filter(bloomc_mBloomc);
     bloomc_init_a2_bloom_filter(bloomc_mBloomc);
+    bloomc_init_scalable_bloom_filter(bloomc_mBloomc);
     bloomc_init_crc32c(bloomc_mBloomc);
     bloomc_init_redis_layout(bloomc_mBloomc);
 }

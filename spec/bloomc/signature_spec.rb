@@ -26,7 +26,7 @@ RSpec.describe "sig/bloomc.rbs" do
 
   %w[Bloomc::BitField Bloomc::BitBucketField Bloomc::BloomFilter Bloomc::BlockedBloomFilter
      Bloomc::ContinuousBloomFilter Bloomc::CountingBloomFilter Bloomc::SpectralBloomFilter
-     Bloomc::BitwiseBloomFilter Bloomc::StableBloomFilter Bloomc::A2BloomFilter].each do |name|
+     Bloomc::BitwiseBloomFilter Bloomc::StableBloomFilter Bloomc::A2BloomFilter Bloomc::ScalableBloomFilter].each do |name|
     it "declares exactly the public instance methods of #{name}" do
       klass = Object.const_get(name)
       ours = [klass, Bloomc::Inspect]
@@ -47,7 +47,7 @@ RSpec.describe "sig/bloomc.rbs" do
   end
 
   %w[Bloomc::BlockedBloomFilter Bloomc::CountingBloomFilter Bloomc::SpectralBloomFilter Bloomc::BitwiseBloomFilter
-     Bloomc::StableBloomFilter Bloomc::A2BloomFilter].each do |name|
+     Bloomc::StableBloomFilter Bloomc::A2BloomFilter Bloomc::ScalableBloomFilter].each do |name|
     it "declares exactly the public singleton methods of #{name}" do
       expect(declared(classes.fetch(name), :singleton).sort).to eq(Object.const_get(name).singleton_methods(false).sort)
     end

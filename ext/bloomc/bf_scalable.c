@@ -1,0 +1,163 @@
+#include "bf_scalable.h"
+#include <math.h>
+#include "bf_bloom.h"
+
+/* A layer's capacity before max_capacity cuts it: initial * growth^i, kept
+ * far below overflow (BF_BITS_MAX bits could never hold more keys). */
+static uint64_t grown_capacity(const bf_scalable_params *p, size_t i)
+{
+    double c = round((double)p->initial_capacity * pow(p->growth, (double)i));
+    if (!(c >= 1)) return 1;
+    return c >= (double)BF_BITS_MAX ? BF_BITS_MAX : (uint64_t)c;
+}
+
+/* With a max_capacity: how many layers reach it (BF_SCALABLE_LAYERS_MAX + 1
+ * when that many do not). */
+static size_t layers_to_max(const bf_scalable_params *p)
+{
+    uint64_t taken = 0;
+    for (size_t i = 0; i < BF_SCALABLE_LAYERS_MAX; i++) {
+        uint64_t c = grown_capacity(p, i);
+        if (c >= p->max_capacity - taken) return i + 1;
+        taken += c;
+    }
+    return BF_SCALABLE_LAYERS_MAX + 1;
+}
+
+double bf_scalable_layer_rate(const bf_scalable_params *p, size_t i)
+{
+    if (p->max_capacity) return p->error_rate / (double)layers_to_max(p);
+    /* The first even_layers layers take an equal share each, and those after
+     * shares that shrink by r: e * share + share * (r + r^2 + ...) = 1. */
+    double r = p->tightening;
+    double share = 1.0 / ((double)p->even_layers + r / (1.0 - r));
+    if (i < p->even_layers) return p->error_rate * share;
+    return p->error_rate * share * pow(r, (double)(i - p->even_layers + 1));
+}
+
+int bf_scalable_layer_shape(const bf_scalable_params *p, size_t i, uint64_t *capacity, uint64_t *m, uint32_t *k)
+{
+    if (i >= BF_SCALABLE_LAYERS_MAX) return 0;
+    uint64_t c = grown_capacity(p, i);
+    if (p->max_capacity) {
+        uint64_t taken = 0;
+        for (size_t j = 0; j < i && taken < p->max_capacity; j++) {
+            uint64_t before = grown_capacity(p, j);
+            taken += before < p->max_capacity - taken ? before : p->max_capacity - taken;
+        }
+        if (taken >= p->max_capacity) return 0;
+        if (c > p->max_capacity - taken) c = p->max_capacity - taken;
+    }
+    double rate = bf_scalable_layer_rate(p, i);
+    if (!(rate > 0) || !bf_bloom_size((double)c, rate, m, k)) return 0;
+    *capacity = c;
+    return 1;
+}
+
+int bf_scalable_params_valid(const bf_scalable_params *p)
+{
+    if (!(p->error_rate > 0 && p->error_rate < 1)) return 0;
+    if (p->initial_capacity < 1 || p->initial_capacity > BF_BITS_MAX) return 0;
+    if (!(p->growth >= 1 && p->growth <= BF_SCALABLE_GROWTH_MAX)) return 0;
+    if (!(p->tightening > 0 && p->tightening < 1)) return 0;
+    if (p->even_layers > BF_SCALABLE_LAYERS_MAX) return 0;
+    if (p->max_capacity && layers_to_max(p) > BF_SCALABLE_LAYERS_MAX) return 0;
+    uint64_t c, m;
+    uint32_t k;
+    return bf_scalable_layer_shape(p, 0, &c, &m, &k);
+}
+
+static int layer_has(const bf_layer *l, bf_key_hash h)
+{
+    return bf_bloom_test_probes(&l->bits, l->k, BF_HASH_MURMUR3, h);
+}
+
+bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h)
+{
+    bf_layer *top = &f->layers[f->nlayers - 1];
+    /* A key already in the newest layer, the largest and the likeliest for a
+     * repeat, is found there first; the older layers come next. With one
+     * layer, setting its bits tells both at once. */
+    if (f->nlayers > 1 || top->count >= top->capacity) {
+        for (size_t i = f->nlayers; i-- > 0;) {
+            if (layer_has(&f->layers[i], h)) {
+                f->count++;
+                return BF_SCALABLE_PRESENT;
+            }
+        }
+    }
+    if (top->count >= top->capacity) {
+        uint64_t c, m;
+        uint32_t k;
+        return bf_scalable_layer_shape(&f->params, f->nlayers, &c, &m, &k) ? BF_SCALABLE_GROW : BF_SCALABLE_FULL;
+    }
+    f->count++;
+    if (!bf_bloom_set_probes(&top->bits, top->k, BF_HASH_MURMUR3, h)) return BF_SCALABLE_PRESENT;
+    top->count++;
+    return BF_SCALABLE_ADDED;
+}
+
+int bf_scalable_contains(const bf_scalable *f, bf_key_hash h)
+{
+    for (size_t i = f->nlayers; i-- > 0;)
+        if (layer_has(&f->layers[i], h)) return 1;
+    return 0;
+}
+
+void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_scalable_contains(f, h[i]);
+}
+
+uint64_t bf_scalable_distinct(const bf_scalable *f)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < f->nlayers; i++) total += f->layers[i].count;
+    return total;
+}
+
+double bf_scalable_current_fpr(const bf_scalable *f)
+{
+    double miss = 1;
+    for (size_t i = 0; i < f->nlayers; i++) {
+        const bf_layer *l = &f->layers[i];
+        miss *= 1 - pow((double)bf_bits_count(&l->bits) / (double)l->bits.nbits, l->k);
+    }
+    return 1 - miss;
+}
+
+double bf_scalable_design_fpr(const bf_scalable *f)
+{
+    double miss = 1;
+    for (size_t i = 0; i < f->nlayers; i++) {
+        const bf_layer *l = &f->layers[i];
+        miss *= 1 - bf_bloom_rate(l->bits.nbits, l->k, (double)l->count);
+    }
+    return 1 - miss;
+}
+
+uint64_t bf_layer_estimate(const bf_layer *l)
+{
+    uint64_t set = bf_bits_count(&l->bits);
+    if (set >= l->bits.nbits) return UINT64_MAX;
+    double m = (double)l->bits.nbits;
+    return (uint64_t)llround(-(m / l->k) * log1p(-(double)set / m));
+}
+
+int bf_layer_same_shape(const bf_layer *a, const bf_layer *b)
+{
+    return a->bits.nbits == b->bits.nbits && a->k == b->k && a->capacity == b->capacity;
+}
+
+void bf_scalable_union(bf_scalable *dst, const bf_scalable *src, size_t nlayers)
+{
+    for (size_t i = 0; i < nlayers; i++) {
+        bf_layer *d = &dst->layers[i];
+        const bf_layer *s = &src->layers[i];
+        uint64_t larger = d->count > s->count ? d->count : s->count;
+        bf_bits_or(&d->bits, &s->bits);
+        uint64_t estimate = bf_layer_estimate(d);
+        d->count = estimate > larger ? estimate : larger;
+    }
+    dst->count = dst->count > UINT64_MAX - src->count ? UINT64_MAX : dst->count + src->count;
+}

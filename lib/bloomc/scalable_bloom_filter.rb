@@ -1,0 +1,147 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A Bloom filter for when the number of keys is not known in advance
+  # (Almeida, Baquero, Preguiça and Hutchison, "Scalable Bloom Filters",
+  # 2007): a chain of plain Bloom filters, the layers. Keys go into the newest
+  # layer; once it has taken its capacity of keys new to the filter, a layer
+  # +growth+ times larger follows, sized for a lower error rate, so that all
+  # layers together never err above +error_rate+, however many keys come.
+  #
+  # The error rate is a budget the layers share: the first +even_layers+ take
+  # equal shares, and each later one +tightening+ times the share before it
+  # (the paper shrinks every layer's share from the first; bloomc's schedule
+  # takes fewer bits a key for every filter up to 2**even_layers times its
+  # initial capacity: see README). With a +max_capacity+, the budget is
+  # spread evenly over just the layers that reach it, the last one cut to end
+  # there, and an add of a key past it raises Bloomc::CapacityError.
+  #
+  # A key is hashed once, with MurmurHash3, for every layer.
+  #
+  # @example
+  #   seen = Bloomc::ScalableBloomFilter.new(error_rate: 0.001)
+  #   stream.each { |id| handle(id) if seen.add?(id) } # each id once, however many
+  #   seen.layers.size  # => 4
+  class ScalableBloomFilter
+    # Defaults, chosen by measurement (README, "The scalable filter").
+    DEFAULT_INITIAL_CAPACITY = 8192
+    DEFAULT_GROWTH = 2
+    DEFAULT_TIGHTENING = 0.8
+    DEFAULT_EVEN_LAYERS = 10
+    # The most layers a filter has (far more than growth 2 needs to reach
+    # the 2**60 bits a layer may hold).
+    MAX_LAYERS = 64
+
+    # A layer: its bits m, probes k, the keys it takes (capacity) and took
+    # (count), the error rate it was sized for and its fill.
+    Layer = Struct.new(:m, :k, :capacity, :count, :error_rate, :fill_ratio, keyword_init: true)
+
+    include Batch
+
+    # @param error_rate [Float] the most all layers together may err, 0 < error_rate < 1
+    # @param initial_capacity [Integer] keys the first layer takes, >= 1
+    # @param growth [Numeric] each layer's capacity over the one before, 1..64
+    # @param tightening [Float] each later layer's share of the error rate
+    #   over the one before, 0 < tightening < 1
+    # @param even_layers [Integer] the first layers, which share the error
+    #   rate evenly, 0..64 (0 with tightening 0.85: the paper's schedule)
+    # @param max_capacity [Integer, nil] the most keys it takes
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @param hash [Symbol] :murmur3 (the only one)
+    # @raise [ArgumentError, TypeError] for parameters out of range
+    def initialize(error_rate:, initial_capacity: DEFAULT_INITIAL_CAPACITY, growth: DEFAULT_GROWTH,
+                   tightening: DEFAULT_TIGHTENING, even_layers: DEFAULT_EVEN_LAYERS, max_capacity: nil, seed: 0,
+                   hash: :murmur3)
+      raise ArgumentError, "a scalable filter hashes with :murmur3 only, not #{hash.inspect}" unless hash == :murmur3
+
+      ScalableBloomFilter.check(error_rate: error_rate, initial_capacity: initial_capacity, growth: growth,
+                                tightening: tightening, even_layers: even_layers, max_capacity: max_capacity)
+      setup(error_rate, initial_capacity, growth, tightening, even_layers, max_capacity || 0, seed)
+    end
+
+    # @api private
+    def self.check(error_rate:, initial_capacity:, growth:, tightening:, even_layers:, max_capacity:)
+      real = ->(v) { v.is_a?(Numeric) && v.real? }
+      whole = ->(name, v, range) do
+        raise TypeError, "#{name} must be an Integer, not #{v.class}" unless v.is_a?(Integer)
+        raise ArgumentError, "#{name} must be in #{range}, got #{v}" unless range.cover?(v)
+      end
+      raise TypeError, "error_rate must be a number, not #{error_rate.class}" unless real[error_rate]
+      raise ArgumentError, "error_rate must be in (0, 1), got #{error_rate}" unless error_rate.positive? && error_rate < 1
+
+      whole["initial_capacity", initial_capacity, 1..2**60]
+      raise TypeError, "growth must be a number, not #{growth.class}" unless real[growth]
+      raise ArgumentError, "growth must be in 1..64, got #{growth}" unless growth.between?(1, 64)
+      raise TypeError, "tightening must be a number, not #{tightening.class}" unless real[tightening]
+      raise ArgumentError, "tightening must be in (0, 1), got #{tightening}" unless tightening.positive? && tightening < 1
+
+      whole["even_layers", even_layers, 0..MAX_LAYERS]
+      whole["max_capacity", max_capacity, 1..2**60] unless max_capacity.nil?
+    end
+
+    # @return [Integer, nil] max_capacity: the most keys it takes, or nil
+    def capacity = max_capacity
+
+    # Whether the layers' rates at their key counts add up to more than
+    # error_rate: never from adds (a full layer is followed by a new one),
+    # only after a union put more keys in a layer than it was sized for.
+    # @return [Boolean]
+    def over_capacity? = design_fpr > error_rate
+
+    # @return [Array<Layer>] the layers, oldest first
+    def layers
+      layer_table.map do |m, k, capacity, count, set, rate|
+        Layer.new(m: m, k: k, capacity: capacity, count: count, error_rate: rate, fill_ratio: set.fdiv(m))
+      end
+    end
+
+    # The share of all layers' bits that are set, 0.0..1.0 (each layer's is
+    # in #layers).
+    # @return [Float]
+    def fill_ratio = layer_table.sum { |row| row[4] }.fdiv(m)
+
+    # The distinct keys the layers' fill implies, each layer by Swamidass and
+    # Baldi's estimate; Infinity once a layer's bits are all set.
+    # @return [Float]
+    def estimated_count = layer_table.sum { |m, k, _, _, set, _| Stats.estimate(set, m, k) }
+
+    # The chance that a key never added is found now, over all layers:
+    # 1 - prod(1 - fill**k); at most error_rate unless a union overfilled a layer.
+    # @return [Float]
+    def false_positive_rate = current_fpr
+
+    # Whether no key was added since creation or #clear.
+    # @return [Boolean]
+    def empty? = layer_table.all? { |row| row[4].zero? }
+
+    # Scalable filters have no exact intersection (a key in both may sit in
+    # different layers of each).
+    # @raise [Bloomc::UnsupportedError] always
+    def &(_other)
+      raise UnsupportedError, "scalable filters have no exact intersection: a key in both may sit in different layers"
+    end
+
+    include Inspect
+    include SetOps
+    include Persistence
+
+    # Always 2: the kind is new in format version 2.
+    private def format_version = 2
+    private def export_sizing = []
+    private def import_sizing(_fields) = nil
+
+    private def shape
+      { error_rate: error_rate, initial_capacity: initial_capacity, growth: growth, tightening: tightening,
+        even_layers: even_layers, max_capacity: max_capacity, seed: seed }
+    end
+
+    private def inspect_fields
+      rows = layer_table
+      shown = rows.map { |_, _, capacity, count, _, _| count < capacity ? "#{count}/#{capacity}" : count.to_s }
+      shown = [*shown.first(2), "...", *shown.last(2)] if shown.size > 5
+      rate = current_fpr
+      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')})" \
+        " fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
+    end
+  end
+end
