@@ -15,8 +15,7 @@ module Bloomc
   # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter and
   # ContinuousBloomFilter. A key's positions are computed here, in C, exactly
   # as for the local filters; each operation is one round trip (a Lua script
-  # that does all k cells atomically; a sharded BloomFilter's add takes a
-  # second, for its size) and the batch forms are pipelined.
+  # that does all k cells atomically) and the batch forms are pipelined.
   #
   # +redis+ is a client of the redis gem: a Redis or, for a Redis Cluster, a
   # Redis::Cluster (gem redis-clustering). With +shards: N+ a filter is N
@@ -242,19 +241,13 @@ module Bloomc
       # @return [Integer] cells per key
       def k = @layout.k
 
-      # Adds +key+ (a String, Symbol or Integer). Returns what the local
-      # filter's add does: the BloomFilter its size after the add (as
-      # bloombroom; a sharded one sums its shards' counts in a second round
-      # trip, so with other writers that is the size some time after), the
-      # others self.
-      # @return [Integer, self]
+      # Adds +key+ (a String, Symbol or Integer).
+      # @return [self] so that adds chain: filter << a << b
       def add(key)
         writable!
         shard, cells = @layout.locate(key)
-        count = script(add_script, add_keys(shard), [k, *add_argv, *cells])
-        return self unless add_returns_size?
-
-        shards == 1 ? count : size # the shard's count is not the filter's size
+        script(add_script, add_keys(shard), [k, *add_argv, *cells])
+        self
       end
       alias << add
 
@@ -412,8 +405,6 @@ module Bloomc
 
       def inspect_extra = ""
 
-      def add_returns_size? = false
-
       # A lookup script's answer for one key.
       def present?(answer) = answer == 1
 
@@ -566,8 +557,6 @@ module Bloomc
       private
 
       def kind = "bloom"
-
-      def add_returns_size? = true
 
       def add_script = :bits_add
 
