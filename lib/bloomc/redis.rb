@@ -86,15 +86,28 @@ module Bloomc
 
     # Lua scripts, loaded on first use (EVALSHA; loaded again after a server
     # restart or SCRIPT FLUSH). ARGV[1] is k; cells follow, k per key.
+    # The add scripts answer, for each key in order, 1 if it was new (some
+    # cell changed; a counter's minimum was 0; not live in any generation)
+    # and 0 if it was probably there: add ignores it, add? and add_new
+    # return it. A key given twice in one call is new at most once, as the
+    # second sees the first's cells.
     SCRIPTS = {
       # The cells, then the count: a server out of memory refuses the first
-      # write.
+      # write. SETBIT answers the bit it replaced.
       bits_add: <<~LUA,
         #{STRINGS_LUA}
         local bad = not_strings(KEYS, KEYS[2])
         if bad then return redis.error_reply(bad) end
-        for i = 2, #ARGV do redis.call('SETBIT', KEYS[1], ARGV[i], 1) end
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 1) / tonumber(ARGV[1]))
+        local k, out = tonumber(ARGV[1]), {}
+        for base = 2, #ARGV, k do
+          local new = 0
+          for i = base, base + k - 1 do
+            if redis.call('SETBIT', KEYS[1], ARGV[i], 1) == 0 then new = 1 end
+          end
+          out[#out + 1] = new
+        end
+        redis.call('INCRBY', KEYS[2], #out)
+        return out
       LUA
       bits_lookup: <<~LUA,
         local k, out = tonumber(ARGV[1]), {}
@@ -107,14 +120,30 @@ module Bloomc
         end
         return out
       LUA
-      # ARGV[2]: the cell type (u4); saturating, as the local counters.
+      # ARGV[2]: the cell type (u4); saturating, as the local counters. One
+      # BITFIELD per key reads each cell and adds one to it: the key was new
+      # when a cell read 0 (a cell probed twice reads its first increment
+      # the second time, which cannot lower the minimum).
       counting_add: <<~LUA,
         #{STRINGS_LUA}
         local bad = not_strings(KEYS, KEYS[2])
         if bad then return redis.error_reply(bad) end
-        local t = ARGV[2]
-        for i = 3, #ARGV do redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', t, '#' .. ARGV[i], 1) end
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+        local k, t, out = tonumber(ARGV[1]), ARGV[2], {}
+        for base = 3, #ARGV, k do
+          local ops = {'OVERFLOW', 'SAT'}
+          for i = base, base + k - 1 do
+            local cell = '#' .. ARGV[i]
+            ops[#ops + 1] = 'GET'; ops[#ops + 1] = t; ops[#ops + 1] = cell
+            ops[#ops + 1] = 'INCRBY'; ops[#ops + 1] = t; ops[#ops + 1] = cell; ops[#ops + 1] = 1
+          end
+          local values, new = redis.call('BITFIELD', KEYS[1], unpack(ops)), 0
+          for i = 1, #values, 2 do
+            if values[i] == 0 then new = 1; break end
+          end
+          out[#out + 1] = new
+        end
+        redis.call('INCRBY', KEYS[2], #out)
+        return out
       LUA
       counting_count: <<~LUA,
         local k, t, out = tonumber(ARGV[1]), ARGV[2], {}
@@ -158,17 +187,33 @@ module Bloomc
       # two periods; at most 1.5 ttl). A bitmap expires when the third
       # period after its own begins, when no lookup reads it any more, so no
       # stale cell comes back and nothing needs sweeping.
+      #
+      # A key was live when each of its cells is set in one of those three
+      # bitmaps: SETBIT on the current one answers the cell there; the older
+      # two are read only for a cell it did not have, and only until one
+      # cell is found in none of them.
       continuous_add: <<~LUA,
         #{GENERATION_LUA}
         #{STRINGS_LUA}
         local period = tonumber(ARGV[2])
         local gen = generation(period)
-        local key = generation_key(gen)
-        local bad = not_strings({key, KEYS[2]}, KEYS[2])
+        local key, older, last = generation_key(gen), generation_key(gen - 1), generation_key(gen - 2)
+        local bad = not_strings({key, older, last, KEYS[2]}, KEYS[2])
         if bad then return redis.error_reply(bad) end
-        for i = 3, #ARGV do redis.call('SETBIT', key, ARGV[i], 1) end
+        local k, out = tonumber(ARGV[1]), {}
+        for base = 3, #ARGV, k do
+          local live = 1
+          for i = base, base + k - 1 do
+            if redis.call('SETBIT', key, ARGV[i], 1) == 0 and live == 1
+               and redis.call('GETBIT', older, ARGV[i]) == 0 and redis.call('GETBIT', last, ARGV[i]) == 0 then
+              live = 0
+            end
+          end
+          out[#out + 1] = 1 - live
+        end
         redis.call('PEXPIREAT', key, (gen + 3) * period)
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+        redis.call('INCRBY', KEYS[2], #out)
+        return out
       LUA
       continuous_lookup: <<~LUA,
         #{GENERATION_LUA}
@@ -259,12 +304,39 @@ module Bloomc
       end
       alias [] include?
 
+      # Adds +key+, as add, and says whether it was new, as Set#add? does:
+      # for a BloomFilter, whether a cell changed; for a CountingBloomFilter,
+      # whether the key's count was 0; for a ContinuousBloomFilter, whether
+      # it was not live (the add refreshes a live key either way). One round
+      # trip, one script, one pass over the cells.
+      # @return [self, nil] self when the key was new, nil when it was
+      #   probably present (false positives at the filter's rate)
+      def add?(key)
+        writable!
+        shard, cells = @layout.locate(key)
+        script(add_script, add_keys(shard), [k, *add_argv, *cells]).first == 1 ? self : nil
+      end
+
       # Adds every key of +keys+ (any Enumerable), pipelined.
       # @return [self]
       def add_all(keys)
         writable!
         each_call(keys, add_script, method(:add_keys), add_argv) { nil }
         self
+      end
+
+      # Adds every key of +keys+ (any Enumerable), pipelined as add_all, and
+      # returns those that were new, as add? says: the same objects, in
+      # their order. A key given more than once is new at most once, at its
+      # first occurrence.
+      # @return [Array<String, Symbol, Integer>]
+      def add_new(keys)
+        writable!
+        new = []
+        given = each_call(keys, add_script, method(:add_keys), add_argv, keep: true) do |indexes, result|
+          indexes.each_with_index { |at, i| new << at if result[i] == 1 }
+        end
+        new.sort!.map! { |at| given[at] }
       end
 
       # @return [Array<Boolean>] include? of each key, in order
@@ -413,13 +485,18 @@ module Bloomc
       end
 
       # Groups keys by shard, CELLS_PER_CALL to a script call, all calls in
-      # one pipeline; yields each call's key indexes and result.
-      def each_call(keys, name, keys_of, argv, &block)
+      # one pipeline; yields each call's key indexes and result. Every key
+      # is located before anything is sent, so a bad one writes nothing.
+      # With +keep+, returns the keys in their order (an Enumerable may be
+      # gone through only once).
+      def each_call(keys, name, keys_of, argv, keep: false, &block)
         raise TypeError, "keys must be Enumerable, not #{keys.class}" unless keys.is_a?(Enumerable)
 
         groups = Hash.new { |h, shard| h[shard] = [[], []] }
+        given = [] if keep
         keys.each_with_index do |key, at|
           shard, cells = @layout.locate(key)
+          given << key if keep
           group = groups[shard]
           group[0] << at
           group[1].concat(cells)
@@ -431,6 +508,7 @@ module Bloomc
           end
         end
         pipelined_scripts(name, calls).each_with_index { |result, i| block.call(calls[i][0], result) }
+        given
       end
 
       CHUNK = 1 << 20 # bytes per SETRANGE or GETRANGE: no command holds Redis long

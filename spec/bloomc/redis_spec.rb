@@ -2,6 +2,7 @@
 
 require "spec_helper"
 require "bigdecimal"
+require "set"
 require "tmpdir"
 require_relative "../support/redis"
 
@@ -74,6 +75,74 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               expect([filter.size, filter.all_include?(%w[s1 s2 s3 s4])]).to eq([2004, true])
             end
 
+            # Set#add?'s answers: new when the filter did not include the key
+            # (a cell changed; a count was 0; not live), false positives
+            # included. Unsharded, the expectations come from a local filter's
+            # include? before each add; sharded, from the Redis filter's own
+            # include? before each add?, and for add_new from a twin that
+            # adds the batch's keys one at a time with add?.
+            it "says which keys were new (add?, add_new) as a local filter of the same shape would, sharded or not" do
+              stream = (keys.first(180) + keys.first(25) + keys[180, 120]).shuffle(random: Random.new(5))
+              singles, batch = stream.each_slice(150).to_a.then { |first, *rest| [first, rest.flatten] }
+              [1, 5].each do |shards|
+                shape = { m: 1200, k: 4, seed: 7, shards: shards, **extra.fetch(klass, {}) }
+                filter = klass.new(@redis, "#{name}-#{shards}", **shape)
+                twin = klass.new(@redis, "#{name}-#{shards}-twin", **shape) if shards > 1
+                local = local_of.call(1200, 4) if shards == 1
+                seen = Set[]
+                false_positives = 0
+                answers = singles.map do |key|
+                  was = local ? local.include?(key) : filter.include?(key)
+                  false_positives += 1 if was && !seen.include?(key)
+                  seen << key
+                  local&.add(key)
+                  twin&.add(key)
+                  [was ? nil : filter, filter.add?(key)]
+                end
+                expect(answers.map(&:last)).to eq(answers.map(&:first))
+                expected = batch.select do |key|
+                  was = local ? local.include?(key) : !twin.add?(key)
+                  false_positives += 1 if was && !seen.include?(key)
+                  seen << key
+                  local&.add(key)
+                  !was
+                end
+                expect(filter.add_new(batch.each)).to eq(expected) # any Enumerable
+                expect(false_positives).to be_between(3, 60) # keys never added, said present (the filter fills to 63%)
+                expect(filter.size).to eq(stream.size)
+                expect(filter.all_include?(stream)).to be(true)
+                expect(filter.include_all(probes)).to eq(local.include_all(probes)) if local
+                expect(filter.include_all(probes)).to eq(twin.include_all(probes)) if twin
+                [filter, twin].compact.each(&:destroy)
+              end
+            end
+
+            it "returns the new keys of a batch as the objects given, in order, each at its first occurrence" do
+              filter = build(klass, m: 100_000, k: 5, **extra.fetch(klass, {}))
+              first, again, sym = +"dup", +"dup", :sym
+              filter << "old"
+              answer = filter.add_new([first, "old", 12, again, sym, 12, sym, "x"])
+              expect(answer).to eq(["dup", 12, :sym, "x"])
+              expect(answer[0]).to equal(first)
+              expect(filter.add_new([])).to eq([])
+              expect(filter.add_new(Set["x", "y"])).to eq(["y"])
+              expect(filter.add_new({ "z" => 1 }.each_key)).to eq(["z"])
+              expect([filter.add?("z"), filter.add?(:fresh)]).to eq([nil, filter])
+              expect(filter.size).to eq(14)
+            end
+
+            it "refuses bad arguments to add? and add_new, writing nothing" do
+              filter = build(klass, m: 1000, k: 3, **extra.fetch(klass, {}))
+              expect { filter.add?(nil) }.to raise_error(TypeError)
+              expect { filter.add?(1.5) }.to raise_error(TypeError)
+              expect { filter.add_new(5) }.to raise_error(TypeError, /Enumerable/)
+              expect { filter.add_new("abc") }.to raise_error(TypeError, /Enumerable/)
+              expect { filter.add_new(["x", "y", [1]]) }.to raise_error(TypeError)
+              expect { filter.add_new(["x", nil]) }.to raise_error(TypeError)
+              expect { filter.add? }.to raise_error(ArgumentError)
+              expect([filter.size, filter.any_include?(%w[x y])]).to eq([0, false])
+            end
+
             it "keeps its parameters beside it and refuses to open them differently" do
               build(klass, m: 1000, k: 3, **extra.fetch(klass, {})) << "a"
               reopened = klass.new(@redis, name)
@@ -132,7 +201,8 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               filter = build(klass, m: 1000, k: 3, **extra.fetch(klass, {}))
               filter << "a"
               filter.freeze
-              [-> { filter << "b" }, -> { filter.add_all(%w[b]) }, -> { filter.clear }, -> { filter.destroy }].each do |write|
+              [-> { filter << "b" }, -> { filter.add("b") }, -> { filter.add?("b") }, -> { filter.add_all(%w[b]) },
+               -> { filter.add_new(%w[b]) }, -> { filter.clear }, -> { filter.destroy }].each do |write|
                 expect(&write).to raise_error(FrozenError)
               end
               expect([filter.include?("a"), filter.include?("b"), filter.size]).to eq([true, false, 1])
@@ -165,6 +235,17 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
             expect(filter.count("a")).to eq(3) # saturated at 2**2 - 1, and never decremented from there
             expect(filter.to_local).to eq(local)
             expect(filter.size).to eq(local.size)
+          end
+
+          it "finds a key new again once deletes take its count to 0, and new while a saturated cell stays" do
+            filter = Bloomc::Redis::CountingBloomFilter.new(@redis, name, m: 5000, k: 3, width: 2)
+            expect([filter.add?("a"), filter.add?("a")]).to eq([filter, nil])
+            2.times { filter.delete("a") }
+            expect([filter.count("a"), filter.add?("a")]).to eq([0, filter])
+            expect(filter.add_new(%w[a b b])).to eq(%w[b])
+            4.times { filter << "b" } # its cells saturate at 3 and stay
+            5.times { filter.delete("b") }
+            expect([filter.count("b"), filter.add?("b")]).to eq([3, nil])
           end
         end
       end
