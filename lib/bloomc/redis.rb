@@ -30,8 +30,10 @@ module Bloomc
   # bit of byte 0), mapped so that the cells string of an unsharded
   # BloomFilter holds the same bytes as the local filter's cells.
   module Redis
-    # The Redis server cannot be reached, or the connection broke during an
-    # operation; the operation's outcome is unknown (an add may have landed).
+    # The Redis server cannot be reached, or the connection broke or timed
+    # out during an operation; the operation's outcome is unknown (an add
+    # may have landed). A write is never sent twice (see Filter#send_once),
+    # so it ran once or not at all.
     class ConnectionError < Bloomc::Error; end
 
     # Redis refused an operation: a key of the filter's holds another type
@@ -291,7 +293,7 @@ module Bloomc
       def add(key)
         writable!
         shard, cells = @layout.locate(key)
-        script(add_script, add_keys(shard), [k, *add_argv, *cells])
+        script(add_script, add_keys(shard), [k, *add_argv, *cells], once: true)
         self
       end
       alias << add
@@ -314,14 +316,14 @@ module Bloomc
       def add?(key)
         writable!
         shard, cells = @layout.locate(key)
-        script(add_script, add_keys(shard), [k, *add_argv, *cells]).first == 1 ? self : nil
+        script(add_script, add_keys(shard), [k, *add_argv, *cells], once: true).first == 1 ? self : nil
       end
 
       # Adds every key of +keys+ (any Enumerable), pipelined.
       # @return [self]
       def add_all(keys)
         writable!
-        each_call(keys, add_script, method(:add_keys), add_argv) { nil }
+        each_call(keys, add_script, method(:add_keys), add_argv, once: true) { nil }
         self
       end
 
@@ -333,7 +335,7 @@ module Bloomc
       def add_new(keys)
         writable!
         new = []
-        given = each_call(keys, add_script, method(:add_keys), add_argv, keep: true) do |indexes, result|
+        given = each_call(keys, add_script, method(:add_keys), add_argv, once: true, keep: true) do |indexes, result|
           indexes.each_with_index { |at, i| new << at if result[i] == 1 }
         end
         new.sort!.map! { |at| given[at] }
@@ -367,7 +369,7 @@ module Bloomc
       # @return [self]
       def clear
         writable!
-        guarded { redis.pipelined { |pipe| Array.new(shards) { |i| clear_shard(pipe, i) } } }
+        write_all(Array.new(shards) { |i| clear_command(i) })
         self
       end
 
@@ -376,7 +378,7 @@ module Bloomc
       def destroy
         writable!
         clear
-        guarded { redis.del(meta_key) }
+        write("DEL", meta_key)
         nil
       end
 
@@ -443,7 +445,7 @@ module Bloomc
       def stored_meta(asked)
         return guarded { redis.hgetall(meta_key) }.then { |h| h.empty? ? nil : h } unless asked
 
-        pairs = script(:meta, [meta_key], META.flat_map { |f| [f, asked[f]] })
+        pairs = script(:meta, [meta_key], META.flat_map { |f| [f, asked[f]] }, once: true)
         pairs.empty? ? asked : pairs.each_slice(2).to_h
       rescue CommandError => e
         raise unless e.message.include?("WRONGTYPE")
@@ -480,16 +482,14 @@ module Bloomc
       # A lookup script's answer for one key.
       def present?(answer) = answer == 1
 
-      def clear_shard(pipe, shard)
-        pipe.del(shard_key(shard, "cells"), shard_key(shard, "count"))
-      end
+      def clear_command(shard) = ["DEL", shard_key(shard, "cells"), shard_key(shard, "count")]
 
       # Groups keys by shard, CELLS_PER_CALL to a script call, all calls in
       # one pipeline; yields each call's key indexes and result. Every key
       # is located before anything is sent, so a bad one writes nothing.
       # With +keep+, returns the keys in their order (an Enumerable may be
-      # gone through only once).
-      def each_call(keys, name, keys_of, argv, keep: false, &block)
+      # gone through only once). +once+: the calls write (see send_once).
+      def each_call(keys, name, keys_of, argv, once: false, keep: false, &block)
         raise TypeError, "keys must be Enumerable, not #{keys.class}" unless keys.is_a?(Enumerable)
 
         groups = Hash.new { |h, shard| h[shard] = [[], []] }
@@ -507,7 +507,7 @@ module Bloomc
             [slice, keys_of.call(shard), [k, *argv, *cells[i * per_call * k, slice.size * k]]]
           end
         end
-        pipelined_scripts(name, calls).each_with_index { |result, i| block.call(calls[i][0], result) }
+        pipelined_scripts(name, calls, once: once).each_with_index { |result, i| block.call(calls[i][0], result) }
         given
       end
 
@@ -517,7 +517,7 @@ module Bloomc
       # (the cells as Redis keeps them) and +count+.
       def write_cells(bytes, count)
         replace_string(shard_key(0, "cells"), bytes)
-        guarded { redis.set(shard_key(0, "count"), count) }
+        write("SET", shard_key(0, "count"), count)
       end
 
       # An unsharded filter's cells string, +width+ bits a cell.
@@ -530,13 +530,11 @@ module Bloomc
       # has passed by the end of the writing, the key is deleted instead.
       def replace_string(key, bytes, expire_at: nil)
         staging = "#{key}:loading"
-        guarded do
-          redis.del(staging)
-          (0...bytes.bytesize).step(CHUNK) { |at| redis.setrange(staging, at, bytes.byteslice(at, CHUNK)) }
-        end
-        return guarded { redis.rename(staging, key) } unless expire_at
+        write("DEL", staging)
+        (0...bytes.bytesize).step(CHUNK) { |at| write("SETRANGE", staging, at, bytes.byteslice(at, CHUNK)) }
+        return write("RENAME", staging, key) unless expire_at
 
-        script(:install_expiring, [staging, key], [expire_at])
+        script(:install_expiring, [staging, key], [expire_at], once: true)
       end
 
       # The first +length+ bytes of key's string, each chunk padded to its
@@ -551,8 +549,11 @@ module Bloomc
         end
       end
 
-      # One script call (EVALSHA, loading the script when the server lacks it).
-      def script(name, keys, argv)
+      # One script call (EVALSHA, loading the script when the server lacks
+      # it); a write (+once+) is sent at most once (see send_once).
+      def script(name, keys, argv, once: false)
+        return pipelined_scripts(name, [[nil, keys, argv]], once: true).first if once
+
         guarded do
           redis.evalsha(SHAS.fetch(name), keys: keys, argv: argv)
         rescue ::Redis::CommandError, ::RedisClient::CommandError => e
@@ -564,20 +565,59 @@ module Bloomc
       end
 
       # Script calls in one pipeline; the calls a server refused for lack of
-      # the script (they did not run) run again once it is loaded.
-      def pipelined_scripts(name, calls)
+      # the script (they did not run) run again once it is loaded. Writes
+      # (+once+) are sent at most once each.
+      def pipelined_scripts(name, calls, once: false)
         sha = SHAS.fetch(name)
-        results = guarded do
-          redis.pipelined(exception: false) { |pipe| calls.each { |_, keys, argv| pipe.evalsha(sha, keys: keys, argv: argv) } }
+        run = lambda do |list|
+          if once
+            send_once(list.map { |_, keys, argv| ["EVALSHA", sha, keys.size, *keys, *argv] }, exception: false)
+          else
+            guarded { redis.pipelined(exception: false) { |pipe| list.each { |_, keys, argv| pipe.evalsha(sha, keys: keys, argv: argv) } } }
+          end
         end
+        results = run.call(calls)
         missing = results.each_index.select { |i| no_script?(results[i]) }
         unless missing.empty?
           guarded { redis.script(:load, SCRIPTS.fetch(name)) }
-          again = guarded { redis.pipelined { |pipe| missing.each { |i| pipe.evalsha(sha, keys: calls[i][1], argv: calls[i][2]) } } }
+          again = run.call(missing.map { |i| calls[i] })
           missing.each_with_index { |i, j| results[i] = again[j] }
         end
         guarded { results.each { |result| raise result if result.is_a?(StandardError) } }
         results
+      end
+
+      # A command that changes the filter, sent at most once; its answer.
+      def write(*command) = send_once([command]).first
+
+      # Commands that change the filter, in one pipeline, each sent at most
+      # once.
+      def write_all(commands) = send_once(commands)
+
+      # Sends +commands+ (Arrays) in one pipeline that the client sends at
+      # most once: after a timeout or a broken connection the caller gets
+      # ConnectionError (the write may or may not have run), and the command
+      # is never sent again. redis-rb 5 (through redis-client) reconnects and
+      # sends a command again after a read timeout, by default once
+      # (reconnect_attempts); a command that did reach a server that was
+      # only slow then runs twice: a counting delete took a count of 2 to 0,
+      # adds inflated counts and told add? that a new key was present. A
+      # script of ours is not idempotent, and a token per call that a script
+      # records and checks would cost a key of memory per write for as long
+      # as a retry might come (which the client's settings decide, not us),
+      # so writes go as redis-client's call_once, its own mark for a command
+      # not to retry, in a pipeline: a Redis::Cluster's router sends a
+      # single command again after a timeout even as call_once, but its
+      # pipelines, like redis-client's, do not retry a call_once. The
+      # client's own lock (redis-rb's Redis#synchronize) is held, as for
+      # every command redis-rb sends. Reads are sent as usual and may be
+      # retried.
+      def send_once(commands, exception: true)
+        guarded do
+          redis.send(:synchronize) do |client|
+            client.pipelined(exception: exception) { |pipe| commands.each { |command| pipe.call_once_v(command) } }
+          end
+        end
       end
 
       # The server lacks the script (a restart, SCRIPT FLUSH, a new node).
@@ -675,7 +715,7 @@ module Bloomc
       def delete(key)
         writable!
         shard, cells = @layout.locate(key)
-        script(:counting_delete, add_keys(shard), [k, "u#{width}", max, *cells]).first == 1
+        script(:counting_delete, add_keys(shard), [k, "u#{width}", max, *cells], once: true).first == 1
       end
       alias remove delete
 
@@ -772,8 +812,9 @@ module Bloomc
       # @return [self]
       def clear
         writable!
-        pipelined_scripts(:continuous_clear, Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]] })
-        guarded { redis.del(shard_key(0, "slot")) }
+        pipelined_scripts(:continuous_clear, Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]] },
+                          once: true)
+        write("DEL", shard_key(0, "slot"))
         self
       end
 
@@ -877,16 +918,16 @@ module Bloomc
       # have expired.
       def write_generations(periods, slot)
         gen = server_generation
-        guarded { redis.del(generation_key(gen - 2)) }
+        write("DEL", generation_key(gen - 2))
         periods.each_with_index do |bytes, back|
           key = generation_key(gen + 1 - back)
           if bytes.count("\0") == bytes.bytesize
-            guarded { redis.del(key) }
+            write("DEL", key)
           else
             replace_string(key, bytes, expire_at: (gen + 1 - back + 3) * @period_ms)
           end
         end
-        guarded { redis.set(shard_key(0, "slot"), (slot - 1 - gen) % 15) }
+        write("SET", shard_key(0, "slot"), (slot - 1 - gen) % 15)
       end
     end
   end

@@ -254,20 +254,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
     context "on a standalone server" do
       let(:redis) { RedisSpecSupport.client }
 
-      # Counts the round trips of this thread (redis-client middleware).
-      round_trips = Module.new do
-        def call(command, config) = (Thread.current[:bloomc_round_trips] += 1 if Thread.current[:bloomc_round_trips]).then { super }
-        def call_pipelined(commands, config) = (Thread.current[:bloomc_round_trips] += 1 if Thread.current[:bloomc_round_trips]).then { super }
-      end
-      RedisClient.register(round_trips)
-
-      def round_trips
-        Thread.current[:bloomc_round_trips] = 0
-        yield
-        Thread.current[:bloomc_round_trips]
-      ensure
-        Thread.current[:bloomc_round_trips] = nil
-      end
+      def round_trips(&block) = RedisSpecSupport.sends(&block).first
 
       it "does each operation in one round trip, and a batch over several shards in one pipeline" do
         filter = Bloomc::Redis::CountingBloomFilter.new(redis, "round-trips", m: 10_000, k: 7, shards: 4)
@@ -448,6 +435,175 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         gone = Redis.new(url: "redis://127.0.0.1:#{port}", reconnect_attempts: 0, timeout: 0.5)
         expect { Bloomc::Redis::BloomFilter.new(gone, "x", m: 10, k: 2) }
           .to raise_error(Bloomc::Redis::ConnectionError, /unreachable for filter "x"/)
+      end
+    end
+
+    # Servers of this context's own, stopped (SIGSTOP) for 1.2 s while writes
+    # are under way from clients that give up after 0.3 s and may reconnect
+    # twice: a client that sent a write again after its timeout would have it
+    # run up to three times (a cluster client up to twelve) once the server
+    # goes on. Each write runs on a filter of its own, in a thread of its own,
+    # all during one stop; a twin filter of the same shape, prepared alike,
+    # does the same write once on a client that is never stopped. Afterwards
+    # each shard of each filter must hold what it held before (and then the
+    # caller got ConnectionError) or what its twin's shard holds.
+    context "on servers stopped (SIGSTOP) while writes are under way" do
+      slow = { timeout: 0.3, reconnect_attempts: 2 }
+
+      before(:all) do
+        @dir = Dir.mktmpdir
+        @standalone = RedisServers.spawn(File.join(@dir, "standalone"))
+        @cluster = RedisServers.cluster(File.join(@dir, "cluster"))
+      end
+
+      after(:all) do
+        Dir.glob(File.join(@dir, "**", "redis.pid")).each { |pid| RedisServers.stop_in(File.dirname(pid)) }
+        FileUtils.rm_rf(@dir)
+      end
+
+      # Writes of every kind: each is given a filter where "p" was added three
+      # times, and returns what the write returned.
+      writes = {
+        "add of a new key" => ->(f) { f.add("a") },
+        "add? of a new key" => ->(f) { f.add?("a") },
+        "add? of a present key" => ->(f) { f.add?("p") },
+        "add_all" => ->(f) { f.add_all(%w[a b c d e f g h]) },
+        "add_new" => ->(f) { f.add_new(%w[a b p a c d e f]) }
+      }
+      counting_writes = { "delete" => ->(f) { f.delete("p") } }
+
+      # What a shard of filter +name+ holds: its cells (a continuous filter's
+      # live generations ORed, so that a period boundary between a filter's
+      # write and its twin's does not matter) and its counters.
+      def shard_state(redis, filter, name, shard)
+        prefix = "bloomc:{#{name}:#{shard}}"
+        cells = if filter.is_a?(Bloomc::Redis::ContinuousBloomFilter)
+                  period = (filter.ttl * 500).round
+                  gen = redis.time.then { |s, us| s * 1000 + us / 1000 } / period
+                  ((gen - 3)..(gen + 1)).map { |g| (redis.get("#{prefix}:gen:#{g}") || "").b.bytes }
+                                        .reduce([]) { |a, b| Array.new([a.size, b.size].max) { |i| (a[i] || 0) | (b[i] || 0) } }
+                else
+                  (redis.get("#{prefix}:cells") || "").b.bytes
+                end
+        [cells.pack("C*").sub(/\0+\z/, ""), redis.get("#{prefix}:count").to_i, redis.get("#{prefix}:distinct").to_i]
+      end
+
+      def connect(topology, **options)
+        if topology == :standalone
+          Redis.new(url: "redis://127.0.0.1:#{@standalone}", **options)
+        else
+          Redis::Cluster.new(nodes: @cluster.map { |node| "redis://#{node}" }, **options)
+        end
+      end
+
+      def pids(topology)
+        return [RedisServers.pid_in(File.join(@dir, "standalone"))] if topology == :standalone
+
+        Array.new(3) { |i| RedisServers.pid_in(File.join(@dir, "cluster", "cluster-#{i}")) }
+      end
+
+      # The writes whose repeat the state would not show (a second clear, a
+      # filter's parameters created twice), counted as the client sends
+      # them: once, where a read is sent again (reconnect_attempts: 2; a
+      # cluster client's router also tries the node again). One shard: a
+      # cluster client sends a pipeline to each node involved.
+      { "a standalone server" => :standalone, "a Redis Cluster" => :cluster }.each do |where, topology|
+        it "sends every other write once on #{where} (a new filter's parameters, clear, destroy, from_local), and a read again" do
+          fast = connect(topology)
+          shape = { m: 1000, k: 3 }
+          local = Bloomc::BloomFilter.new(1000, 3).add_all(%w[a b])
+          Bloomc::Redis::BloomFilter.new(fast, "warm", **shape).add("a").include?("a") # scripts loaded
+          Bloomc::Redis::ContinuousBloomFilter.new(fast, "warm-c", **shape, ttl: 60).clear
+          # Each is given a slow client of its own, opens what it needs and
+          # returns the write to make while the servers are stopped.
+          ops = {
+            "a new filter's parameters" => ->(redis) { -> { Bloomc::Redis::BloomFilter.new(redis, "fresh", **shape) } },
+            "clear" => ->(redis) { Bloomc::Redis::BloomFilter.new(redis, "cleared", **shape).then { |f| -> { f.clear } } },
+            "a continuous clear" => ->(redis) { Bloomc::Redis::ContinuousBloomFilter.new(redis, "cleared-c", **shape, ttl: 60).then { |f| -> { f.clear } } },
+            "destroy" => ->(redis) { Bloomc::Redis::BloomFilter.new(redis, "doomed", **shape).then { |f| -> { f.destroy } } },
+            "from_local" => ->(redis) { -> { Bloomc::Redis::BloomFilter.from_local(redis, "copied", local) } },
+            "include? (a read)" => ->(redis) { Bloomc::Redis::BloomFilter.new(redis, "warm").then { |f| -> { f.include?("a") } } }
+          }.transform_values { |op| op.call(connect(topology, **slow).tap { |redis| redis.exists?("warm") }) } # connected
+          threads = nil
+          RedisServers.stopped(pids(topology), 1.2) do
+            threads = ops.map { |what, op| Thread.new { [what, *RedisSpecSupport.sends(&op)] } }
+            sleep(0.05)
+          end
+          aggregate_failures do
+            threads.map(&:value).each do |what, sent, error|
+              if what.start_with?("include?")
+                expect(sent).to be > 1, "#{what}: sent #{sent} times"
+              else
+                expect([sent, error.class]).to eq([1, Bloomc::Redis::ConnectionError]), "#{what}: sent #{sent} times, #{error.inspect}"
+              end
+            end
+          end
+        end
+      end
+
+      { "a standalone server" => :standalone, "a Redis Cluster" => :cluster }.each do |where, topology|
+        kinds.each_key do |klass|
+          it "runs each write of a #{klass.name.split('::').last} on #{where} at most once, raising ConnectionError when it did not run" do
+            shape = { m: 1000, k: 3, shards: 3, **extra.fetch(klass, {}) }
+            shape[:ttl] = 3600 if klass == Bloomc::Redis::ContinuousBloomFilter
+            fast = connect(topology)
+            ops = klass == Bloomc::Redis::CountingBloomFilter ? writes.merge(counting_writes) : writes
+            prefix = "stall-#{klass.name.split('::').last}"
+
+            prepared = lambda do |name, redis|
+              filter = klass.new(redis, name, **shape)
+              3.times { filter << "p" }
+              filter
+            end
+            # Every script loaded, so that no write meets NOSCRIPT during the stop.
+            warm = prepared.call("#{prefix}-warm", fast)
+            ops.each_value { |write| write.call(warm) }
+
+            cases = ops.map.with_index do |(what, write), i|
+              name = "#{prefix}-#{i}"
+              twin = prepared.call("#{name}-twin", fast)
+              twin_result = write.call(twin)
+              prepared.call(name, fast)
+              filter = klass.new(connect(topology, **slow), name) # a slow client of its own, connected
+              before = Array.new(3) { |shard| shard_state(fast, filter, name, shard) }
+              twin_state = Array.new(3) { |shard| shard_state(fast, twin, "#{name}-twin", shard) }
+              { what: what, write: write, filter: filter, name: name, before: before, twin: twin_state,
+                twin_result: twin_result.equal?(twin) ? :self : twin_result }
+            end
+
+            threads = nil
+            RedisServers.stopped(pids(topology), 1.2) do
+              threads = cases.map do |c|
+                Thread.new do
+                  result = c[:write].call(c[:filter])
+                  result.equal?(c[:filter]) ? :self : result
+                rescue StandardError => e # ConnectionError, or a failure the checks report
+                  e
+                end
+              end
+              sleep(0.05) # every write sent
+            end
+            outcomes = threads.map(&:value)
+            sleep(0.3) # the commands waiting in the servers' sockets run
+
+            aggregate_failures do
+              cases.zip(outcomes).each do |c, outcome|
+                after = Array.new(3) { |shard| shard_state(fast, c[:filter], c[:name], shard) }
+                after.each_with_index do |state, shard|
+                  expect([c[:before][shard], c[:twin][shard]]).to include(state), "#{c[:what]}: shard #{shard} ran the write more than once"
+                end
+                next unless after.each_index.all? { |shard| [c[:before][shard], c[:twin][shard]].include?(after[shard]) }
+
+                if after == c[:twin]
+                  expect([c[:twin_result], Bloomc::Redis::ConnectionError]).to include(outcome.is_a?(Exception) ? outcome.class : outcome),
+                                                                                 "#{c[:what]}: returned #{outcome.inspect}"
+                else
+                  expect(outcome).to be_a(Bloomc::Redis::ConnectionError), "#{c[:what]}: not run, yet #{outcome.inspect}"
+                end
+              end
+            end
+          end
+        end
       end
     end
 
