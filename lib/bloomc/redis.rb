@@ -75,13 +75,15 @@ module Bloomc
     # absent), so that a key of another type fails the call before anything
     # changes (Redis does not undo a script's writes when a later one fails).
     STRINGS_LUA = <<~LUA
-      local function not_strings(keys, count)
+      local function not_strings(keys, counters)
         for _, key in ipairs(keys) do
           local t = redis.call('TYPE', key)['ok']
           if t ~= 'string' and t ~= 'none' then return 'WRONGTYPE ' .. key .. ' holds a ' .. t .. ', where a filter keeps a string' end
         end
-        local n = redis.call('GET', count)
-        if n and not tonumber(n) then return 'ERR ' .. count .. ' holds no count' end
+        for _, counter in ipairs(counters) do
+          local n = redis.call('GET', counter)
+          if n and not tonumber(n) then return 'ERR ' .. counter .. ' holds no count' end
+        end
       end
     LUA
     private_constant :STRINGS_LUA
@@ -92,23 +94,27 @@ module Bloomc
     # cell changed; a counter's minimum was 0; not live in any generation)
     # and 0 if it was probably there: add ignores it, add? and add_new
     # return it. A key given twice in one call is new at most once, as the
-    # second sees the first's cells.
+    # second sees the first's cells. KEYS[2] counts the keys added (size),
+    # and for BloomFilter and CountingBloomFilter KEYS[3] those that were
+    # new (less those a delete took to 0), for over_capacity?.
     SCRIPTS = {
       # The cells, then the count: a server out of memory refuses the first
       # write. SETBIT answers the bit it replaced.
       bits_add: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS, KEYS[2])
+        local bad = not_strings(KEYS, {KEYS[2], KEYS[3]})
         if bad then return redis.error_reply(bad) end
-        local k, out = tonumber(ARGV[1]), {}
+        local k, out, fresh = tonumber(ARGV[1]), {}, 0
         for base = 2, #ARGV, k do
           local new = 0
           for i = base, base + k - 1 do
             if redis.call('SETBIT', KEYS[1], ARGV[i], 1) == 0 then new = 1 end
           end
           out[#out + 1] = new
+          fresh = fresh + new
         end
         redis.call('INCRBY', KEYS[2], #out)
+        if fresh > 0 then redis.call('INCRBY', KEYS[3], fresh) end
         return out
       LUA
       bits_lookup: <<~LUA,
@@ -128,9 +134,9 @@ module Bloomc
       # the second time, which cannot lower the minimum).
       counting_add: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS, KEYS[2])
+        local bad = not_strings(KEYS, {KEYS[2], KEYS[3]})
         if bad then return redis.error_reply(bad) end
-        local k, t, out = tonumber(ARGV[1]), ARGV[2], {}
+        local k, t, out, fresh = tonumber(ARGV[1]), ARGV[2], {}, 0
         for base = 3, #ARGV, k do
           local ops = {'OVERFLOW', 'SAT'}
           for i = base, base + k - 1 do
@@ -143,8 +149,10 @@ module Bloomc
             if values[i] == 0 then new = 1; break end
           end
           out[#out + 1] = new
+          fresh = fresh + new
         end
         redis.call('INCRBY', KEYS[2], #out)
+        if fresh > 0 then redis.call('INCRBY', KEYS[3], fresh) end
         return out
       LUA
       counting_count: <<~LUA,
@@ -161,10 +169,14 @@ module Bloomc
         return out
       LUA
       # ARGV[3]: the cell maximum. A key counted (minimum above 0) loses one
-      # from each cell that is neither 0 nor saturated, as locally.
+      # from each cell that is neither 0 nor saturated, as locally; when
+      # that takes its count (the least of its cells after) to 0, it is no
+      # longer one of the keys new to the filter. A cell probed twice is
+      # read again after its first decrement, so the least of the values
+      # after is the count after.
       counting_delete: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS, KEYS[2])
+        local bad = not_strings(KEYS, {KEYS[2], KEYS[3]})
         if bad then return redis.error_reply(bad) end
         local k, t, max, out = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), {}
         for base = 4, #ARGV, k do
@@ -173,11 +185,17 @@ module Bloomc
             if redis.call('BITFIELD_RO', KEYS[1], 'GET', t, '#' .. ARGV[i])[1] == 0 then counted = 0; break end
           end
           if counted == 1 then
+            local least
             for i = base, base + k - 1 do
               local v = redis.call('BITFIELD_RO', KEYS[1], 'GET', t, '#' .. ARGV[i])[1]
-              if v ~= 0 and v ~= max then redis.call('BITFIELD', KEYS[1], 'INCRBY', t, '#' .. ARGV[i], -1) end
+              if v ~= 0 and v ~= max then
+                redis.call('BITFIELD', KEYS[1], 'INCRBY', t, '#' .. ARGV[i], -1)
+                v = v - 1
+              end
+              if least == nil or v < least then least = v end
             end
             if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+            if least == 0 and tonumber(redis.call('GET', KEYS[3]) or '0') > 0 then redis.call('DECR', KEYS[3]) end
           end
           out[#out + 1] = counted
         end
@@ -200,7 +218,7 @@ module Bloomc
         local period = tonumber(ARGV[2])
         local gen = generation(period)
         local key, older, last = generation_key(gen), generation_key(gen - 1), generation_key(gen - 2)
-        local bad = not_strings({key, older, last, KEYS[2]}, KEYS[2])
+        local bad = not_strings({key, older, last, KEYS[2]}, {KEYS[2]})
         if bad then return redis.error_reply(bad) end
         local k, out = tonumber(ARGV[1]), {}
         for base = 3, #ARGV, k do
@@ -235,6 +253,17 @@ module Bloomc
           out[#out + 1] = found
         end
         return out
+      LUA
+      # The bits set in any live generation (KEYS[2]: a scratch key of the
+      # shard's, written and deleted within the call), for the estimate of
+      # the live keys.
+      continuous_live_bits: <<~LUA,
+        #{GENERATION_LUA}
+        local gen = generation(tonumber(ARGV[1]))
+        redis.call('BITOP', 'OR', KEYS[2], generation_key(gen), generation_key(gen - 1), generation_key(gen - 2))
+        local set = redis.call('BITCOUNT', KEYS[2])
+        redis.call('DEL', KEYS[2])
+        return set
       LUA
       continuous_clear: <<~LUA,
         #{GENERATION_LUA}
@@ -272,7 +301,10 @@ module Bloomc
     class Filter
       # Parameters stored in the meta hash, in this order.
       META = %w[kind m k seed hash shards width period_ms].freeze
-      private_constant :META
+      # Stored beside them when the filter was created from capacity: and
+      # error_rate: (earlier bloomc versions did not store them).
+      LIMITS = %w[capacity error_rate].freeze
+      private_constant :META, :LIMITS
 
       # @return [Redis, Redis::Cluster] the client
       attr_reader :redis
@@ -287,6 +319,29 @@ module Bloomc
 
       # @return [Integer] cells per key
       def k = @layout.k
+
+      # @return [Integer, Float, nil] the capacity: the filter was created
+      #   with; nil for one created from m: and k:, or by an earlier bloomc
+      attr_reader :capacity
+
+      # @return [Float, nil] the error_rate: the filter was created with;
+      #   nil as capacity
+      attr_reader :error_rate
+
+      # Whether more keys new to the filter have been added than its
+      # capacity, so that lookups now answer falsely more often than its
+      # error_rate; false when capacity is nil. The add scripts count the
+      # keys that were new (those add? calls new) exactly, beside the size;
+      # a counting delete that takes a key's count to 0 uncounts it. A key
+      # that was a false positive when added is not counted, and writers of
+      # earlier bloomc versions count nothing; from_local starts the count
+      # at an estimate. (ContinuousBloomFilter: an estimate of the live keys.)
+      # @return [Boolean]
+      def over_capacity?
+        return false unless capacity
+
+        counter_sum("distinct") > capacity
+      end
 
       # Adds +key+ (a String, Symbol or Integer).
       # @return [self] so that adds chain: filter << a << b
@@ -360,12 +415,9 @@ module Bloomc
       def any_include?(keys) = include_all(keys).any?
 
       # @return [Integer] keys added (less deleted, for a counting filter)
-      def size
-        counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, "count")) } } }
-        counts.sum(&:to_i)
-      end
+      def size = counter_sum("count")
 
-      # Removes every cell and the count; the parameters stay.
+      # Removes every cell and the counts; the parameters stay.
       # @return [self]
       def clear
         writable!
@@ -387,6 +439,22 @@ module Bloomc
       # @return [String] to_local's dump (Bloomc.load reads it; unsharded only)
       def dump(compress: false) = to_local.dump(compress: compress)
 
+      # A filter opened from +shape+, which may record limits (from_local).
+      def self.opened(redis, name, shards: nil, **shape) = allocate.tap { |filter| filter.send(:open, redis, name, shape, shards) }
+
+      # [capacity, error_rate] of a local filter that has them (nil when it
+      # has none: built from m and k, or by a bloomc without them).
+      def self.limits_of(filter)
+        limits = %i[capacity error_rate].map { |reader| filter.public_send(reader) if filter.respond_to?(reader) }
+        limits.all? ? limits : nil
+      end
+
+      # The keys new to a local filter, as far as its fill tells: the keys
+      # that fill implies, at most the keys it counted.
+      def self.distinct_of(filter) = [filter.size, filter.estimated_count].min.round
+
+      private_class_method :opened, :limits_of, :distinct_of
+
       private
 
       # A frozen filter object refuses writes, as a local filter does (the
@@ -401,7 +469,8 @@ module Bloomc
       end
 
       # Resolves the shape (or reads it from Redis when none is given),
-      # checks it against the stored one and builds the layout.
+      # checks it against the stored one and builds the layout. shape[:limits]
+      # ([capacity, error_rate]) records limits beside an m and k given.
       def open(redis, name, shape, shards)
         raise TypeError, "redis must be a client of the redis gem (Redis or Redis::Cluster), not #{redis.class}" unless redis.is_a?(::Redis)
         unless name.is_a?(String) && !name.empty? && !name.match?(/[{}]/)
@@ -417,11 +486,48 @@ module Bloomc
         unless stored["kind"] == kind
           raise ArgumentError, "the filter #{name.inspect} in Redis is a #{stored['kind']}, not a #{kind}"
         end
-        if asked && (diff = META.find { |field| asked[field] != stored[field] })
-          raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} " \
-                               "(#{stored[diff]}, asked for #{asked[diff]})"
-        end
+        check_asked(asked, stored, shape) if asked
         adopt(stored)
+      end
+
+      # The stored parameters must be those asked for. An m and k from
+      # capacity: and error_rate: may be those Bloomc.sizing_arguments picks
+      # or those BloomHelper.find_m_k does, as bloomc sized filters before
+      # (a filter an earlier version created has them and no capacity or
+      # error_rate in its meta); capacity and error_rate are compared when
+      # both sides have them (a filter opened by m: and k: keeps its own).
+      def check_asked(asked, stored, shape)
+        if shape[:capacity] && sizings(shape).include?(stored.values_at("m", "k").map { |v| Integer(v, 10, exception: false) })
+          asked = asked.merge("m" => stored["m"], "k" => stored["k"])
+        end
+        diff = META.find { |field| asked[field] != stored[field] } ||
+               LIMITS.find { |field| asked.key?(field) && stored.key?(field) && asked[field] != stored[field] }
+        return unless diff
+
+        raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} " \
+                             "(#{stored[diff]}, asked for #{asked[diff]})"
+      end
+
+      # The [m, k] that capacity: and error_rate: may have given.
+      def sizings(shape)
+        capacity, error_rate = shape.values_at(:capacity, :error_rate)
+        [Bloomc.sizing_arguments(nil, nil, capacity, error_rate), BloomHelper.find_m_k(capacity, error_rate)]
+      end
+
+      # The limits to store: capacity: and error_rate: as given (a whole
+      # capacity as an Integer), or shape[:limits].
+      def limits_meta(shape)
+        capacity, error_rate = shape[:capacity] ? shape.values_at(:capacity, :error_rate) : shape[:limits]
+        return {} unless capacity && error_rate
+
+        capacity = capacity.is_a?(Integer) || (capacity.finite? && capacity == capacity.round) ? capacity.round : Float(capacity)
+        { "capacity" => capacity.to_s, "error_rate" => Float(error_rate).to_s }
+      end
+
+      # The sum of a counter over the shards.
+      def counter_sum(part)
+        counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, part)) } } }
+        counts.sum(&:to_i)
       end
 
       def adopt(meta)
@@ -433,6 +539,7 @@ module Bloomc
         checked_m(@m, @shards, width)
         # Bit cells (bloom, continuous) at bit offsets; counters at indexes.
         @layout = RedisLayout.new(-(-@m / @shards), k, seed, hash, @shards, kind != "counting")
+        adopt_limits(*meta.values_at(*LIMITS))
         adopt_extra(meta)
       rescue ArgumentError, TypeError, RangeError => e
         raise FormatError, "the filter #{name.inspect} in Redis has unusable parameters (#{e.message})"
@@ -440,12 +547,23 @@ module Bloomc
 
       def adopt_extra(_meta) = nil
 
+      def adopt_limits(capacity, error_rate)
+        if capacity
+          @capacity = capacity.match?(/\A\d+\z/) ? Integer(capacity, 10) : Float(capacity, exception: false)
+          raise ArgumentError, "capacity #{capacity}" unless @capacity&.positive? && @capacity.finite?
+        end
+        return unless error_rate
+
+        @error_rate = Float(error_rate, exception: false)
+        raise ArgumentError, "error_rate #{error_rate}" unless @error_rate&.positive? && @error_rate < 1
+      end
+
       # The stored parameters (Strings, as Redis returns them), created from
       # +asked+ when there are none; nil when there are none and no +asked+.
       def stored_meta(asked)
         return guarded { redis.hgetall(meta_key) }.then { |h| h.empty? ? nil : h } unless asked
 
-        pairs = script(:meta, [meta_key], META.flat_map { |f| [f, asked[f]] }, once: true)
+        pairs = script(:meta, [meta_key], asked.flat_map { |field, value| [field, value] }, once: true)
         pairs.empty? ? asked : pairs.each_slice(2).to_h
       rescue CommandError => e
         raise unless e.message.include?("WRONGTYPE")
@@ -469,7 +587,7 @@ module Bloomc
 
       def shard_key(shard, part) = "bloomc:{#{name}:#{shard}}:#{part}"
 
-      def add_keys(shard) = [shard_key(shard, "cells"), shard_key(shard, "count")]
+      def add_keys(shard) = [shard_key(shard, "cells"), shard_key(shard, "count"), shard_key(shard, "distinct")]
 
       def lookup_keys(shard) = [shard_key(shard, "cells")]
 
@@ -482,7 +600,7 @@ module Bloomc
       # A lookup script's answer for one key.
       def present?(answer) = answer == 1
 
-      def clear_command(shard) = ["DEL", shard_key(shard, "cells"), shard_key(shard, "count")]
+      def clear_command(shard) = ["DEL", shard_key(shard, "cells"), shard_key(shard, "count"), shard_key(shard, "distinct")]
 
       # Groups keys by shard, CELLS_PER_CALL to a script call, all calls in
       # one pipeline; yields each call's key indexes and result. Every key
@@ -513,11 +631,12 @@ module Bloomc
 
       CHUNK = 1 << 20 # bytes per SETRANGE or GETRANGE: no command holds Redis long
 
-      # An unsharded filter's cells string and count, replaced by +bytes+
-      # (the cells as Redis keeps them) and +count+.
-      def write_cells(bytes, count)
+      # An unsharded filter's cells string and counts, replaced by +bytes+
+      # (the cells as Redis keeps them), +count+ (the size) and +distinct+
+      # (the keys new to it).
+      def write_cells(bytes, count, distinct)
         replace_string(shard_key(0, "cells"), bytes)
-        write("SET", shard_key(0, "count"), count)
+        write_all([["SET", shard_key(0, "count"), count], ["SET", shard_key(0, "distinct"), distinct]])
       end
 
       # An unsharded filter's cells string, +width+ bits a cell.
@@ -648,18 +767,23 @@ module Bloomc
       end
 
       # A Redis filter holding a local Bloomc::BloomFilter's bits (an
-      # unsharded filter: its cells string is the local filter's bytes).
+      # unsharded filter: its cells string is the local filter's bytes), its
+      # size, its capacity and error_rate if it has them, and as the count
+      # of keys new to it (over_capacity?) the number its fill implies (the
+      # local filter does not keep one), at most its size.
       # @return [Bloomc::Redis::BloomFilter]
       def self.from_local(redis, name, filter)
         raise TypeError, "a Bloomc::BloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::BloomFilter)
 
-        copy = new(redis, name, m: filter.m, k: filter.k, seed: filter.seed, hash: filter.hash_function)
+        copy = opened(redis, name, m: filter.m, k: filter.k, seed: filter.seed, hash: filter.hash_function, limits: limits_of(filter))
         fields, body = filter.send(:export_core)
-        copy.send(:write_cells, body.byteslice(0, (filter.m + 7) / 8), fields[4])
+        copy.send(:write_cells, body.byteslice(0, (filter.m + 7) / 8), fields[4], distinct_of(filter))
         copy
       end
 
-      # A local Bloomc::BloomFilter with this filter's bits (unsharded only).
+      # A local Bloomc::BloomFilter with this filter's bits and size
+      # (unsharded only; not its capacity, error_rate or count of new keys,
+      # which a local filter built from m and k does not take).
       # @return [Bloomc::BloomFilter]
       def to_local
         unsharded!
@@ -686,7 +810,7 @@ module Bloomc
         hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
         RedisLayout.new(m, k, seed, hash, 1, true) # checks m, k and seed
         { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
-          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => "0" }
+          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => "0", **limits_meta(shape) }
       end
 
       def adopt_extra(meta)
@@ -726,18 +850,22 @@ module Bloomc
         script(:counting_count, lookup_keys(shard), [k, "u#{width}", *cells]).first
       end
 
-      # A Redis filter with a local Bloomc::CountingBloomFilter's cells.
+      # A Redis filter with a local Bloomc::CountingBloomFilter's cells and
+      # size; its capacity, error_rate and count of new keys as
+      # BloomFilter.from_local.
       # @return [Bloomc::Redis::CountingBloomFilter]
       def self.from_local(redis, name, filter)
         raise TypeError, "a Bloomc::CountingBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::CountingBloomFilter)
 
-        copy = new(redis, name, m: filter.m, k: filter.k, width: filter.width, seed: filter.seed)
+        copy = opened(redis, name, m: filter.m, k: filter.k, width: filter.width, seed: filter.seed, limits: limits_of(filter))
         fields, body = filter.send(:export_core)
-        copy.send(:write_cells, RedisLayout.cells_to_redis(body.byteslice(0, (filter.m * filter.width + 7) / 8), filter.m, filter.width), fields[4])
+        copy.send(:write_cells, RedisLayout.cells_to_redis(body.byteslice(0, (filter.m * filter.width + 7) / 8), filter.m, filter.width), fields[4],
+                  distinct_of(filter))
         copy
       end
 
-      # A local Bloomc::CountingBloomFilter with these cells (unsharded only).
+      # A local Bloomc::CountingBloomFilter with these cells and size
+      # (unsharded only; as BloomFilter#to_local).
       # @return [Bloomc::CountingBloomFilter]
       def to_local
         unsharded!
@@ -775,7 +903,7 @@ module Bloomc
         seed = shape[:seed] || 0
         RedisLayout.new(m, k, seed, 0, 1, false) # checks m, k and seed
         { "kind" => kind, "m" => checked_m(m, shards, width).to_s, "k" => k.to_s, "seed" => seed.to_s,
-          "hash" => "0", "shards" => shards.to_s, "width" => width.to_s, "period_ms" => "0" }
+          "hash" => "0", "shards" => shards.to_s, "width" => width.to_s, "period_ms" => "0", **limits_meta(shape) }
       end
 
       def adopt_extra(meta)
@@ -808,6 +936,20 @@ module Bloomc
       # @return [Float] seconds a key lives at least
       def ttl = @period_ms * 2 / 1000.0
 
+      # Whether the live keys exceed capacity; false when capacity is nil.
+      # The live keys are an estimate, from the cells set in any live
+      # generation (X of a shard's m, ORed on the server in a scratch key
+      # that the same script deletes): n = -(m / k) ln(1 - X / m), summed
+      # over the shards, as Bloomc::Stats#estimated_count does; a key added
+      # twice counts once, an expired one not at all.
+      # @return [Boolean]
+      def over_capacity?
+        return false unless capacity
+
+        calls = Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "live")], [@period_ms]] }
+        pipelined_scripts(:continuous_live_bits, calls).sum { |set| Stats.estimate(set, @layout.m, k) } > capacity
+      end
+
       # Removes every generation and the count, in one pipeline.
       # @return [self]
       def clear
@@ -829,7 +971,8 @@ module Bloomc
       def self.from_local(redis, name, filter)
         raise TypeError, "a Bloomc::ContinuousBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::ContinuousBloomFilter)
 
-        copy = new(redis, name, m: filter.m, k: filter.k, ttl: filter.ttl, seed: filter.seed, hash: filter.hash_function)
+        copy = opened(redis, name, m: filter.m, k: filter.k, ttl: filter.ttl, seed: filter.seed, hash: filter.hash_function,
+                             limits: limits_of(filter))
         fields, body = filter.send(:export_core)
         copy.send(:write_generations, RedisLayout.continuous_to_redis(body, filter.m, fields[4]), fields[4])
         copy
@@ -890,7 +1033,7 @@ module Bloomc
         hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
         RedisLayout.new(m, k, seed, hash, 1, true)
         { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
-          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => period_ms.to_s }
+          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => period_ms.to_s, **limits_meta(shape) }
       end
 
       def adopt_extra(meta)
