@@ -128,25 +128,25 @@ module Bloomc
         end
         return out
       LUA
-      # ARGV[2]: the cell type (u4); saturating, as the local counters. One
-      # BITFIELD per key reads each cell and adds one to it: the key was new
-      # when a cell read 0 (a cell probed twice reads its first increment
-      # the second time, which cannot lower the minimum).
+      # ARGV[2]: the cell type (u4); saturating, as the local counters. The
+      # key was new when one of its cells was 0: an increment that answers
+      # 1 (a cell probed twice answers its first increment's 1 first). A
+      # cell of one bit saturates at 1: u1 sets it, and SET answers the old
+      # value.
       counting_add: <<~LUA,
         #{STRINGS_LUA}
         local bad = not_strings(KEYS, {KEYS[2], KEYS[3]})
         if bad then return redis.error_reply(bad) end
         local k, t, out, fresh = tonumber(ARGV[1]), ARGV[2], {}, 0
         for base = 3, #ARGV, k do
-          local ops = {'OVERFLOW', 'SAT'}
+          local new = 0
           for i = base, base + k - 1 do
             local cell = '#' .. ARGV[i]
-            ops[#ops + 1] = 'GET'; ops[#ops + 1] = t; ops[#ops + 1] = cell
-            ops[#ops + 1] = 'INCRBY'; ops[#ops + 1] = t; ops[#ops + 1] = cell; ops[#ops + 1] = 1
-          end
-          local values, new = redis.call('BITFIELD', KEYS[1], unpack(ops)), 0
-          for i = 1, #values, 2 do
-            if values[i] == 0 then new = 1; break end
+            if t == 'u1' then
+              if redis.call('BITFIELD', KEYS[1], 'SET', t, cell, 1)[1] == 0 then new = 1 end
+            elseif redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', t, cell, 1)[1] == 1 then
+              new = 1
+            end
           end
           out[#out + 1] = new
           fresh = fresh + new
@@ -671,7 +671,15 @@ module Bloomc
       # One script call (EVALSHA, loading the script when the server lacks
       # it); a write (+once+) is sent at most once (see send_once).
       def script(name, keys, argv, once: false)
-        return pipelined_scripts(name, [[nil, keys, argv]], once: true).first if once
+        if once
+          command = ["EVALSHA", SHAS.fetch(name), keys.size, *keys, *argv]
+          result = send_once([command], exception: false).first
+          if no_script?(result) # it did not run
+            guarded { redis.script(:load, SCRIPTS.fetch(name)) }
+            result = send_once([command], exception: false).first
+          end
+          return result.is_a?(StandardError) ? guarded { raise result } : result
+        end
 
         guarded do
           redis.evalsha(SHAS.fetch(name), keys: keys, argv: argv)

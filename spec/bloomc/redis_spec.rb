@@ -288,6 +288,12 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
             4.times { filter << "b" } # its cells saturate at 3 and stay
             5.times { filter.delete("b") }
             expect([filter.count("b"), filter.add?("b")]).to eq([3, nil])
+            bit = Bloomc::Redis::CountingBloomFilter.new(@redis, "#{name}-bit", m: 5000, k: 3, width: 1) # a cell of 1 bit is saturated at 1
+            local = Bloomc::CountingBloomFilter.new(5000, 3, width: 1)
+            answers = %w[a a b a].map { |key| [bit.add?(key), local.include?(key).tap { local << key }] }
+            expect(answers.map { |answer, was| [answer.nil?, was] }).to eq([[false, false], [true, true], [false, false], [true, true]])
+            expect([bit.delete("a"), bit.count("a"), bit.add?("a")]).to eq([local.delete("a"), local.count("a"), nil])
+            bit.destroy
           end
         end
       end
