@@ -15,8 +15,7 @@ module Bloomc
   # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter and
   # ContinuousBloomFilter. A key's positions are computed here, in C, exactly
   # as for the local filters; each operation is one round trip (a Lua script
-  # that does all k cells atomically; a sharded BloomFilter's add takes a
-  # second, for its size) and the batch forms are pipelined.
+  # that does all k cells atomically) and the batch forms are pipelined.
   #
   # +redis+ is a client of the redis gem: a Redis or, for a Redis Cluster, a
   # Redis::Cluster (gem redis-clustering). With +shards: N+ a filter is N
@@ -31,8 +30,10 @@ module Bloomc
   # bit of byte 0), mapped so that the cells string of an unsharded
   # BloomFilter holds the same bytes as the local filter's cells.
   module Redis
-    # The Redis server cannot be reached, or the connection broke during an
-    # operation; the operation's outcome is unknown (an add may have landed).
+    # The Redis server cannot be reached, or the connection broke or timed
+    # out during an operation; the operation's outcome is unknown (an add
+    # may have landed). A write is never sent twice (see Filter#send_once),
+    # so it ran once or not at all.
     class ConnectionError < Bloomc::Error; end
 
     # Redis refused an operation: a key of the filter's holds another type
@@ -74,28 +75,47 @@ module Bloomc
     # absent), so that a key of another type fails the call before anything
     # changes (Redis does not undo a script's writes when a later one fails).
     STRINGS_LUA = <<~LUA
-      local function not_strings(keys, count)
+      local function not_strings(keys, counters)
         for _, key in ipairs(keys) do
           local t = redis.call('TYPE', key)['ok']
           if t ~= 'string' and t ~= 'none' then return 'WRONGTYPE ' .. key .. ' holds a ' .. t .. ', where a filter keeps a string' end
         end
-        local n = redis.call('GET', count)
-        if n and not tonumber(n) then return 'ERR ' .. count .. ' holds no count' end
+        for _, counter in ipairs(counters) do
+          local n = redis.call('GET', counter)
+          if n and not tonumber(n) then return 'ERR ' .. counter .. ' holds no count' end
+        end
       end
     LUA
     private_constant :STRINGS_LUA
 
     # Lua scripts, loaded on first use (EVALSHA; loaded again after a server
     # restart or SCRIPT FLUSH). ARGV[1] is k; cells follow, k per key.
+    # The add scripts answer, for each key in order, 1 if it was new (some
+    # cell changed; a counter's minimum was 0; not live in any generation)
+    # and 0 if it was probably there: add ignores it, add? and add_new
+    # return it. A key given twice in one call is new at most once, as the
+    # second sees the first's cells. KEYS[2] counts the keys added (size),
+    # and for BloomFilter and CountingBloomFilter KEYS[3] those that were
+    # new (less those a delete took to 0), for over_capacity?.
     SCRIPTS = {
       # The cells, then the count: a server out of memory refuses the first
-      # write.
+      # write. SETBIT answers the bit it replaced.
       bits_add: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS, KEYS[2])
+        local bad = not_strings(KEYS, {KEYS[2], KEYS[3]})
         if bad then return redis.error_reply(bad) end
-        for i = 2, #ARGV do redis.call('SETBIT', KEYS[1], ARGV[i], 1) end
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 1) / tonumber(ARGV[1]))
+        local k, out, fresh = tonumber(ARGV[1]), {}, 0
+        for base = 2, #ARGV, k do
+          local new = 0
+          for i = base, base + k - 1 do
+            if redis.call('SETBIT', KEYS[1], ARGV[i], 1) == 0 then new = 1 end
+          end
+          out[#out + 1] = new
+          fresh = fresh + new
+        end
+        redis.call('INCRBY', KEYS[2], #out)
+        if fresh > 0 then redis.call('INCRBY', KEYS[3], fresh) end
+        return out
       LUA
       bits_lookup: <<~LUA,
         local k, out = tonumber(ARGV[1]), {}
@@ -108,14 +128,32 @@ module Bloomc
         end
         return out
       LUA
-      # ARGV[2]: the cell type (u4); saturating, as the local counters.
+      # ARGV[2]: the cell type (u4); saturating, as the local counters. The
+      # key was new when one of its cells was 0: an increment that answers
+      # 1 (a cell probed twice answers its first increment's 1 first). A
+      # cell of one bit saturates at 1: u1 sets it, and SET answers the old
+      # value.
       counting_add: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS, KEYS[2])
+        local bad = not_strings(KEYS, {KEYS[2], KEYS[3]})
         if bad then return redis.error_reply(bad) end
-        local t = ARGV[2]
-        for i = 3, #ARGV do redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', t, '#' .. ARGV[i], 1) end
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+        local k, t, out, fresh = tonumber(ARGV[1]), ARGV[2], {}, 0
+        for base = 3, #ARGV, k do
+          local new = 0
+          for i = base, base + k - 1 do
+            local cell = '#' .. ARGV[i]
+            if t == 'u1' then
+              if redis.call('BITFIELD', KEYS[1], 'SET', t, cell, 1)[1] == 0 then new = 1 end
+            elseif redis.call('BITFIELD', KEYS[1], 'OVERFLOW', 'SAT', 'INCRBY', t, cell, 1)[1] == 1 then
+              new = 1
+            end
+          end
+          out[#out + 1] = new
+          fresh = fresh + new
+        end
+        redis.call('INCRBY', KEYS[2], #out)
+        if fresh > 0 then redis.call('INCRBY', KEYS[3], fresh) end
+        return out
       LUA
       counting_count: <<~LUA,
         local k, t, out = tonumber(ARGV[1]), ARGV[2], {}
@@ -131,10 +169,14 @@ module Bloomc
         return out
       LUA
       # ARGV[3]: the cell maximum. A key counted (minimum above 0) loses one
-      # from each cell that is neither 0 nor saturated, as locally.
+      # from each cell that is neither 0 nor saturated, as locally; when
+      # that takes its count (the least of its cells after) to 0, it is no
+      # longer one of the keys new to the filter. A cell probed twice is
+      # read again after its first decrement, so the least of the values
+      # after is the count after.
       counting_delete: <<~LUA,
         #{STRINGS_LUA}
-        local bad = not_strings(KEYS, KEYS[2])
+        local bad = not_strings(KEYS, {KEYS[2], KEYS[3]})
         if bad then return redis.error_reply(bad) end
         local k, t, max, out = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), {}
         for base = 4, #ARGV, k do
@@ -143,11 +185,17 @@ module Bloomc
             if redis.call('BITFIELD_RO', KEYS[1], 'GET', t, '#' .. ARGV[i])[1] == 0 then counted = 0; break end
           end
           if counted == 1 then
+            local least
             for i = base, base + k - 1 do
               local v = redis.call('BITFIELD_RO', KEYS[1], 'GET', t, '#' .. ARGV[i])[1]
-              if v ~= 0 and v ~= max then redis.call('BITFIELD', KEYS[1], 'INCRBY', t, '#' .. ARGV[i], -1) end
+              if v ~= 0 and v ~= max then
+                redis.call('BITFIELD', KEYS[1], 'INCRBY', t, '#' .. ARGV[i], -1)
+                v = v - 1
+              end
+              if least == nil or v < least then least = v end
             end
             if tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then redis.call('DECR', KEYS[2]) end
+            if least == 0 and tonumber(redis.call('GET', KEYS[3]) or '0') > 0 then redis.call('DECR', KEYS[3]) end
           end
           out[#out + 1] = counted
         end
@@ -159,17 +207,33 @@ module Bloomc
       # two periods; at most 1.5 ttl). A bitmap expires when the third
       # period after its own begins, when no lookup reads it any more, so no
       # stale cell comes back and nothing needs sweeping.
+      #
+      # A key was live when each of its cells is set in one of those three
+      # bitmaps: SETBIT on the current one answers the cell there; the older
+      # two are read only for a cell it did not have, and only until one
+      # cell is found in none of them.
       continuous_add: <<~LUA,
         #{GENERATION_LUA}
         #{STRINGS_LUA}
         local period = tonumber(ARGV[2])
         local gen = generation(period)
-        local key = generation_key(gen)
-        local bad = not_strings({key, KEYS[2]}, KEYS[2])
+        local key, older, last = generation_key(gen), generation_key(gen - 1), generation_key(gen - 2)
+        local bad = not_strings({key, older, last, KEYS[2]}, {KEYS[2]})
         if bad then return redis.error_reply(bad) end
-        for i = 3, #ARGV do redis.call('SETBIT', key, ARGV[i], 1) end
+        local k, out = tonumber(ARGV[1]), {}
+        for base = 3, #ARGV, k do
+          local live = 1
+          for i = base, base + k - 1 do
+            if redis.call('SETBIT', key, ARGV[i], 1) == 0 and live == 1
+               and redis.call('GETBIT', older, ARGV[i]) == 0 and redis.call('GETBIT', last, ARGV[i]) == 0 then
+              live = 0
+            end
+          end
+          out[#out + 1] = 1 - live
+        end
         redis.call('PEXPIREAT', key, (gen + 3) * period)
-        return redis.call('INCRBY', KEYS[2], (#ARGV - 2) / tonumber(ARGV[1]))
+        redis.call('INCRBY', KEYS[2], #out)
+        return out
       LUA
       continuous_lookup: <<~LUA,
         #{GENERATION_LUA}
@@ -189,6 +253,17 @@ module Bloomc
           out[#out + 1] = found
         end
         return out
+      LUA
+      # The bits set in any live generation (KEYS[2]: a scratch key of the
+      # shard's, written and deleted within the call), for the estimate of
+      # the live keys.
+      continuous_live_bits: <<~LUA,
+        #{GENERATION_LUA}
+        local gen = generation(tonumber(ARGV[1]))
+        redis.call('BITOP', 'OR', KEYS[2], generation_key(gen), generation_key(gen - 1), generation_key(gen - 2))
+        local set = redis.call('BITCOUNT', KEYS[2])
+        redis.call('DEL', KEYS[2])
+        return set
       LUA
       continuous_clear: <<~LUA,
         #{GENERATION_LUA}
@@ -226,7 +301,10 @@ module Bloomc
     class Filter
       # Parameters stored in the meta hash, in this order.
       META = %w[kind m k seed hash shards width period_ms].freeze
-      private_constant :META
+      # Stored beside them when the filter was created from capacity: and
+      # error_rate: (earlier bloomc versions did not store them).
+      LIMITS = %w[capacity error_rate].freeze
+      private_constant :META, :LIMITS
 
       # @return [Redis, Redis::Cluster] the client
       attr_reader :redis
@@ -242,19 +320,36 @@ module Bloomc
       # @return [Integer] cells per key
       def k = @layout.k
 
-      # Adds +key+ (a String, Symbol or Integer). Returns what the local
-      # filter's add does: the BloomFilter its size after the add (as
-      # bloombroom; a sharded one sums its shards' counts in a second round
-      # trip, so with other writers that is the size some time after), the
-      # others self.
-      # @return [Integer, self]
+      # @return [Integer, Float, nil] the capacity: the filter was created
+      #   with; nil for one created from m: and k:, or by an earlier bloomc
+      attr_reader :capacity
+
+      # @return [Float, nil] the error_rate: the filter was created with;
+      #   nil as capacity
+      attr_reader :error_rate
+
+      # Whether more keys new to the filter have been added than its
+      # capacity, so that lookups now answer falsely more often than its
+      # error_rate; false when capacity is nil. The add scripts count the
+      # keys that were new (those add? calls new) exactly, beside the size;
+      # a counting delete that takes a key's count to 0 uncounts it. A key
+      # that was a false positive when added is not counted, and writers of
+      # earlier bloomc versions count nothing; from_local starts the count
+      # at an estimate. (ContinuousBloomFilter: an estimate of the live keys.)
+      # @return [Boolean]
+      def over_capacity?
+        return false unless capacity
+
+        counter_sum("distinct") > capacity
+      end
+
+      # Adds +key+ (a String, Symbol or Integer).
+      # @return [self] so that adds chain: filter << a << b
       def add(key)
         writable!
         shard, cells = @layout.locate(key)
-        count = script(add_script, add_keys(shard), [k, *add_argv, *cells])
-        return self unless add_returns_size?
-
-        shards == 1 ? count : size # the shard's count is not the filter's size
+        script(add_script, add_keys(shard), [k, *add_argv, *cells], once: true)
+        self
       end
       alias << add
 
@@ -266,12 +361,39 @@ module Bloomc
       end
       alias [] include?
 
+      # Adds +key+, as add, and says whether it was new, as Set#add? does:
+      # for a BloomFilter, whether a cell changed; for a CountingBloomFilter,
+      # whether the key's count was 0; for a ContinuousBloomFilter, whether
+      # it was not live (the add refreshes a live key either way). One round
+      # trip, one script, one pass over the cells.
+      # @return [self, nil] self when the key was new, nil when it was
+      #   probably present (false positives at the filter's rate)
+      def add?(key)
+        writable!
+        shard, cells = @layout.locate(key)
+        script(add_script, add_keys(shard), [k, *add_argv, *cells], once: true).first == 1 ? self : nil
+      end
+
       # Adds every key of +keys+ (any Enumerable), pipelined.
       # @return [self]
       def add_all(keys)
         writable!
-        each_call(keys, add_script, method(:add_keys), add_argv) { nil }
+        each_call(keys, add_script, method(:add_keys), add_argv, once: true) { nil }
         self
+      end
+
+      # Adds every key of +keys+ (any Enumerable), pipelined as add_all, and
+      # returns those that were new, as add? says: the same objects, in
+      # their order. A key given more than once is new at most once, at its
+      # first occurrence.
+      # @return [Array<String, Symbol, Integer>]
+      def add_new(keys)
+        writable!
+        new = []
+        given = each_call(keys, add_script, method(:add_keys), add_argv, once: true, keep: true) do |indexes, result|
+          indexes.each_with_index { |at, i| new << at if result[i] == 1 }
+        end
+        new.sort!.map! { |at| given[at] }
       end
 
       # @return [Array<Boolean>] include? of each key, in order
@@ -293,16 +415,13 @@ module Bloomc
       def any_include?(keys) = include_all(keys).any?
 
       # @return [Integer] keys added (less deleted, for a counting filter)
-      def size
-        counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, "count")) } } }
-        counts.sum(&:to_i)
-      end
+      def size = counter_sum("count")
 
-      # Removes every cell and the count; the parameters stay.
+      # Removes every cell and the counts; the parameters stay.
       # @return [self]
       def clear
         writable!
-        guarded { redis.pipelined { |pipe| Array.new(shards) { |i| clear_shard(pipe, i) } } }
+        write_all(Array.new(shards) { |i| clear_command(i) })
         self
       end
 
@@ -311,7 +430,7 @@ module Bloomc
       def destroy
         writable!
         clear
-        guarded { redis.del(meta_key) }
+        write("DEL", meta_key)
         nil
       end
 
@@ -319,6 +438,22 @@ module Bloomc
 
       # @return [String] to_local's dump (Bloomc.load reads it; unsharded only)
       def dump(compress: false) = to_local.dump(compress: compress)
+
+      # A filter opened from +shape+, which may record limits (from_local).
+      def self.opened(redis, name, shards: nil, **shape) = allocate.tap { |filter| filter.send(:open, redis, name, shape, shards) }
+
+      # [capacity, error_rate] of a local filter that has them (nil when it
+      # has none: built from m and k, or by a bloomc without them).
+      def self.limits_of(filter)
+        limits = %i[capacity error_rate].map { |reader| filter.public_send(reader) if filter.respond_to?(reader) }
+        limits.all? ? limits : nil
+      end
+
+      # The keys new to a local filter, as far as its fill tells: the keys
+      # that fill implies, at most the keys it counted.
+      def self.distinct_of(filter) = [filter.size, filter.estimated_count].min.round
+
+      private_class_method :opened, :limits_of, :distinct_of
 
       private
 
@@ -334,7 +469,8 @@ module Bloomc
       end
 
       # Resolves the shape (or reads it from Redis when none is given),
-      # checks it against the stored one and builds the layout.
+      # checks it against the stored one and builds the layout. shape[:limits]
+      # ([capacity, error_rate]) records limits beside an m and k given.
       def open(redis, name, shape, shards)
         raise TypeError, "redis must be a client of the redis gem (Redis or Redis::Cluster), not #{redis.class}" unless redis.is_a?(::Redis)
         unless name.is_a?(String) && !name.empty? && !name.match?(/[{}]/)
@@ -350,11 +486,48 @@ module Bloomc
         unless stored["kind"] == kind
           raise ArgumentError, "the filter #{name.inspect} in Redis is a #{stored['kind']}, not a #{kind}"
         end
-        if asked && (diff = META.find { |field| asked[field] != stored[field] })
-          raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} " \
-                               "(#{stored[diff]}, asked for #{asked[diff]})"
-        end
+        check_asked(asked, stored, shape) if asked
         adopt(stored)
+      end
+
+      # The stored parameters must be those asked for. An m and k from
+      # capacity: and error_rate: may be those Bloomc.sizing_arguments picks
+      # or those BloomHelper.find_m_k does, as bloomc sized filters before
+      # (a filter an earlier version created has them and no capacity or
+      # error_rate in its meta); capacity and error_rate are compared when
+      # both sides have them (a filter opened by m: and k: keeps its own).
+      def check_asked(asked, stored, shape)
+        if shape[:capacity] && sizings(shape).include?(stored.values_at("m", "k").map { |v| Integer(v, 10, exception: false) })
+          asked = asked.merge("m" => stored["m"], "k" => stored["k"])
+        end
+        diff = META.find { |field| asked[field] != stored[field] } ||
+               LIMITS.find { |field| asked.key?(field) && stored.key?(field) && asked[field] != stored[field] }
+        return unless diff
+
+        raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} " \
+                             "(#{stored[diff]}, asked for #{asked[diff]})"
+      end
+
+      # The [m, k] that capacity: and error_rate: may have given.
+      def sizings(shape)
+        capacity, error_rate = shape.values_at(:capacity, :error_rate)
+        [Bloomc.sizing_arguments(nil, nil, capacity, error_rate), BloomHelper.find_m_k(capacity, error_rate)]
+      end
+
+      # The limits to store: capacity: and error_rate: as given (a whole
+      # capacity as an Integer), or shape[:limits].
+      def limits_meta(shape)
+        capacity, error_rate = shape[:capacity] ? shape.values_at(:capacity, :error_rate) : shape[:limits]
+        return {} unless capacity && error_rate
+
+        capacity = capacity.is_a?(Integer) || (capacity.finite? && capacity == capacity.round) ? capacity.round : Float(capacity)
+        { "capacity" => capacity.to_s, "error_rate" => Float(error_rate).to_s }
+      end
+
+      # The sum of a counter over the shards.
+      def counter_sum(part)
+        counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, part)) } } }
+        counts.sum(&:to_i)
       end
 
       def adopt(meta)
@@ -366,6 +539,7 @@ module Bloomc
         checked_m(@m, @shards, width)
         # Bit cells (bloom, continuous) at bit offsets; counters at indexes.
         @layout = RedisLayout.new(-(-@m / @shards), k, seed, hash, @shards, kind != "counting")
+        adopt_limits(*meta.values_at(*LIMITS))
         adopt_extra(meta)
       rescue ArgumentError, TypeError, RangeError => e
         raise FormatError, "the filter #{name.inspect} in Redis has unusable parameters (#{e.message})"
@@ -373,12 +547,23 @@ module Bloomc
 
       def adopt_extra(_meta) = nil
 
+      def adopt_limits(capacity, error_rate)
+        if capacity
+          @capacity = capacity.match?(/\A\d+\z/) ? Integer(capacity, 10) : Float(capacity, exception: false)
+          raise ArgumentError, "capacity #{capacity}" unless @capacity&.positive? && @capacity.finite?
+        end
+        return unless error_rate
+
+        @error_rate = Float(error_rate, exception: false)
+        raise ArgumentError, "error_rate #{error_rate}" unless @error_rate&.positive? && @error_rate < 1
+      end
+
       # The stored parameters (Strings, as Redis returns them), created from
       # +asked+ when there are none; nil when there are none and no +asked+.
       def stored_meta(asked)
         return guarded { redis.hgetall(meta_key) }.then { |h| h.empty? ? nil : h } unless asked
 
-        pairs = script(:meta, [meta_key], META.flat_map { |f| [f, asked[f]] })
+        pairs = script(:meta, [meta_key], asked.flat_map { |field, value| [field, value] }, once: true)
         pairs.empty? ? asked : pairs.each_slice(2).to_h
       rescue CommandError => e
         raise unless e.message.include?("WRONGTYPE")
@@ -402,7 +587,7 @@ module Bloomc
 
       def shard_key(shard, part) = "bloomc:{#{name}:#{shard}}:#{part}"
 
-      def add_keys(shard) = [shard_key(shard, "cells"), shard_key(shard, "count")]
+      def add_keys(shard) = [shard_key(shard, "cells"), shard_key(shard, "count"), shard_key(shard, "distinct")]
 
       def lookup_keys(shard) = [shard_key(shard, "cells")]
 
@@ -412,23 +597,24 @@ module Bloomc
 
       def inspect_extra = ""
 
-      def add_returns_size? = false
-
       # A lookup script's answer for one key.
       def present?(answer) = answer == 1
 
-      def clear_shard(pipe, shard)
-        pipe.del(shard_key(shard, "cells"), shard_key(shard, "count"))
-      end
+      def clear_command(shard) = ["DEL", shard_key(shard, "cells"), shard_key(shard, "count"), shard_key(shard, "distinct")]
 
       # Groups keys by shard, CELLS_PER_CALL to a script call, all calls in
-      # one pipeline; yields each call's key indexes and result.
-      def each_call(keys, name, keys_of, argv, &block)
+      # one pipeline; yields each call's key indexes and result. Every key
+      # is located before anything is sent, so a bad one writes nothing.
+      # With +keep+, returns the keys in their order (an Enumerable may be
+      # gone through only once). +once+: the calls write (see send_once).
+      def each_call(keys, name, keys_of, argv, once: false, keep: false, &block)
         raise TypeError, "keys must be Enumerable, not #{keys.class}" unless keys.is_a?(Enumerable)
 
         groups = Hash.new { |h, shard| h[shard] = [[], []] }
+        given = [] if keep
         keys.each_with_index do |key, at|
           shard, cells = @layout.locate(key)
+          given << key if keep
           group = groups[shard]
           group[0] << at
           group[1].concat(cells)
@@ -439,16 +625,18 @@ module Bloomc
             [slice, keys_of.call(shard), [k, *argv, *cells[i * per_call * k, slice.size * k]]]
           end
         end
-        pipelined_scripts(name, calls).each_with_index { |result, i| block.call(calls[i][0], result) }
+        pipelined_scripts(name, calls, once: once).each_with_index { |result, i| block.call(calls[i][0], result) }
+        given
       end
 
       CHUNK = 1 << 20 # bytes per SETRANGE or GETRANGE: no command holds Redis long
 
-      # An unsharded filter's cells string and count, replaced by +bytes+
-      # (the cells as Redis keeps them) and +count+.
-      def write_cells(bytes, count)
+      # An unsharded filter's cells string and counts, replaced by +bytes+
+      # (the cells as Redis keeps them), +count+ (the size) and +distinct+
+      # (the keys new to it).
+      def write_cells(bytes, count, distinct)
         replace_string(shard_key(0, "cells"), bytes)
-        guarded { redis.set(shard_key(0, "count"), count) }
+        write_all([["SET", shard_key(0, "count"), count], ["SET", shard_key(0, "distinct"), distinct]])
       end
 
       # An unsharded filter's cells string, +width+ bits a cell.
@@ -461,13 +649,11 @@ module Bloomc
       # has passed by the end of the writing, the key is deleted instead.
       def replace_string(key, bytes, expire_at: nil)
         staging = "#{key}:loading"
-        guarded do
-          redis.del(staging)
-          (0...bytes.bytesize).step(CHUNK) { |at| redis.setrange(staging, at, bytes.byteslice(at, CHUNK)) }
-        end
-        return guarded { redis.rename(staging, key) } unless expire_at
+        write("DEL", staging)
+        (0...bytes.bytesize).step(CHUNK) { |at| write("SETRANGE", staging, at, bytes.byteslice(at, CHUNK)) }
+        return write("RENAME", staging, key) unless expire_at
 
-        script(:install_expiring, [staging, key], [expire_at])
+        script(:install_expiring, [staging, key], [expire_at], once: true)
       end
 
       # The first +length+ bytes of key's string, each chunk padded to its
@@ -482,8 +668,19 @@ module Bloomc
         end
       end
 
-      # One script call (EVALSHA, loading the script when the server lacks it).
-      def script(name, keys, argv)
+      # One script call (EVALSHA, loading the script when the server lacks
+      # it); a write (+once+) is sent at most once (see send_once).
+      def script(name, keys, argv, once: false)
+        if once
+          command = ["EVALSHA", SHAS.fetch(name), keys.size, *keys, *argv]
+          result = send_once([command], exception: false).first
+          if no_script?(result) # it did not run
+            guarded { redis.script(:load, SCRIPTS.fetch(name)) }
+            result = send_once([command], exception: false).first
+          end
+          return result.is_a?(StandardError) ? guarded { raise result } : result
+        end
+
         guarded do
           redis.evalsha(SHAS.fetch(name), keys: keys, argv: argv)
         rescue ::Redis::CommandError, ::RedisClient::CommandError => e
@@ -495,20 +692,59 @@ module Bloomc
       end
 
       # Script calls in one pipeline; the calls a server refused for lack of
-      # the script (they did not run) run again once it is loaded.
-      def pipelined_scripts(name, calls)
+      # the script (they did not run) run again once it is loaded. Writes
+      # (+once+) are sent at most once each.
+      def pipelined_scripts(name, calls, once: false)
         sha = SHAS.fetch(name)
-        results = guarded do
-          redis.pipelined(exception: false) { |pipe| calls.each { |_, keys, argv| pipe.evalsha(sha, keys: keys, argv: argv) } }
+        run = lambda do |list|
+          if once
+            send_once(list.map { |_, keys, argv| ["EVALSHA", sha, keys.size, *keys, *argv] }, exception: false)
+          else
+            guarded { redis.pipelined(exception: false) { |pipe| list.each { |_, keys, argv| pipe.evalsha(sha, keys: keys, argv: argv) } } }
+          end
         end
+        results = run.call(calls)
         missing = results.each_index.select { |i| no_script?(results[i]) }
         unless missing.empty?
           guarded { redis.script(:load, SCRIPTS.fetch(name)) }
-          again = guarded { redis.pipelined { |pipe| missing.each { |i| pipe.evalsha(sha, keys: calls[i][1], argv: calls[i][2]) } } }
+          again = run.call(missing.map { |i| calls[i] })
           missing.each_with_index { |i, j| results[i] = again[j] }
         end
         guarded { results.each { |result| raise result if result.is_a?(StandardError) } }
         results
+      end
+
+      # A command that changes the filter, sent at most once; its answer.
+      def write(*command) = send_once([command]).first
+
+      # Commands that change the filter, in one pipeline, each sent at most
+      # once.
+      def write_all(commands) = send_once(commands)
+
+      # Sends +commands+ (Arrays) in one pipeline that the client sends at
+      # most once: after a timeout or a broken connection the caller gets
+      # ConnectionError (the write may or may not have run), and the command
+      # is never sent again. redis-rb 5 (through redis-client) reconnects and
+      # sends a command again after a read timeout, by default once
+      # (reconnect_attempts); a command that did reach a server that was
+      # only slow then runs twice: a counting delete took a count of 2 to 0,
+      # adds inflated counts and told add? that a new key was present. A
+      # script of ours is not idempotent, and a token per call that a script
+      # records and checks would cost a key of memory per write for as long
+      # as a retry might come (which the client's settings decide, not us),
+      # so writes go as redis-client's call_once, its own mark for a command
+      # not to retry, in a pipeline: a Redis::Cluster's router sends a
+      # single command again after a timeout even as call_once, but its
+      # pipelines, like redis-client's, do not retry a call_once. The
+      # client's own lock (redis-rb's Redis#synchronize) is held, as for
+      # every command redis-rb sends. Reads are sent as usual and may be
+      # retried.
+      def send_once(commands, exception: true)
+        guarded do
+          redis.send(:synchronize) do |client|
+            client.pipelined(exception: exception) { |pipe| commands.each { |command| pipe.call_once_v(command) } }
+          end
+        end
       end
 
       # The server lacks the script (a restart, SCRIPT FLUSH, a new node).
@@ -539,18 +775,23 @@ module Bloomc
       end
 
       # A Redis filter holding a local Bloomc::BloomFilter's bits (an
-      # unsharded filter: its cells string is the local filter's bytes).
+      # unsharded filter: its cells string is the local filter's bytes), its
+      # size, its capacity and error_rate if it has them, and as the count
+      # of keys new to it (over_capacity?) the number its fill implies (the
+      # local filter does not keep one), at most its size.
       # @return [Bloomc::Redis::BloomFilter]
       def self.from_local(redis, name, filter)
         raise TypeError, "a Bloomc::BloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::BloomFilter)
 
-        copy = new(redis, name, m: filter.m, k: filter.k, seed: filter.seed, hash: filter.hash_function)
+        copy = opened(redis, name, m: filter.m, k: filter.k, seed: filter.seed, hash: filter.hash_function, limits: limits_of(filter))
         fields, body = filter.send(:export_core)
-        copy.send(:write_cells, body.byteslice(0, (filter.m + 7) / 8), fields[4])
+        copy.send(:write_cells, body.byteslice(0, (filter.m + 7) / 8), fields[4], distinct_of(filter))
         copy
       end
 
-      # A local Bloomc::BloomFilter with this filter's bits (unsharded only).
+      # A local Bloomc::BloomFilter with this filter's bits and size
+      # (unsharded only; not its capacity, error_rate or count of new keys,
+      # which a local filter built from m and k does not take).
       # @return [Bloomc::BloomFilter]
       def to_local
         unsharded!
@@ -567,8 +808,6 @@ module Bloomc
 
       def kind = "bloom"
 
-      def add_returns_size? = true
-
       def add_script = :bits_add
 
       def lookup_script = :bits_lookup
@@ -579,7 +818,7 @@ module Bloomc
         hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
         RedisLayout.new(m, k, seed, hash, 1, true) # checks m, k and seed
         { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
-          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => "0" }
+          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => "0", **limits_meta(shape) }
       end
 
       def adopt_extra(meta)
@@ -608,7 +847,7 @@ module Bloomc
       def delete(key)
         writable!
         shard, cells = @layout.locate(key)
-        script(:counting_delete, add_keys(shard), [k, "u#{width}", max, *cells]).first == 1
+        script(:counting_delete, add_keys(shard), [k, "u#{width}", max, *cells], once: true).first == 1
       end
       alias remove delete
 
@@ -619,18 +858,22 @@ module Bloomc
         script(:counting_count, lookup_keys(shard), [k, "u#{width}", *cells]).first
       end
 
-      # A Redis filter with a local Bloomc::CountingBloomFilter's cells.
+      # A Redis filter with a local Bloomc::CountingBloomFilter's cells and
+      # size; its capacity, error_rate and count of new keys as
+      # BloomFilter.from_local.
       # @return [Bloomc::Redis::CountingBloomFilter]
       def self.from_local(redis, name, filter)
         raise TypeError, "a Bloomc::CountingBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::CountingBloomFilter)
 
-        copy = new(redis, name, m: filter.m, k: filter.k, width: filter.width, seed: filter.seed)
+        copy = opened(redis, name, m: filter.m, k: filter.k, width: filter.width, seed: filter.seed, limits: limits_of(filter))
         fields, body = filter.send(:export_core)
-        copy.send(:write_cells, RedisLayout.cells_to_redis(body.byteslice(0, (filter.m * filter.width + 7) / 8), filter.m, filter.width), fields[4])
+        copy.send(:write_cells, RedisLayout.cells_to_redis(body.byteslice(0, (filter.m * filter.width + 7) / 8), filter.m, filter.width), fields[4],
+                  distinct_of(filter))
         copy
       end
 
-      # A local Bloomc::CountingBloomFilter with these cells (unsharded only).
+      # A local Bloomc::CountingBloomFilter with these cells and size
+      # (unsharded only; as BloomFilter#to_local).
       # @return [Bloomc::CountingBloomFilter]
       def to_local
         unsharded!
@@ -668,7 +911,7 @@ module Bloomc
         seed = shape[:seed] || 0
         RedisLayout.new(m, k, seed, 0, 1, false) # checks m, k and seed
         { "kind" => kind, "m" => checked_m(m, shards, width).to_s, "k" => k.to_s, "seed" => seed.to_s,
-          "hash" => "0", "shards" => shards.to_s, "width" => width.to_s, "period_ms" => "0" }
+          "hash" => "0", "shards" => shards.to_s, "width" => width.to_s, "period_ms" => "0", **limits_meta(shape) }
       end
 
       def adopt_extra(meta)
@@ -701,12 +944,27 @@ module Bloomc
       # @return [Float] seconds a key lives at least
       def ttl = @period_ms * 2 / 1000.0
 
+      # Whether the live keys exceed capacity; false when capacity is nil.
+      # The live keys are an estimate, from the cells set in any live
+      # generation (X of a shard's m, ORed on the server in a scratch key
+      # that the same script deletes): n = -(m / k) ln(1 - X / m), summed
+      # over the shards, as Bloomc::Stats#estimated_count does; a key added
+      # twice counts once, an expired one not at all.
+      # @return [Boolean]
+      def over_capacity?
+        return false unless capacity
+
+        calls = Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "live")], [@period_ms]] }
+        pipelined_scripts(:continuous_live_bits, calls).sum { |set| Stats.estimate(set, @layout.m, k) } > capacity
+      end
+
       # Removes every generation and the count, in one pipeline.
       # @return [self]
       def clear
         writable!
-        pipelined_scripts(:continuous_clear, Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]] })
-        guarded { redis.del(shard_key(0, "slot")) }
+        pipelined_scripts(:continuous_clear, Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "count")], [@period_ms]] },
+                          once: true)
+        write("DEL", shard_key(0, "slot"))
         self
       end
 
@@ -721,7 +979,8 @@ module Bloomc
       def self.from_local(redis, name, filter)
         raise TypeError, "a Bloomc::ContinuousBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::ContinuousBloomFilter)
 
-        copy = new(redis, name, m: filter.m, k: filter.k, ttl: filter.ttl, seed: filter.seed, hash: filter.hash_function)
+        copy = opened(redis, name, m: filter.m, k: filter.k, ttl: filter.ttl, seed: filter.seed, hash: filter.hash_function,
+                             limits: limits_of(filter))
         fields, body = filter.send(:export_core)
         copy.send(:write_generations, RedisLayout.continuous_to_redis(body, filter.m, fields[4]), fields[4])
         copy
@@ -782,7 +1041,7 @@ module Bloomc
         hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
         RedisLayout.new(m, k, seed, hash, 1, true)
         { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
-          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => period_ms.to_s }
+          "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => period_ms.to_s, **limits_meta(shape) }
       end
 
       def adopt_extra(meta)
@@ -810,16 +1069,16 @@ module Bloomc
       # have expired.
       def write_generations(periods, slot)
         gen = server_generation
-        guarded { redis.del(generation_key(gen - 2)) }
+        write("DEL", generation_key(gen - 2))
         periods.each_with_index do |bytes, back|
           key = generation_key(gen + 1 - back)
           if bytes.count("\0") == bytes.bytesize
-            guarded { redis.del(key) }
+            write("DEL", key)
           else
             replace_string(key, bytes, expire_at: (gen + 1 - back + 3) * @period_ms)
           end
         end
-        guarded { redis.set(shard_key(0, "slot"), (slot - 1 - gen) % 15) }
+        write("SET", shard_key(0, "slot"), (slot - 1 - gen) % 15)
       end
     end
   end

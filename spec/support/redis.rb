@@ -26,10 +26,34 @@ module RedisSpecSupport
     "#{e.class}: #{e.message}"
   end
 
+  # Counts what this thread sends while RedisSpecSupport.sends runs: each
+  # command or pipeline, every time a client sends it (a redis-client
+  # middleware, so an attempt the client makes again counts again).
+  module CountSends
+    def call(command, config) = (Thread.current[:bloomc_sends] += 1 if Thread.current[:bloomc_sends]).then { super }
+    def call_pipelined(commands, config) = (Thread.current[:bloomc_sends] += 1 if Thread.current[:bloomc_sends]).then { super }
+  end
+
+  # [the commands and pipelines the block sent, in this thread, each
+  # attempt counted; the Bloomc::Redis::ConnectionError it raised, or nil].
+  def sends
+    Thread.current[:bloomc_sends] = 0
+    error = begin
+      yield
+      nil
+    rescue Bloomc::Redis::ConnectionError => e
+      e
+    end
+    [Thread.current[:bloomc_sends], error]
+  ensure
+    Thread.current[:bloomc_sends] = nil
+  end
+
   # Runs the block (which defines the specs) when a server answers.
   def with_server(what)
     reason = unavailable
     if reason.nil?
+      RedisClient.register(CountSends)
       yield
     elsif required?
       raise "BLOOMC_REDIS_REQUIRED=1 but no Redis at #{url} (#{reason})"

@@ -71,6 +71,19 @@ module RedisServers
     Process.kill(:KILL, pid)
   end
 
+  # Stops the servers of +pids+ (SIGSTOP) while the block runs and for
+  # +seconds+ in all, then continues them (SIGCONT), however the block ends.
+  # A command sent meanwhile waits in the server's socket and runs when the
+  # server goes on, though its client may have given up on it by then.
+  def stopped(pids, seconds)
+    resume_at = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+    pids.each { |pid| Process.kill(:STOP, pid) }
+    yield
+  ensure
+    sleep([resume_at - Process.clock_gettime(Process::CLOCK_MONOTONIC), 0].max) if resume_at
+    pids.each { |pid| Process.kill(:CONT, pid) }
+  end
+
   def alive?(pid)
     Process.kill(0, pid)
     true
