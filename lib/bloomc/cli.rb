@@ -21,12 +21,18 @@ module Bloomc
     # bounds that memory (a few times it at most, beside the filter) when
     # the input has no lines, as /dev/zero or a binary file does. 4 MiB is
     # far beyond a key, a log line or a JSON record, and small beside the
-    # default dedup filter (34 MB).
+    # filter of a large input.
     MAX_LINE = 4 << 20
     TTL_CAPACITY = 1_000_000 # dedup --ttl's default --capacity
+    # Without --capacity, dedup and build grow a ScalableBloomFilter from a
+    # first layer of this many lines: a large input needs few layers (10
+    # million distinct lines take 6), and a small one costs under a
+    # megabyte at build's default --error.
+    GROWING_FROM = 1 << 18
 
     # Filter kinds `build --kind` makes.
-    KINDS = { "bloom" => BloomFilter, "blocked" => BlockedBloomFilter, "counting" => CountingBloomFilter }.freeze
+    KINDS = { "bloom" => BloomFilter, "blocked" => BlockedBloomFilter, "counting" => CountingBloomFilter,
+              "scalable" => ScalableBloomFilter }.freeze
 
     COMMANDS = {
       "dedup" => "write each line not seen before (within --ttl seconds)",
@@ -116,7 +122,8 @@ module Bloomc
         when "dedup"
           o.banner = "Usage: bloomc dedup [--ttl SECONDS] [--capacity N] [--error P] [FILE...]\n" \
                      "Writes each line of the FILEs (or stdin) not seen before; with --ttl, not seen within the\n" \
-                     "last SECONDS (a line seen then is repeated after at most 1.5 x SECONDS)."
+                     "last SECONDS (a line seen then is repeated after at most 1.5 x SECONDS). Without --capacity\n" \
+                     "(and --ttl) the filter grows with the lines; past a --capacity given, a warning says so."
           o.on("--ttl SECONDS", Float, "forget lines after SECONDS (at least #{ContinuousBloomFilter::MIN_TIMER_TTL})") do |v|
             unless v.finite? && v >= ContinuousBloomFilter::MIN_TIMER_TTL
               raise UsageError, "--ttl must be at least #{ContinuousBloomFilter::MIN_TIMER_TTL} seconds, not #{v}"
@@ -124,18 +131,20 @@ module Bloomc
 
             opts[:ttl] = v
           end
-          sizing(o, opts, "distinct lines to hold, with --ttl those within 1.5 x ttl", 10_000_000, 1e-6,
-                 "a new line taken for a repeat", shown: "10000000; #{TTL_CAPACITY} with --ttl")
+          sizing(o, opts, "distinct lines to hold, with --ttl those within 1.5 x ttl", nil, 1e-6,
+                 "a new line taken for a repeat", shown: "none: it grows; #{TTL_CAPACITY} with --ttl")
         when "build"
           o.banner = "Usage: bloomc build [--capacity N] [--error P] [--kind KIND] -o FILTER [FILE...]\n" \
-                     "Builds a filter of the lines of the FILEs (or stdin) and saves it to FILTER."
+                     "Builds a filter of the lines of the FILEs (or stdin) and saves it to FILTER. Without --capacity\n" \
+                     "the filter grows with the lines (a scalable filter); past a --capacity given, a warning says so."
           o.on("-o", "--output FILTER", "where to save it (required)") { |v| opts[:output] = v }
-          o.on("--kind KIND", "#{KINDS.keys.join(', ')} (default bloom)") do |v|
+          o.on("--kind KIND", "#{KINDS.keys.join(', ')} (default scalable; bloom with --capacity)") do |v|
             raise UsageError, "unknown --kind #{v} (#{KINDS.keys.join(', ')})" unless KINDS.key?(v)
 
             opts[:kind] = v
           end
-          sizing(o, opts, "keys to hold", 1_000_000, 0.001, "a false positive")
+          sizing(o, opts, "keys to hold (scalable: its first layer's)", nil, 0.001, "a false positive",
+                 shown: "none: it grows; #{DEFAULT_CAPACITY} for another --kind")
         when "query"
           o.banner = "Usage: bloomc query [--invert] FILTER [KEY...]\n" \
                      "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none."
@@ -151,13 +160,17 @@ module Bloomc
       end
     end
 
+    # build --kind bloom, blocked or counting without --capacity.
+    DEFAULT_CAPACITY = 1_000_000
+
     def sizing(o, opts, what, capacity, error, miss, shown: capacity)
       o.on("--capacity N", "#{what} (default #{shown})") do |v|
         number = Float(v, exception: false) # 1e6 too
         raise UsageError, "--capacity must be a whole number of lines, not #{v}" unless number&.finite? && number == number.floor
 
+        raise UsageError, "--capacity must be at least 1, not #{v}" unless number >= 1
+
         opts[:capacity] = number.to_i
-        @given_capacity = true
       end
       o.on("--error P", Float, "chance of #{miss} at capacity (default #{error})") { |v| opts[:error] = v }
       opts[:capacity] = capacity
@@ -189,19 +202,37 @@ module Bloomc
     def dedup(argv)
       opts, files = parse(argv) || (return OK)
       # Every tick sweeps the whole continuous filter: sized for what a ttl holds.
-      opts[:capacity] = TTL_CAPACITY if opts[:ttl] && !@given_capacity
+      opts[:capacity] ||= TTL_CAPACITY if opts[:ttl]
       filter = if opts[:ttl]
                  ContinuousBloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error], ttl: opts[:ttl]).start_timer
-               else
+               elsif opts[:capacity]
                  BloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error])
+               else
+                 ScalableBloomFilter.new(error_rate: opts[:error], initial_capacity: GROWING_FROM)
                end
       @stdout.sync = true # each chunk's new lines go out as they are found: works in a pipe
       out = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
+      written = 0
       each_chunk(files) do |lines, length|
         filter.send(:dedup_lines, lines, out.clear, length)
-        @stdout.write(out) unless out.empty?
+        next if out.empty?
+
+        @stdout.write(out)
+        written += out.count("\n")
       end
+      warn_past_capacity(filter, "#{written} lines were new to a filter sized for --capacity #{filter.capacity} lines",
+                         "a new line was taken for a repeat and dropped")
       OK
+    end
+
+    # One line on stderr when a filter holds more keys than its --capacity:
+    # its false-positive rate is then past the --error asked for.
+    def warn_past_capacity(filter, what, miss)
+      return unless filter.over_capacity?
+
+      @stderr.puts("bloomc #{@command}: warning: #{what}; past it, the false-positive rate reached " \
+                   "#{format('%.3g', filter.false_positive_rate)} (#{miss} at that rate), above --error " \
+                   "#{format('%g', filter.error_rate)}: give a larger --capacity, or none for a filter that grows")
     end
 
     def build(argv)
@@ -209,11 +240,23 @@ module Bloomc
       raise UsageError, "-o FILTER is required" unless opts[:output]
 
       output = output_path(opts[:output])
-      filter = KINDS.fetch(opts[:kind] || "bloom").new(capacity: opts[:capacity], error_rate: opts[:error])
+      filter = new_filter(opts[:kind] || (opts[:capacity] ? "bloom" : "scalable"), opts)
       each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) }
+      if filter.respond_to?(:distinct, true)
+        warn_past_capacity(filter, "#{filter.send(:distinct)} keys were new to a filter sized for --capacity #{filter.capacity}",
+                           "a key never added is found")
+      end
       save(filter, output, opts[:output])
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
       OK
+    end
+
+    # build's filter of KIND from --capacity (a scalable filter's first
+    # layer) and --error.
+    def new_filter(kind, opts)
+      return ScalableBloomFilter.new(error_rate: opts[:error], initial_capacity: opts[:capacity] || GROWING_FROM) if kind == "scalable"
+
+      KINDS.fetch(kind).new(capacity: opts[:capacity] || DEFAULT_CAPACITY, error_rate: opts[:error])
     end
 
     def query(argv)
@@ -284,15 +327,27 @@ module Bloomc
       raise UsageError, "give one FILTER" unless paths.size == 1
 
       filter = load(paths.first)
-      rows = { "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m, "k" => filter.k }
+      rows = { "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
+      rows["k"] = filter.k if filter.respond_to?(:k)
       rows["width"] = filter.width if filter.respond_to?(:width)
       rows["ttl"] = filter.ttl if filter.respond_to?(:ttl)
+      if filter.is_a?(ScalableBloomFilter)
+        rows["layers"] = filter.layers.map { |l| "#{l.count}/#{l.capacity} (m=#{l.m} k=#{l.k})" }.join(", ")
+        rows["error rate"] = filter.error_rate
+      end
+      rows["capacity"] = filter.capacity if filter.capacity
       rows["keys added"] = filter.size if filter.respond_to?(:size)
       rows["fill"] = format("%.4f%%", filter.fill_ratio * 100)
       estimate = filter.estimated_count
       rows["estimated count"] = estimate.finite? ? estimate.round : "saturated (every cell set)"
       rows["false-positive rate"] = format("%.3g", filter.false_positive_rate)
       rows["size on disk"] = "#{File.size(paths.first)} bytes"
+      if filter.over_capacity?
+        rows["over capacity"] = "yes: more keys than it was sized for, so its false-positive rate is above " \
+                                "#{filter.error_rate}"
+        @stderr.puts("bloomc info: warning: #{paths.first} holds more keys than its capacity; its false-positive rate " \
+                     "is #{format('%.3g', filter.false_positive_rate)}, above the #{filter.error_rate} it was sized for")
+      end
       say(rows.map { |name, value| "#{name}: #{value}" }.join("\n"))
     end
 

@@ -66,8 +66,7 @@ module Bloomc
         raise TypeError, "#{name} must be an Integer, not #{v.class}" unless v.is_a?(Integer)
         raise ArgumentError, "#{name} must be in #{range}, got #{v}" unless range.cover?(v)
       end
-      raise TypeError, "error_rate must be a number, not #{error_rate.class}" unless real[error_rate]
-      raise ArgumentError, "error_rate must be in (0, 1), got #{error_rate}" unless error_rate.positive? && error_rate < 1
+      BloomHelper.send(:check_error_rate, error_rate)
 
       whole["initial_capacity", initial_capacity, 1..2**60]
       raise TypeError, "growth must be a number, not #{growth.class}" unless real[growth]

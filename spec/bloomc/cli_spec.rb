@@ -118,8 +118,64 @@ RSpec.describe "exe/bloomc" do
       run("build", "--capacity", "1000", "--error", "0.01", "-o", path("k.bloom"), path("k.txt"))
       out, err, status = run("info", path("k.bloom"))
       expect([err, status]).to eq(["", 0])
-      expect(out).to match(/\Akind: BloomFilter\nm: 9594\nk: 7\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
+      expect(out).to match(/\Akind: BloomFilter\nm: 9594\nk: 7\ncapacity: 1000\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
       expect(out).to include("false-positive rate: 0.0", "size on disk: #{File.size(path('k.bloom'))} bytes")
+    end
+  end
+
+  # Issue 19: no line lost without a word. Without --capacity the filter
+  # grows; past a --capacity given, one warning line.
+  describe "capacity" do
+    # More distinct lines than the growing filter's first layer holds.
+    many = Array.new(Bloomc::CLI::GROWING_FROM + 40_000) { |i| "line-#{i}" }.freeze
+
+    it "dedup without --capacity writes every distinct line of an input larger than its first layer, silently" do
+      input = write("many.txt", (many + many.first(1000) + many.last(1000)).map { |line| "#{line}\n" }.join)
+      out, err, status = run("dedup", input)
+      expect([err, status]).to eq(["", 0])
+      expect(out.split("\n")).to eq(many)
+    end
+
+    it "dedup past --capacity writes one warning line: how many lines came in new, and the rate reached" do
+      input = write("words.txt", many.first(50_000).map { |line| "#{line}\n" }.join)
+      out, err, status = run("dedup", "--capacity", "10000", "--error", "0.01", input)
+      expect(status).to eq(0)
+      written = out.count("\n")
+      expect(written).to be_between(10_001, 49_999)
+      expect(err.lines.size).to eq(1)
+      expect(err).to match(/\Abloomc dedup: warning: #{written} lines were new to a filter sized for --capacity 10000 lines; past it, the false-positive rate reached 0\.\d+ .*above --error 0\.01: give a larger --capacity/)
+      # within capacity: quiet
+      expect(run("dedup", "--capacity", "60000", input)[1]).to eq("")
+      # --ttl sizes by --capacity too, and warns alike from the live keys' estimate
+      expect(run("dedup", "--ttl", "60", "--capacity", "10000", "--error", "0.01", input)[1]).to include("warning: ")
+    end
+
+    it "build past --capacity warns, and info reports the filter past its capacity" do
+      input = write("keys.txt", many.first(5000).map { |line| "#{line}\n" }.join)
+      _, err, status = run("build", "--capacity", "1000", "-o", path("small.bloom"), input)
+      expect(status).to eq(0)
+      expect(err).to match(/\Abloomc build: warning: \d+ keys were new to a filter sized for --capacity 1000; past it/)
+      out, err, status = run("info", path("small.bloom"))
+      expect(status).to eq(0)
+      expect(out).to include("capacity: 1000\n", "over capacity: yes")
+      expect(err).to match(/\Abloomc info: warning: .*small\.bloom holds more keys than its capacity; its false-positive rate is 0\.\d+, above the 0\.001/)
+      run("build", "--capacity", "10000", "-o", path("roomy.bloom"), input)
+      out, err, = run("info", path("roomy.bloom"))
+      expect([out.include?("over capacity"), err]).to eq([false, ""])
+    end
+
+    it "build without --capacity saves a scalable filter that holds every key; --kind scalable takes --capacity as its first layer" do
+      input = write("many.txt", many.map { |line| "#{line}\n" }.join)
+      expect(run("build", "-o", path("grown.bloom"), input)).to eq(["", "", 0])
+      grown = Bloomc.load_file(path("grown.bloom"))
+      expect(grown).to be_a(Bloomc::ScalableBloomFilter)
+      expect([grown.layers.size, grown.error_rate, grown.all_include?(many)]).to eq([2, 0.001, true])
+      out, err, = run("info", path("grown.bloom"))
+      expect(err).to eq("")
+      expect(out).to match(/\Akind: ScalableBloomFilter\nm: \d+\nlayers: 262144\/262144 \(m=\d+ k=\d+\), 3\d{4}\/524288 \(m=\d+ k=\d+\)\nerror rate: 0.001\n/)
+      expect(run("build", "--kind", "scalable", "--capacity", "100", "-o", path("s.bloom"), input)[2]).to eq(0)
+      expect(Bloomc.load_file(path("s.bloom")).initial_capacity).to eq(100)
+      expect(run("query", "--invert", path("s.bloom"), input: many.first(3000).join("\n"))).to eq(["", "", 1])
     end
   end
 
@@ -316,7 +372,8 @@ RSpec.describe "exe/bloomc" do
         %w[build -o /no/such/dir/f.bloom x] => %r{\Abloomc build: /no/such/dir/f.bloom: no such directory\n\z},
         ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
         %w[build x.txt] => /\Abloomc build: -o FILTER is required\n\z/,
-        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting\)\n\z/,
+        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, scalable\)\n\z/,
+        %w[dedup --capacity 0] => /\Abloomc dedup: --capacity must be at least 1, not 0\n\z/,
         %w[query] => /\Abloomc query: give a FILTER to query\n\z/,
         ["query", "/no/such.bloom", "k"] => %r{No such file or directory\n\z},
         %w[merge a b] => /\Abloomc merge: -o OUT is required\n\z/,
