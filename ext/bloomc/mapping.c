@@ -224,6 +224,10 @@ void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type)
     rb_define_private_method(klass, "check_mapped_length", mapping_check_length, 2);
     rb_define_private_method(klass, "mapped_body_crc", mapping_body_crc, 1);
     rb_define_method(klass, "mapped?", mapping_mapped_p, 0);
-    VALUE mapped = rb_define_module_under(rb_define_module("Bloomc"), "Mapped");
+}
+
+void bloomc_init_mapped(VALUE mBloomc)
+{
+    VALUE mapped = rb_define_module_under(mBloomc, "Mapped");
     rb_define_private_method(rb_singleton_class(mapped), "hand_back_after_fork", mapping_hand_back_after_fork, 0);
 }
