@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "io/nonblock"
+
 module Bloomc
   # Another process (or another open in this one) has the file open for
   # writing.
@@ -33,6 +35,8 @@ module Bloomc
       # @return [self] mapped: #flush and #close
       # @raise [Bloomc::LockedError] when the file is open for writing elsewhere
       # @raise [Bloomc::FormatError] when the file is not a filter of this class
+      # @raise [ArgumentError] when +path+ is a FIFO, a socket, a device or a
+      #   directory (refused at once: an open never waits on one)
       # @raise [Bloomc::Error] outside the main Ractor
       def open(path, readonly: false, verify: true, **shape)
         filter = Mapped.open(self, path, readonly, verify, shape)
@@ -169,6 +173,11 @@ module Bloomc
       raise ArgumentError, "#{path} holds a filter of different #{diff} (#{mine[diff].inspect}, asked for #{asked[diff].inspect})"
     end
 
+    # What open calls the file types it refuses (File::Stat#ftype).
+    IRREGULAR = { "fifo" => "a FIFO", "socket" => "a socket", "characterSpecial" => "a character device",
+                  "blockSpecial" => "a block device", "directory" => "a directory" }.freeze
+    private_constant :IRREGULAR
+
     class << self
       # @api private
       def open(klass, path, readonly, verify, shape)
@@ -176,8 +185,11 @@ module Bloomc
         # list of them is the main Ractor's.
         raise Error, "mapped filters open in the main Ractor only" unless Ractor.current == Ractor.main
 
-        path = File.expand_path(path)
-        path = File.realdirpath(path) if File.symlink?(path) # the file a link names, created there if need be
+        given = File.expand_path(path)
+        path = File.symlink?(given) ? File.realdirpath(given) : given # the file a link names, created there if need be
+        # Before any open: opening a device can do something (a tape
+        # rewinds, a watchdog arms). open_regular checks again what it opened.
+        check_regular(given, path)
         return open_file(klass, path, readonly, verify, shape) if readonly
 
         3.times do # a file deleted or replaced between its open and its lock: again
@@ -191,7 +203,7 @@ module Bloomc
 
       # The filter, or nil when the file locked is no longer the one at path.
       def open_file(klass, path, readonly, verify, shape)
-        file, created = readonly ? [File.open(path, "rb"), false] : open_or_create(path)
+        file, created = readonly ? [open_regular(path, File::RDONLY), false] : open_or_create(path)
         filter = nil
         locked = filled = false
         begin
@@ -234,15 +246,60 @@ module Bloomc
       # open deletes only a file of its own.
       def open_or_create(path)
         3.times do
-          return [File.open(path, File::RDWR | File::CREAT | File::EXCL | File::BINARY, 0o644), true]
+          return [open_regular(path, File::RDWR | File::CREAT | File::EXCL, 0o644), true]
         rescue Errno::EEXIST
           begin
-            return [File.open(path, File::RDWR | File::BINARY), false]
+            return [open_regular(path, File::RDWR), false]
           rescue Errno::ENOENT # deleted in between: create it, again
             next
           end
         end
         raise IOError, "#{path} was created and deleted three times while it was being opened"
+      end
+
+      # ArgumentError unless path is a regular file or nothing (given: the
+      # path as the caller named it, a link to path or path itself).
+      def check_regular(given, path)
+        stat = begin
+          File.stat(path)
+        rescue Errno::ENOENT, Errno::ENOTDIR
+          return
+        end
+        refuse_irregular(given, path, stat) unless stat.file?
+      end
+
+      def refuse_irregular(given, path, stat)
+        what = IRREGULAR.fetch(stat.ftype, stat.ftype)
+        named = given == path ? path : "#{given} -> #{path}"
+        raise ArgumentError, "#{named} is not a regular file (#{what}): open maps regular files only"
+      end
+
+      # The File of path opened with flags, refused (ArgumentError) unless it
+      # is a regular file. Opened with O_NONBLOCK, so that a FIFO put at path
+      # after check_regular cannot block the open (a FIFO opened for reading
+      # waits for a writer), and O_NOCTTY, so that a terminal never becomes
+      # the process's; the descriptor's own fstat decides, then O_NONBLOCK
+      # goes: on a regular file it means nothing, except that Ruby retries an
+      # open a lease refuses (EWOULDBLOCK) until the lease is broken, as a
+      # blocking open waits for it.
+      def open_regular(path, flags, *mode)
+        file = File.open(path, flags | File::NONBLOCK | File::NOCTTY | File::BINARY, *mode)
+        stat = file.stat
+        unless stat.file?
+          file.close
+          refuse_irregular(path, path, stat)
+        end
+        file.nonblock = false
+        file
+      rescue Errno::ENXIO, Errno::EISDIR => e # a socket, a device without its driver; a directory for writing
+        stat = begin
+          File.stat(path)
+        rescue SystemCallError
+          raise e
+        end
+        raise e if stat.file?
+
+        refuse_irregular(path, path, stat)
       end
 
       def same_file?(file, path)

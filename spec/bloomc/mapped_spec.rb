@@ -3,6 +3,8 @@
 require "spec_helper"
 require "tmpdir"
 require "fileutils"
+require "socket"
+require "timeout"
 
 # Filters kept in a memory-mapped file: created or reopened, shared with
 # readers, durable after flush even when the writer is killed, one writer at
@@ -320,6 +322,67 @@ RSpec.describe "memory-mapped filters" do
     File.symlink("target.bloom", path("link.bloom")) # dangling
     Bloomc::BloomFilter.open(path("link.bloom"), m: 1000, k: 3) { |f| f << "a" }
     expect([File.symlink?(path("link.bloom")), Bloomc.load_file(path("target.bloom")).include?("a")]).to eq([true, true])
+  end
+
+  # Opening a FIFO for reading waits for a writer: open must refuse it, and
+  # every other file that is not a regular one, before it can wait or write.
+  describe "a path that is not a regular file" do
+    irregular = {
+      "a FIFO" => [->(dir) { File.mkfifo(File.join(dir, "fifo")).then { "fifo" } }, "a FIFO"],
+      "a symlink to a FIFO" => [->(dir) { File.mkfifo(File.join(dir, "fifo")).then { File.symlink("fifo", File.join(dir, "link")) }.then { "link" } },
+                                "a FIFO"],
+      "a directory" => [->(dir) { Dir.mkdir(File.join(dir, "dir")).then { "dir" } }, "a directory"],
+      "a UNIX socket" => [->(dir) { UNIXServer.new(File.join(dir, "sock")).close.then { "sock" } }, "a socket"],
+      "a character device" => [->(_dir) { "/dev/null" }, "a character device"]
+    }
+
+    # Under a timeout, so that a regression fails instead of hanging the
+    # suite. raced: as if the path had been a regular file, or nothing, when
+    # open checked it, and was replaced before the open itself.
+    def expect_refused(name, what, readonly:, raced:)
+      allow(Bloomc::Mapped).to receive(:check_regular) if raced
+      named = File.expand_path(name, @dir)
+      target = File.realdirpath(named)
+      # The check names the link and its target; the descriptor's fstat, the
+      # file it opened.
+      shown = named == target || raced ? target : "#{named} -> #{target}"
+      before = dir_listing
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      Timeout.timeout(5) do
+        expect { Bloomc::BloomFilter.open(named, readonly: readonly, m: 1000, k: 3) }
+          .to raise_error(ArgumentError, /\A#{Regexp.escape(shown)} is not a regular file \(#{what}\): open maps regular files only\z/)
+      end
+      expect(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).to be < 1
+      expect(dir_listing).to eq(before) # nothing created, nothing changed
+    end
+
+    def dir_listing
+      Dir.children(@dir).sort.map { |child| [child, File.lstat(File.join(@dir, child)).then { |s| [s.ftype, s.mtime] }] }
+    end
+
+    irregular.each do |description, (make, what)|
+      [true, false].each do |readonly|
+        [false, true].each do |raced|
+          it "refuses #{description} at once (#{readonly ? "readonly" : "writable"}#{", replaced after the check" if raced})" do
+            expect_refused(make.call(@dir), what, readonly: readonly, raced: raced)
+          end
+        end
+      end
+    end
+
+    it "opens a regular file as before, through a symlink too, with blocking IO" do
+      Bloomc::BloomFilter.open(path, m: 1000, k: 3) { |f| f << "a" }
+      File.symlink("f.bloom", path("link.bloom"))
+      [path, path("link.bloom")].each do |name|
+        Bloomc::BloomFilter.open(name) do |f|
+          expect(f.instance_variable_get(:@mapped).file.nonblock?).to be(false)
+          f << name
+        end
+        Bloomc::BloomFilter.open(name, readonly: true) do |f|
+          expect([f.include?("a"), f.include?(name), f.instance_variable_get(:@mapped).file.nonblock?]).to eq([true, true, false])
+        end
+      end
+    end
   end
 
   it "leaves an empty file empty when mapping it fails after its header was written" do
