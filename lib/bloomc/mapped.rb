@@ -279,11 +279,18 @@ module Bloomc
       # after check_regular cannot block the open (a FIFO opened for reading
       # waits for a writer), and O_NOCTTY, so that a terminal never becomes
       # the process's; the descriptor's own fstat decides, then O_NONBLOCK
-      # goes: on a regular file it means nothing, except that Ruby retries an
-      # open a lease refuses (EWOULDBLOCK) until the lease is broken, as a
-      # blocking open waits for it.
+      # goes. On a regular file it changes one thing: while another process
+      # holds a lease on the file (Samba, an NFS server), the kernel refuses
+      # the open with EWOULDBLOCK instead of waiting until the lease is
+      # broken (at most /proc/sys/fs/lease-break-time); it is retried until
+      # then, as the blocking open waited (Ruby 3.1 also retries it itself).
       def open_regular(path, flags, *mode)
-        file = File.open(path, flags | File::NONBLOCK | File::NOCTTY | File::BINARY, *mode)
+        file = begin
+          File.open(path, flags | File::NONBLOCK | File::NOCTTY | File::BINARY, *mode)
+        rescue Errno::EWOULDBLOCK
+          sleep 0.01
+          retry
+        end
         stat = file.stat
         unless stat.file?
           file.close

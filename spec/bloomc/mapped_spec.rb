@@ -3,6 +3,7 @@
 require "spec_helper"
 require "tmpdir"
 require "fileutils"
+require "fcntl"
 require "socket"
 require "timeout"
 
@@ -367,6 +368,31 @@ RSpec.describe "memory-mapped filters" do
             expect_refused(make.call(@dir), what, readonly: readonly, raced: raced)
           end
         end
+      end
+    end
+
+    # The non-blocking open is refused (EWOULDBLOCK) while another process's
+    # lease on the file breaks: it must wait, as a blocking open does.
+    it "waits for a lease on a regular file to be broken, as a blocking open does", if: RUBY_PLATFORM.include?("linux") do
+      Bloomc::BloomFilter.open(path, m: 1000, k: 3, &:itself)
+      ready, told = IO.pipe
+      holder = fork do
+        file = File.open(path, "rb")
+        file.fcntl(1024, Fcntl::F_RDLCK) # F_SETLEASE: a read lease, broken by an open for writing
+        trap("IO") { sleep 0.3; file.fcntl(1024, Fcntl::F_UNLCK) } # the lease breaker's SIGIO
+        told.puts("leased")
+        sleep 10
+        exit!(0)
+      end
+      ready.gets
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      Timeout.timeout(20) { Bloomc::BloomFilter.open(path) { |f| f << "after the lease" } }
+      expect(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).to be >= 0.25
+      expect(Bloomc.load_file(path).include?("after the lease")).to be(true)
+    ensure
+      if holder
+        Process.kill(:KILL, holder)
+        Process.wait(holder)
       end
     end
 
