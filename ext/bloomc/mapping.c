@@ -164,29 +164,27 @@ static void next_data(int fd, size_t at, size_t end, size_t *start, size_t *stop
 #endif
 }
 
-/* :nodoc: CRC32C of the mapped body, read through fd (the mapped file)
- * rather than the mapping, and over the holes of a sparse file by
+/* CRC32C of the bytes [at, end) of the file open at fd, read through fd
+ * rather than a mapping, and over the holes of a sparse file by
  * arithmetic: touching 4 GiB of holes through the mapping faults in a page
- * at a time (7 s); reading them copies zeros (3 s); skipping them is free. */
-static VALUE mapping_body_crc(VALUE self, VALUE fd)
+ * at a time (7 s); reading them copies zeros (3 s); skipping them is free.
+ * IOError when the file is shorter than end. */
+static uint32_t file_crc(int fd, size_t at, size_t end)
 {
-    bloomc_mapping *m = find_mapping(self);
-    int file = NUM2INT(fd);
     enum { CHUNK = 1 << 20 };
     uint8_t *buffer = ruby_xmalloc(CHUNK);
     uint32_t crc = 0;
-    size_t at = m->body_offset;
-    while (at < m->length) {
+    while (at < end) {
         size_t start, stop;
-        next_data(file, at, m->length, &start, &stop);
-        if (start == m->length && !file_has_length(file, m->length)) { /* ENXIO: the file is shorter */
+        next_data(fd, at, end, &start, &stop);
+        if (start == end && !file_has_length(fd, end)) { /* ENXIO: the file is shorter */
             ruby_xfree(buffer);
             rb_raise(rb_eIOError, "the mapped file was truncated by someone else");
         }
         crc = bf_crc32c_zeros(crc, start - at);
         for (at = start; at < stop;) {
             size_t want = stop - at < CHUNK ? stop - at : CHUNK;
-            ssize_t got = pread(file, buffer, want, (off_t)at);
+            ssize_t got = pread(fd, buffer, want, (off_t)at);
             if (got <= 0) {
                 int e = got < 0 ? errno : EIO; /* 0: the file shrank under the mapping */
                 ruby_xfree(buffer);
@@ -197,7 +195,24 @@ static VALUE mapping_body_crc(VALUE self, VALUE fd)
         }
     }
     ruby_xfree(buffer);
-    return UINT2NUM(crc);
+    return crc;
+}
+
+/* :nodoc: CRC32C of the mapped body, read through fd (the mapped file). */
+static VALUE mapping_body_crc(VALUE self, VALUE fd)
+{
+    bloomc_mapping *m = find_mapping(self);
+    return UINT2NUM(file_crc(NUM2INT(fd), m->body_offset, m->length));
+}
+
+/* :nodoc: file_crc(fd, at, end): CRC32C of the bytes [at, end) of the file
+ * open at fd, the body of a file not mapped yet (open checks a closed
+ * file's checksum before it maps anything). */
+static VALUE mapping_s_file_crc(VALUE module, VALUE fd, VALUE at, VALUE end)
+{
+    size_t from = NUM2SIZET(at), to = NUM2SIZET(end);
+    if (from > to) rb_raise(rb_eArgError, "a range from %zu to %zu", from, to);
+    return UINT2NUM(file_crc(NUM2INT(fd), from, to));
 }
 
 /*
@@ -230,4 +245,5 @@ void bloomc_init_mapped(VALUE mBloomc)
 {
     VALUE mapped = rb_define_module_under(mBloomc, "Mapped");
     rb_define_private_method(rb_singleton_class(mapped), "hand_back_after_fork", mapping_hand_back_after_fork, 0);
+    rb_define_private_method(rb_singleton_class(mapped), "file_crc", mapping_s_file_crc, 3);
 }

@@ -346,17 +346,18 @@ module Bloomc
         file.flush
       end
 
+      # A closed file's checksum is checked first, on the file as found
+      # (reading only its data: holes are skipped), before anything maps it.
       def map(klass, file, readonly, verify, path)
         head = file.pread([file.size, 64 * 1024].min, 0)
         _, flags, fields, stored, raw, body_crc, at = Format.parse_header(head, expect: klass)
         Format.fail!("a deflated file cannot be mapped: load it with #{klass}.load_file") if flags & Format::FLAG_DEFLATE != 0
         Format.fail!("#{file.size} bytes where the header says #{at + stored}") unless file.size == at + stored && raw == stored
-        filter = klass.allocate
-        filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags & Format::FLAG_OPEN != 0)
-        if verify && flags & Format::FLAG_OPEN == 0 && filter.send(:mapped_body_crc, file.fileno) != body_crc
-          filter.send(:unmap)
+        if verify && flags & Format::FLAG_OPEN == 0 && file_crc(file.fileno, at, file.size) != body_crc
           Format.fail!("body checksum mismatch: the file is corrupted")
         end
+        filter = klass.allocate
+        filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags & Format::FLAG_OPEN != 0)
         filter.instance_variable_set(:@mapped, State.new(file, path, readonly, at, Process.pid))
         filter
       end
