@@ -106,6 +106,8 @@ void bloomc_mapping_compact(void *ptr);
 void bloomc_mapping_check(const bloomc_mapping *m, VALUE self); /* IOError once closed */
 /* write_header, sync_mapping, mapped_body_crc (private) and mapped?. */
 void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type);
+/* Bloomc::Mapped's own (private) methods, defined once. */
+void bloomc_init_mapped(VALUE mBloomc);
 
 /* cells.c: for the filters of counters. bloomc_buckets_replace returns
  * zeroed cells (or a copy of src's) and frees old, or raises ArgumentError

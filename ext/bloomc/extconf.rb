@@ -8,6 +8,13 @@ require "mkmf"
 # fails mkmf's probe on ruby.h's unused parameters and would be dropped.
 append_cflags(["-std=c99", "-Wall", "-Wextra -Wno-unused-parameter", "-Wshadow", "-fvisibility=hidden"])
 
+# Reserving a mapped file's blocks (mapping.c): fallocate(2) on Linux,
+# posix_fallocate elsewhere, and zeros written where neither is. Probed
+# before -Werror: mkmf's probe casts the function to void (*)(), which
+# -Wextra's -Wcast-function-type warns of for one that returns int.
+have_func("fallocate", "fcntl.h")
+have_func("posix_fallocate", "fcntl.h")
+
 if ENV["BLOOMC_DEBUG"] == "1"
   # CI and development: warnings are errors, asserts and Ruby's own checks on.
   append_cflags(%w[-Werror -O1 -g -DRUBY_DEBUG=1])

@@ -33,6 +33,7 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_init_bit_field(bloomc_mBloomc);
     bloomc_init_bit_bucket_field(bloomc_mBloomc);
     bloomc_init_bloom_helper(bloomc_mBloomc);
+    bloomc_init_mapped(bloomc_mBloomc);
     bloomc_init_bloom_filter(bloomc_mBloomc);
     bloomc_init_continuous_bloom_filter(bloomc_mBloomc);
     bloomc_init_blocked_bloom_filter(bloomc_mBloomc);

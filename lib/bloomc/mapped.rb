@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "io/nonblock"
+
 module Bloomc
   # Another process (or another open in this one) has the file open for
   # writing.
@@ -13,6 +15,9 @@ module Bloomc
   # brings the header (key count, clock) up to date and waits until the file
   # is on disk. Truncating a mapped file under its filter is not survivable
   # (touching the lost pages is SIGBUS): leave mapped files alone while open.
+  # A writer reserves the file's disk blocks at open, so that a full disk
+  # is Errno::ENOSPC there rather than SIGBUS at an add (reserve: false
+  # keeps a file sparse, and that risk).
   #
   # A forked child gets the parent's filters read-only (frozen): the file
   # stays the parent's to write, flush and close.
@@ -26,6 +31,11 @@ module Bloomc
       #   no lock, and sees the writer's adds
       # @param verify [Boolean] check the cells' checksum of a file that was
       #   closed cleanly (it reads the data the file holds, skipping holes)
+      # @param reserve [Boolean] for a writer: give the whole file its disk
+      #   blocks now (fallocate), so that a disk too full for it is
+      #   Errno::ENOSPC here and never SIGBUS at a later add; false leaves a
+      #   new file sparse (its blocks taken as keys first touch them) and an
+      #   old one as it is
       # @param shape the constructor's arguments (m:, k:, capacity:, ...): for
       #   a new file, the filter to create; for an existing one, checked
       #   against what it holds (ArgumentError naming the difference)
@@ -33,9 +43,14 @@ module Bloomc
       # @return [self] mapped: #flush and #close
       # @raise [Bloomc::LockedError] when the file is open for writing elsewhere
       # @raise [Bloomc::FormatError] when the file is not a filter of this class
+      # @raise [ArgumentError] when +path+ is a FIFO, a socket, a device or a
+      #   directory (refused at once: an open never waits on one)
+      # @raise [SystemCallError] Errno::ENOSPC (or EDQUOT, EFBIG) when the
+      #   file's blocks cannot all be reserved; a file the open created is
+      #   removed
       # @raise [Bloomc::Error] outside the main Ractor
-      def open(path, readonly: false, verify: true, **shape)
-        filter = Mapped.open(self, path, readonly, verify, shape)
+      def open(path, readonly: false, verify: true, reserve: true, **shape)
+        filter = Mapped.open(self, path, readonly, verify, reserve, shape)
         return filter unless block_given?
 
         begin
@@ -170,19 +185,27 @@ module Bloomc
       raise ArgumentError, "#{path} holds a filter of different #{diff} (#{mine[diff].inspect}, asked for #{asked[diff].inspect})"
     end
 
+    # What open calls the file types it refuses (File::Stat#ftype).
+    IRREGULAR = { "fifo" => "a FIFO", "socket" => "a socket", "characterSpecial" => "a character device",
+                  "blockSpecial" => "a block device", "directory" => "a directory" }.freeze
+    private_constant :IRREGULAR
+
     class << self
       # @api private
-      def open(klass, path, readonly, verify, shape)
+      def open(klass, path, readonly, verify, reserve, shape)
         # A fork hands back every mapping of the process (mapping.c): the
         # list of them is the main Ractor's.
         raise Error, "mapped filters open in the main Ractor only" unless Ractor.current == Ractor.main
 
-        path = File.expand_path(path)
-        path = File.realdirpath(path) if File.symlink?(path) # the file a link names, created there if need be
-        return open_file(klass, path, readonly, verify, shape) if readonly
+        given = File.expand_path(path)
+        path = File.symlink?(given) ? File.realdirpath(given) : given # the file a link names, created there if need be
+        # Before any open: opening a device can do something (a tape
+        # rewinds, a watchdog arms). open_regular checks again what it opened.
+        check_regular(given, path)
+        return open_file(klass, path, readonly, verify, reserve, shape) if readonly
 
         3.times do # a file deleted or replaced between its open and its lock: again
-          filter = open_file(klass, path, readonly, verify, shape)
+          filter = open_file(klass, path, readonly, verify, reserve, shape)
           return filter if filter
         end
         raise IOError, "#{path} was deleted or replaced three times while it was being opened"
@@ -191,8 +214,8 @@ module Bloomc
       private
 
       # The filter, or nil when the file locked is no longer the one at path.
-      def open_file(klass, path, readonly, verify, shape)
-        file, created = readonly ? [File.open(path, "rb"), false] : open_or_create(path)
+      def open_file(klass, path, readonly, verify, reserve, shape)
+        file, created = readonly ? [open_regular(path, File::RDONLY), false] : open_or_create(path)
         filter = nil
         locked = filled = false
         begin
@@ -215,7 +238,7 @@ module Bloomc
           end
           raise ArgumentError, "#{path} is empty: give the filter's shape (m:, k:, ...) to create it" if file.size.zero?
 
-          filter = map(klass, file, readonly, verify, path)
+          filter = map(klass, file, readonly, verify, reserve && !readonly, path)
           filter.send(:same_shape_as, template, m, path) if template
           unless readonly # the first writes, once the shape is known right
             filter.send(:clear_stale_cells) if filter.respond_to?(:clear_stale_cells, true)
@@ -223,7 +246,7 @@ module Bloomc
           end
           filter.freeze if readonly
           filter
-        rescue StandardError
+        rescue Exception # rubocop:disable Lint/RescueException -- an Interrupt too: reserving can take seconds
           filter&.send(:unmap)
           undo_create(file, path, created) if locked && (created || filled)
           file.close
@@ -235,15 +258,67 @@ module Bloomc
       # open deletes only a file of its own.
       def open_or_create(path)
         3.times do
-          return [File.open(path, File::RDWR | File::CREAT | File::EXCL | File::BINARY, 0o644), true]
+          return [open_regular(path, File::RDWR | File::CREAT | File::EXCL, 0o644), true]
         rescue Errno::EEXIST
           begin
-            return [File.open(path, File::RDWR | File::BINARY), false]
+            return [open_regular(path, File::RDWR), false]
           rescue Errno::ENOENT # deleted in between: create it, again
             next
           end
         end
         raise IOError, "#{path} was created and deleted three times while it was being opened"
+      end
+
+      # ArgumentError unless path is a regular file or nothing (given: the
+      # path as the caller named it, a link to path or path itself).
+      def check_regular(given, path)
+        stat = begin
+          File.stat(path)
+        rescue Errno::ENOENT, Errno::ENOTDIR
+          return
+        end
+        refuse_irregular(given, path, stat) unless stat.file?
+      end
+
+      def refuse_irregular(given, path, stat)
+        what = IRREGULAR.fetch(stat.ftype, stat.ftype)
+        named = given == path ? path : "#{given} -> #{path}"
+        raise ArgumentError, "#{named} is not a regular file (#{what}): open maps regular files only"
+      end
+
+      # The File of path opened with flags, refused (ArgumentError) unless it
+      # is a regular file. Opened with O_NONBLOCK, so that a FIFO put at path
+      # after check_regular cannot block the open (a FIFO opened for reading
+      # waits for a writer), and O_NOCTTY, so that a terminal never becomes
+      # the process's; the descriptor's own fstat decides, then O_NONBLOCK
+      # goes. On a regular file it changes one thing: while another process
+      # holds a lease on the file (Samba, an NFS server), the kernel refuses
+      # the open with EWOULDBLOCK instead of waiting until the lease is
+      # broken (at most /proc/sys/fs/lease-break-time); it is retried until
+      # then, as the blocking open waited (Ruby 3.1 also retries it itself).
+      def open_regular(path, flags, *mode)
+        file = begin
+          File.open(path, flags | File::NONBLOCK | File::NOCTTY | File::BINARY, *mode)
+        rescue Errno::EWOULDBLOCK
+          sleep 0.01
+          retry
+        end
+        stat = file.stat
+        unless stat.file?
+          file.close
+          refuse_irregular(path, path, stat)
+        end
+        file.nonblock = false
+        file
+      rescue Errno::ENXIO, Errno::EISDIR => e # a socket, a device without its driver; a directory for writing
+        stat = begin
+          File.stat(path)
+        rescue SystemCallError
+          raise e
+        end
+        raise e if stat.file?
+
+        refuse_irregular(path, path, stat)
       end
 
       def same_file?(file, path)
@@ -269,8 +344,8 @@ module Bloomc
       end
 
       # A new file: the header of the template's shape with m cells, flagged
-      # open, and zeroed cells (a sparse file: they take disk space as they
-      # are set).
+      # open, and zeroed cells (a sparse file, whose blocks map then
+      # reserves unless told not to).
       def create(file, template, m)
         raise ArgumentError, "give the filter's shape (m:, k:, ...) to create a file" unless template
 
@@ -284,18 +359,25 @@ module Bloomc
         file.flush
       end
 
-      def map(klass, file, readonly, verify, path)
+      # A closed file's checksum is checked first, on the file as found
+      # (reading only its data: holes are skipped). Then, for a writer, the
+      # file's blocks are reserved: once it is known to be a filter of klass
+      # (a sparse file of something else keeps its holes), and before it is
+      # mapped, since a counting or continuous filter's cells are read
+      # through the mapping on opening, and on tmpfs reading a hole takes a
+      # page too.
+      def map(klass, file, readonly, verify, reserve, path)
         head = file.pread([file.size, 64 * 1024].min, 0)
         _, flags, fields, stored, raw, body_crc, at, sizing = Format.parse_header(head, expect: klass)
         Format.fail!("a deflated file cannot be mapped: load it with #{klass}.load_file") if flags & Format::FLAG_DEFLATE != 0
         Format.fail!("#{file.size} bytes where the header says #{at + stored}") unless file.size == at + stored && raw == stored
+        if verify && flags & Format::FLAG_OPEN == 0 && file_crc(file.fileno, at, file.size) != body_crc
+          Format.fail!("body checksum mismatch: the file is corrupted")
+        end
+        reserve_blocks(file.fileno, file.size, path, false) if reserve
         filter = klass.allocate
         filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags & Format::FLAG_OPEN != 0)
         filter.send(:import_sizing, sizing)
-        if verify && flags & Format::FLAG_OPEN == 0 && filter.send(:mapped_body_crc, file.fileno) != body_crc
-          filter.send(:unmap)
-          Format.fail!("body checksum mismatch: the file is corrupted")
-        end
         filter.instance_variable_set(:@mapped, State.new(file, path, readonly, at, Process.pid))
         filter
       end

@@ -3,6 +3,10 @@
 require "spec_helper"
 require "tmpdir"
 require "fileutils"
+require "fcntl"
+require "open3"
+require "socket"
+require "timeout"
 
 # Filters kept in a memory-mapped file: created or reopened, shared with
 # readers, durable after flush even when the writer is killed, one writer at
@@ -322,6 +326,92 @@ RSpec.describe "memory-mapped filters" do
     expect([File.symlink?(path("link.bloom")), Bloomc.load_file(path("target.bloom")).include?("a")]).to eq([true, true])
   end
 
+  # Opening a FIFO for reading waits for a writer: open must refuse it, and
+  # every other file that is not a regular one, before it can wait or write.
+  describe "a path that is not a regular file" do
+    irregular = {
+      "a FIFO" => [->(dir) { File.mkfifo(File.join(dir, "fifo")).then { "fifo" } }, "a FIFO"],
+      "a symlink to a FIFO" => [->(dir) { File.mkfifo(File.join(dir, "fifo")).then { File.symlink("fifo", File.join(dir, "link")) }.then { "link" } },
+                                "a FIFO"],
+      "a directory" => [->(dir) { Dir.mkdir(File.join(dir, "dir")).then { "dir" } }, "a directory"],
+      "a UNIX socket" => [->(dir) { UNIXServer.new(File.join(dir, "sock")).close.then { "sock" } }, "a socket"],
+      "a character device" => [->(_dir) { "/dev/null" }, "a character device"]
+    }
+
+    # Under a timeout, so that a regression fails instead of hanging the
+    # suite. raced: as if the path had been a regular file, or nothing, when
+    # open checked it, and was replaced before the open itself.
+    def expect_refused(name, what, readonly:, raced:)
+      allow(Bloomc::Mapped).to receive(:check_regular) if raced
+      named = File.expand_path(name, @dir)
+      target = File.realdirpath(named)
+      # The check names the link and its target; the descriptor's fstat, the
+      # file it opened.
+      shown = named == target || raced ? target : "#{named} -> #{target}"
+      before = dir_listing
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      Timeout.timeout(5) do
+        expect { Bloomc::BloomFilter.open(named, readonly: readonly, m: 1000, k: 3) }
+          .to raise_error(ArgumentError, /\A#{Regexp.escape(shown)} is not a regular file \(#{what}\): open maps regular files only\z/)
+      end
+      expect(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).to be < 1
+      expect(dir_listing).to eq(before) # nothing created, nothing changed
+    end
+
+    def dir_listing
+      Dir.children(@dir).sort.map { |child| [child, File.lstat(File.join(@dir, child)).then { |s| [s.ftype, s.mtime] }] }
+    end
+
+    irregular.each do |description, (make, what)|
+      [true, false].each do |readonly|
+        [false, true].each do |raced|
+          it "refuses #{description} at once (#{readonly ? "readonly" : "writable"}#{", replaced after the check" if raced})" do
+            expect_refused(make.call(@dir), what, readonly: readonly, raced: raced)
+          end
+        end
+      end
+    end
+
+    # The non-blocking open is refused (EWOULDBLOCK) while another process's
+    # lease on the file breaks: it must wait, as a blocking open does.
+    it "waits for a lease on a regular file to be broken, as a blocking open does", if: RUBY_PLATFORM.include?("linux") do
+      Bloomc::BloomFilter.open(path, m: 1000, k: 3, &:itself)
+      ready, told = IO.pipe
+      holder = fork do
+        file = File.open(path, "rb")
+        file.fcntl(1024, Fcntl::F_RDLCK) # F_SETLEASE: a read lease, broken by an open for writing
+        trap("IO") { sleep 0.3; file.fcntl(1024, Fcntl::F_UNLCK) } # the lease breaker's SIGIO
+        told.puts("leased")
+        sleep 10
+        exit!(0)
+      end
+      ready.gets
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      Timeout.timeout(20) { Bloomc::BloomFilter.open(path) { |f| f << "after the lease" } }
+      expect(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).to be >= 0.25
+      expect(Bloomc.load_file(path).include?("after the lease")).to be(true)
+    ensure
+      if holder
+        Process.kill(:KILL, holder)
+        Process.wait(holder)
+      end
+    end
+
+    it "opens a regular file as before, through a symlink too, with blocking IO" do
+      Bloomc::BloomFilter.open(path, m: 1000, k: 3) { |f| f << "a" }
+      File.symlink("f.bloom", path("link.bloom"))
+      [path, path("link.bloom")].each do |name|
+        Bloomc::BloomFilter.open(name) do |f|
+          expect(f.instance_variable_get(:@mapped).file.nonblock?).to be(false)
+          f << name
+        end
+        Bloomc::BloomFilter.open(name, readonly: true) do |f|
+          expect([f.include?("a"), f.include?(name), f.instance_variable_get(:@mapped).file.nonblock?]).to eq([true, true, false])
+        end
+      end
+    end
+  end
+
   it "leaves an empty file empty when mapping it fails after its header was written" do
     File.write(path, "")
     allow(Bloomc::Mapped).to receive(:map).and_raise(Errno::ENOMEM)
@@ -338,7 +428,7 @@ RSpec.describe "memory-mapped filters" do
   end
 
   it "maps a sparse file of 32 GiB, larger than this machine's memory, touching only the pages its keys set" do
-    big = Bloomc::BloomFilter.open(path, m: 2**38, k: 7) # never built on the heap
+    big = Bloomc::BloomFilter.open(path, m: 2**38, k: 7, reserve: false) # never built on the heap, nor reserved
     big.add_all(keys)
     expect(ObjectSpace.memsize_of(big)).to be < 1024 # the cells are the page cache's, not the heap's
     big.close
@@ -351,8 +441,162 @@ RSpec.describe "memory-mapped filters" do
     end
   end
 
+  it "reserves a file's blocks for a writer, unless told not to: a new file, and an old sparse one reopened" do
+    size = 2**24 + 128
+    Bloomc::BloomFilter.open(path("sparse.bloom"), m: 2**27, k: 4, reserve: false) { |f| f << "a" }
+    expect(File.stat(path("sparse.bloom")).blocks * 512).to be < 2**20
+    Bloomc::BloomFilter.open(path("sparse.bloom"), readonly: true, &:itself) # a reader never reserves
+    Bloomc::BloomFilter.open(path("sparse.bloom"), reserve: false, &:itself)
+    expect(File.stat(path("sparse.bloom")).blocks * 512).to be < 2**20
+    before = Bloomc.load_file(path("sparse.bloom"))
+    Bloomc::BloomFilter.open(path("sparse.bloom"), &:itself) # written by an earlier version: reserved now
+    expect(File.stat(path("sparse.bloom")).blocks * 512).to be >= size
+    expect(Bloomc.load_file(path("sparse.bloom"))).to eq(before)
+
+    Bloomc::BloomFilter.open(path("new.bloom"), m: 2**27, k: 4) do |f|
+      expect(File.stat(path("new.bloom")).blocks * 512).to be >= size # before any add
+      f << "a"
+    end
+    expect(Bloomc.load_file(path("new.bloom"))).to eq(before)
+  end
+
+  it "removes the file it created when the reservation is interrupted" do
+    allow(Bloomc::Mapped).to receive(:reserve_blocks).and_raise(Interrupt)
+    expect { Bloomc::BloomFilter.open(path, m: 2**20, k: 3) }.to raise_error(Interrupt)
+    expect(Dir.children(@dir)).to eq([])
+  end
+
+  # A page of a sparse file takes its block when first written through the
+  # mapping; on a full file system that write is SIGBUS. On a real full file
+  # system (a small tmpfs), a reserved filter either fails to open with
+  # ENOSPC or can take every add; a sparse one dies.
+  describe "on a full file system" do
+    # A tmpfs of size, mounted for the block (root only, as in CI). Where
+    # this machine cannot mount, BLOOMC_CANNOT_MOUNT=1 says so and the
+    # examples are skipped; without it a failed mount fails them, so that
+    # they never pass without having run.
+    def with_small_file_system(size)
+      mount = File.join(@dir, "small")
+      Dir.mkdir(mount)
+      out, status = begin
+        Open3.capture2e("mount", "-t", "tmpfs", "-o", "size=#{size}", "tmpfs", mount)
+      rescue SystemCallError => e
+        [e.message, nil]
+      end
+      unless status&.success?
+        skip "no tmpfs here (BLOOMC_CANNOT_MOUNT=1): #{out.strip}" if ENV["BLOOMC_CANNOT_MOUNT"] == "1"
+        raise "mount -t tmpfs failed (#{out.strip}): these examples need root; where mounting is impossible, " \
+              "BLOOMC_CANNOT_MOUNT=1 skips them"
+      end
+      mounted = true
+      yield mount
+    ensure
+      system("umount", mount) || system("umount", "-l", mount) if mounted
+    end
+
+    # Writes to a new file until the file system has no block left.
+    def fill_up(dir)
+      chunk = "\0".b * 4096
+      File.open(File.join(dir, "filler"), "wb") do |filler|
+        loop { filler.syswrite(chunk) }
+      rescue Errno::ENOSPC
+        nil
+      end
+      expect { File.open(File.join(dir, "one more"), "wb") { |f| f.syswrite("x") } }.to raise_error(Errno::ENOSPC)
+    end
+
+    # Shapes of 512 KiB of cells: half the tmpfs.
+    fitting = {
+      Bloomc::BloomFilter => { m: 2**22, k: 3 },
+      Bloomc::CountingBloomFilter => { m: 2**20, k: 3, width: 4 },
+      Bloomc::ContinuousBloomFilter => { m: 2**20, k: 3, ttl: 0 }
+    }
+    many = Array.new(20_000) { |i| "full-#{i}" }.freeze # not keys: that would reassign the outer block's
+
+    fitting.each do |klass, shape|
+      it "refuses to open a #{klass.name.split("::").last} larger than the free space (ENOSPC), leaving no file" do
+        with_small_file_system("1m") do |dir|
+          bigger = shape.merge(m: shape[:m] * 4) # 2 MiB
+          file = File.join(dir, "f.bloom")
+          expect { klass.open(file, **bigger) }
+            .to raise_error(Errno::ENOSPC, /No space left on device - reserving the \d+ bytes of #{Regexp.escape(file)}\z/)
+          expect(Dir.children(dir)).to eq([])
+        end
+      end
+
+      it "fills a reserved #{klass.name.split("::").last} completely once the file system is full, without a signal" do
+        with_small_file_system("1m") do |dir|
+          file = File.join(dir, "f.bloom")
+          filter = klass.open(file, **shape)
+          fill_up(dir)
+          filter.add_all(many)
+          filter.close
+          pages = File.binread(file).scan(/.{1,4096}/mn) # the header and 512 KiB of cells
+          expect(pages.size).to eq(129)
+          expect(pages.count { |page| page.count("\0") == page.bytesize }).to eq(0) # every page written to
+          klass.open(file, readonly: true) { |f| expect(f.all_include?(many)).to be(true) }
+        end
+      end
+    end
+
+    it "reserves by writing zeros where the file system cannot fallocate" do
+      allow(Bloomc::Mapped).to receive(:reserve_blocks).and_wrap_original do |original, fd, length, path, _zeros|
+        expect(original.call(fd, length, path, true)).to eq(:zeros)
+      end
+      with_small_file_system("1m") do |dir|
+        file = File.join(dir, "f.bloom")
+        expect { Bloomc::BloomFilter.open(file, m: 2**24, k: 3) }.to raise_error(Errno::ENOSPC, /reserving/)
+        expect(Dir.children(dir)).to eq([])
+        filter = Bloomc::BloomFilter.open(file, m: 2**22, k: 3)
+        fill_up(dir)
+        filter.add_all(many)
+        filter.close
+        Bloomc::BloomFilter.open(file, readonly: true) { |f| expect(f.all_include?(many)).to be(true) }
+      end
+    end
+
+    it "refuses to reopen an old sparse file for writing when its blocks do not fit, and leaves it as it was" do
+      with_small_file_system("1m") do |dir|
+        file = File.join(dir, "f.bloom")
+        Bloomc::BloomFilter.open(file, m: 2**24, k: 3, reserve: false) { |f| f << "a" } # 2 MiB, a few pages
+        before = File.binread(file)
+        expect { Bloomc::BloomFilter.open(file) }.to raise_error(Errno::ENOSPC, /reserving/)
+        expect(File.binread(file)).to eq(before)
+        Bloomc::BloomFilter.open(file, readonly: true) { |f| expect(f.include?("a")).to be(true) }
+      end
+    end
+
+    # The old behaviour, kept by reserve: false: in a child, so that the
+    # suite survives it. Ruby reports the SIGBUS as a bug and aborts.
+    it "kills a writer of a sparse file with SIGBUS (reserve: false), as before" do
+      with_small_file_system("1m") do |dir|
+        report = File.join(@dir, "child.err")
+        child = fork do
+          Process.setrlimit(:CORE, 0)
+          $stderr.reopen(report, "w")
+          filter = Bloomc::BloomFilter.open(File.join(dir, "f.bloom"), m: 2**22, k: 3, reserve: false)
+          fill_up(dir)
+          filter.add_all(many)
+          exit!(0)
+        rescue Exception # rubocop:disable Lint/RescueException
+          exit!(3)
+        end
+        status = Timeout.timeout(60) { Process.wait2(child).last }
+        child = nil
+        expect(status.signaled?).to be(true)
+        expect(status.termsig).to eq(Signal.list["BUS"]).or eq(Signal.list["ABRT"])
+        expect(File.read(report)).to match(/\bbus\b/i) # Ruby's "[BUG] Bus Error at ...", or ASan's "BUS on unknown address"
+      ensure
+        if child # still running: the spec failed
+          Process.kill(:KILL, child)
+          Process.wait(child)
+        end
+      end
+    end
+  end
+
   it "computes the checksum over holes as over the zeros they read as" do
-    filter = Bloomc::BloomFilter.open(path, m: 2**27, k: 4) # 16 MiB, nearly all hole
+    filter = Bloomc::BloomFilter.open(path, m: 2**27, k: 4, reserve: false) # 16 MiB, nearly all hole
     filter.add_all(keys.first(20))
     filter.close
     body = File.binread(path, 2**24, 128)
