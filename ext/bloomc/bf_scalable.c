@@ -58,7 +58,7 @@ int bf_scalable_params_valid(const bf_scalable_params *p)
 {
     if (!(p->error_rate > 0 && p->error_rate < 1)) return 0;
     if (p->initial_capacity < 1 || p->initial_capacity > BF_BITS_MAX) return 0;
-    if (!(p->growth >= 1 && p->growth <= BF_SCALABLE_GROWTH_MAX)) return 0;
+    if (!(p->growth >= BF_SCALABLE_GROWTH_MIN && p->growth <= BF_SCALABLE_GROWTH_MAX)) return 0;
     if (!(p->tightening > 0 && p->tightening < 1)) return 0;
     if (p->even_layers > BF_SCALABLE_LAYERS_MAX) return 0;
     if (p->max_capacity && layers_to_max(p) > BF_SCALABLE_LAYERS_MAX) return 0;
@@ -67,30 +67,77 @@ int bf_scalable_params_valid(const bf_scalable_params *p)
     return bf_scalable_layer_shape(p, 0, &c, &m, &k);
 }
 
-static int layer_has(const bf_layer *l, bf_key_hash h)
+/* The probes the first round of a lookup loads of each layer. Measured in
+ * C at 7 layers (1.96 MB), 200,000 lookups, the least of 9 rounds: 1 probe,
+ * misses 90.6 ns and hits 78.6; 2: 69.8 and 80.0; 3: 62.3 and 82.3; 4: 58.1
+ * and 90.7; 6: 69.7 and 107.4 (a layer at a time, early exit: about 100 ns
+ * a miss). */
+#define FIRST_PROBES 3
+
+/* Bit j set when layer j passes the first round of a lookup: its first
+ * FIRST_PROBES probes, or all of them for layer `whole` (n for none), find
+ * their bits set. Every layer's probe values are the same (bf_probe.h: only
+ * the m they are mapped onto differs), so the layers are asked together,
+ * with no branch between the loads: the round waits for about one memory
+ * access whatever the number of layers (asking a layer at a time waits for
+ * a load after a mispredicted branch, layer after layer). A layer at its
+ * design fill (about half its bits set) passes in one key in eight that it
+ * does not hold. */
+static uint64_t first_round(const bf_scalable *f, bf_key_hash h, size_t whole)
 {
-    return bf_bloom_test_probes(&l->bits, l->k, BF_HASH_MURMUR3, h);
+    uint64_t values[FIRST_PROBES], x = h.h1, y = h.h2;
+    for (uint32_t i = 0; i < FIRST_PROBES; i++) {
+        values[i] = x;
+        x += y;
+        y += i + 1;
+    }
+    uint64_t passed = 0;
+    for (size_t j = 0; j < f->nlayers; j++) {
+        const bf_layer *l = &f->layers[j];
+        unsigned all = 1;
+        if (j == whole) {
+            bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, l->bits.nbits);
+            for (uint32_t t = 0; t < l->k; t++) all &= (unsigned)bf_bits_get(&l->bits, bf_probe_next(&p));
+        } else {
+            for (uint32_t t = 0; t < FIRST_PROBES && t < l->k; t++)
+                all &= (unsigned)bf_bits_get(&l->bits, bf_reduce(values[t], l->bits.nbits));
+        }
+        passed |= (uint64_t)all << j;
+    }
+    return passed;
+}
+
+/* Whether a layer that passed the first round holds the key: each is
+ * checked to its last probe, the newest first. */
+static int some_passed_has(const bf_scalable *f, bf_key_hash h, uint64_t passed, size_t whole)
+{
+    for (size_t j = f->nlayers; passed && j-- > 0;) {
+        if (!(passed >> j & 1)) continue;
+        const bf_layer *l = &f->layers[j];
+        if (j == whole || l->k <= FIRST_PROBES || bf_bloom_test_probes(&l->bits, l->k, BF_HASH_MURMUR3, h)) return 1;
+    }
+    return 0;
 }
 
 bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h)
 {
-    bf_layer *top = &f->layers[f->nlayers - 1];
-    /* A key already in the newest layer, the largest and the likeliest for a
-     * repeat, is found there first; the older layers come next. With one
-     * layer, setting its bits tells both at once. */
+    size_t newest = f->nlayers - 1;
+    bf_layer *top = &f->layers[newest];
     if (f->nlayers > 1 || top->count >= top->capacity) {
-        for (size_t i = f->nlayers; i-- > 0;) {
-            if (layer_has(&f->layers[i], h)) {
-                f->count++;
-                return BF_SCALABLE_PRESENT;
-            }
+        /* The newest layer to its last probe in the first round: when no
+         * layer holds the key, its lines are then in the cache for the add. */
+        if (some_passed_has(f, h, first_round(f, h, newest), newest)) {
+            f->count++;
+            return BF_SCALABLE_PRESENT;
+        }
+        if (top->count >= top->capacity) {
+            uint64_t c, m;
+            uint32_t k;
+            return bf_scalable_layer_shape(&f->params, f->nlayers, &c, &m, &k) ? BF_SCALABLE_GROW : BF_SCALABLE_FULL;
         }
     }
-    if (top->count >= top->capacity) {
-        uint64_t c, m;
-        uint32_t k;
-        return bf_scalable_layer_shape(&f->params, f->nlayers, &c, &m, &k) ? BF_SCALABLE_GROW : BF_SCALABLE_FULL;
-    }
+    /* With one layer that takes keys, setting its bits tells whether the key
+     * was new in the same pass. */
     f->count++;
     if (!bf_bloom_set_probes(&top->bits, top->k, BF_HASH_MURMUR3, h)) return BF_SCALABLE_PRESENT;
     top->count++;
@@ -99,9 +146,7 @@ bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h)
 
 int bf_scalable_contains(const bf_scalable *f, bf_key_hash h)
 {
-    for (size_t i = f->nlayers; i-- > 0;)
-        if (layer_has(&f->layers[i], h)) return 1;
-    return 0;
+    return some_passed_has(f, h, first_round(f, h, f->nlayers), f->nlayers);
 }
 
 void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_t n, uint8_t *out)

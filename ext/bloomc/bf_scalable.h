@@ -27,9 +27,12 @@
 #include "bf_bits.h"
 #include "bf_probe.h"
 
-/* More layers than any filter needs: growth >= 1.01 reaches BF_BITS_MAX
- * long before. */
+/* At most 64 layers (a lookup keeps one bit a layer in a word). Growth is
+ * at least 1.25, so that they hold millions of keys even from an initial
+ * capacity of 1 (1.25^63 is 1.3 million; growth 2 reaches BF_BITS_MAX
+ * first); a filter out of layers raises rather than grow further. */
 #define BF_SCALABLE_LAYERS_MAX 64
+#define BF_SCALABLE_GROWTH_MIN 1.25
 #define BF_SCALABLE_GROWTH_MAX 64.0
 
 typedef struct {
@@ -42,7 +45,7 @@ typedef struct {
 typedef struct {
     double error_rate;        /* of all layers together, 0 < error_rate < 1 */
     uint64_t initial_capacity;
-    double growth;            /* 1 .. BF_SCALABLE_GROWTH_MAX */
+    double growth;            /* BF_SCALABLE_GROWTH_MIN .. BF_SCALABLE_GROWTH_MAX */
     double tightening;        /* 0 < r < 1 */
     uint32_t even_layers;     /* 0 .. BF_SCALABLE_LAYERS_MAX */
     uint64_t max_capacity;    /* 0: none */

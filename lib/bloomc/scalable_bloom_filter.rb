@@ -40,7 +40,8 @@ module Bloomc
 
     # @param error_rate [Float] the most all layers together may err, 0 < error_rate < 1
     # @param initial_capacity [Integer] keys the first layer takes, >= 1
-    # @param growth [Numeric] each layer's capacity over the one before, 1..64
+    # @param growth [Numeric] each layer's capacity over the one before,
+    #   1.25..64 (slower growth would run out of the 64 layers too soon)
     # @param tightening [Float] each later layer's share of the error rate
     #   over the one before, 0 < tightening < 1
     # @param even_layers [Integer] the first layers, which share the error
@@ -70,7 +71,7 @@ module Bloomc
 
       whole["initial_capacity", initial_capacity, 1..2**60]
       raise TypeError, "growth must be a number, not #{growth.class}" unless real[growth]
-      raise ArgumentError, "growth must be in 1..64, got #{growth}" unless growth.between?(1, 64)
+      raise ArgumentError, "growth must be in 1.25..64, got #{growth}" unless growth.between?(1.25, 64)
       raise TypeError, "tightening must be a number, not #{tightening.class}" unless real[tightening]
       raise ArgumentError, "tightening must be in (0, 1), got #{tightening}" unless tightening.positive? && tightening < 1
 
