@@ -94,13 +94,7 @@ module ScalableBench
     filter = Bloomc::ScalableBloomFilter.new(error_rate: ERROR)
     absent = (-200_000...0).to_a # Integers never added
     added = 0
-    grow_to = lambda do |count|
-      while added < count
-        upto = [count, added + 1_000_000].min
-        filter.add_all((added...upto).to_a)
-        added = upto
-      end
-    end
+    grow_to = ->(count) { added = add_integers(filter, added, count) }
     presized = ->(count) { ObjectSpace.memsize_of(Bloomc::BloomFilter.new(capacity: count, error_rate: ERROR)) }
     points = (1..10).map { |layers| INITIAL * (2**layers - 1) } # the newest layer full
     checks = [1, 10, 100, 1000].map { |x| [x, INITIAL * x] }

@@ -24,15 +24,6 @@ include BenchSupport
 ERROR = 0.01
 INITIAL = 8192
 
-def grow(filter, from, to)
-  while from < to
-    upto = [to, from + 1_000_000].min
-    filter.add_all((from...upto).to_a)
-    from = upto
-  end
-  to
-end
-
 def presized(count) = ObjectSpace.memsize_of(Bloomc::BloomFilter.new(capacity: count, error_rate: ERROR))
 
 schedules = {
@@ -48,11 +39,11 @@ rows = schedules.map do |name, options|
   filter = Bloomc::ScalableBloomFilter.new(error_rate: ERROR, initial_capacity: INITIAL, **options)
   added = 0
   ratios = (1..layers_shown.max).to_h do |layers|
-    added = grow(filter, added, INITIAL * (2**layers - 1))
+    added = add_integers(filter, added, INITIAL * (2**layers - 1))
     [layers, ObjectSpace.memsize_of(filter).fdiv(presized(added))]
   end
   at_million = Bloomc::ScalableBloomFilter.new(error_rate: ERROR, initial_capacity: INITIAL, **options)
-  grow(at_million, 0, 1_000_000)
+  add_integers(at_million, 0, 1_000_000)
   rate = filter.count_included(absent).fdiv(absent.size)
   [name, *layers_shown.map { |l| format("%.2fx", ratios[l]) }, format("%.2f", ObjectSpace.memsize_of(at_million) * 8e-6),
    format("%.3f%%", rate * 100)]

@@ -14,6 +14,17 @@ module BenchSupport
     Process.clock_gettime(Process::CLOCK_MONOTONIC)
   end
 
+  # Adds the Integers from...to to filter, a million at a time (a batch
+  # takes an Array); returns to.
+  def add_integers(filter, from, to)
+    while from < to
+      upto = [to, from + 1_000_000].min
+      filter.add_all((from...upto).to_a)
+      from = upto
+    end
+    to
+  end
+
   # Runs every job once per round, interleaved so that a noisy neighbour slows
   # all of them alike, and keeps each job's fastest round (seconds). A job is a
   # lambda, or a pair [prepare, run]: prepare's result (say a fresh empty
