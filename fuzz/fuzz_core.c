@@ -438,14 +438,18 @@ MODEL static void bits_check(const bits_state *s, reader *r)
     }
 }
 
+/* set (with bf_bits_test_and_set when bit 15 of the u16 is set: 1 exactly
+ * when the bit was clear), clear, get. */
 static void bits_op(bits_state *s, unsigned op, reader *r)
 {
     uint64_t i = rd_u16(r);
     if (!s->f.data) return;
+    int test = (i >> 15) & 1;
     i %= s->f.nbits;
     switch (op) {
     case 0:
-        bf_bits_set(&s->f, i);
+        if (test) CHECK(bf_bits_test_and_set(&s->f, i) == !s->model[i]);
+        else bf_bits_set(&s->f, i);
         s->ones += !s->model[i];
         s->model[i] = 1;
         break;
@@ -570,6 +574,7 @@ typedef struct {
     bf_bloom f;
     uint8_t *model; /* one byte per bit */
     uint64_t ones, adds;
+    uint64_t distinct;  /* adds that found a clear bit: the model of f.distinct */
     key_list keys;
 } bloom_state;
 
@@ -607,6 +612,21 @@ static int bloom_model_contains(const bloom_state *s, const uint64_t *pos)
     return 1;
 }
 
+/* One add on the model: whether it was new (a bit of it was clear before,
+ * which is what bf_bloom_add returns), its bits set, the counts. */
+static int bloom_model_add(bloom_state *s, const uint64_t *pos, key_ref k)
+{
+    int fresh = !bloom_model_contains(s, pos);
+    for (uint32_t i = 0; i < s->f.k; i++) {
+        s->ones += !s->model[pos[i]];
+        s->model[pos[i]] = 1;
+    }
+    s->adds++;
+    s->distinct += (uint64_t)fresh;
+    keys_push(&s->keys, k);
+    return fresh;
+}
+
 static void bloom_lookup(const bloom_state *s, const uint8_t *p, size_t n, int must)
 {
     uint64_t pos[BF_K_MAX];
@@ -620,7 +640,7 @@ static void bloom_lookup(const bloom_state *s, const uint8_t *p, size_t n, int m
 static void bloom_check(const bloom_state *s)
 {
     if (!s->f.bits.data) return;
-    CHECK(s->f.count == s->adds);
+    CHECK(s->f.count == s->adds && s->f.distinct == s->distinct);
     CHECK(bf_bits_count(&s->f.bits) == s->ones);
 }
 
@@ -634,13 +654,9 @@ static void bloom_op(bloom_state *s, unsigned op, reader *r)
         const uint8_t *p = key_ptr(r, k);
         bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
         positions(h, s->f.hash, s->f.k, s->f.bits.nbits, pos);
-        bf_bloom_add(&s->f, h);
-        for (uint32_t i = 0; i < s->f.k; i++) {
-            s->ones += !s->model[pos[i]];
-            s->model[pos[i]] = 1;
-        }
-        s->adds++;
-        keys_push(&s->keys, k);
+        int fresh = bf_bloom_add(&s->f, h);
+        CHECK(fresh == bloom_model_add(s, pos, k));
+        CHECK(s->f.count == s->adds && s->f.distinct == s->distinct);
         CHECK(bf_bloom_contains(&s->f, h));
         break;
     }
@@ -905,6 +921,22 @@ MODEL static void cont_tick(cont_state *s, uint64_t n, reader *r, int split)
     s->keys.len = keep;
 }
 
+/* One add on the model: every bucket of the key takes the current slot.
+ * Returns whether the key was new: one of its buckets was not live (empty,
+ * or a stale slot planted), which is what bf_continuous_add returns. */
+static int cont_model_add(cont_state *s, const uint64_t *pos, key_ref k)
+{
+    int live = 1;
+    for (uint32_t i = 0; i < s->f.k; i++) live &= age_live(s->age[pos[i]]);
+    for (uint32_t i = 0; i < s->f.k; i++) {
+        s->nonzero += s->age[pos[i]] == AGE_EMPTY;
+        s->age[pos[i]] = 0;
+    }
+    s->recent[0]++;
+    keys_push(&s->keys, k);
+    return !live;
+}
+
 static void cont_check_keys(cont_state *s, const reader *r)
 {
     for (size_t i = 0; i < s->keys.len; i++)
@@ -921,13 +953,8 @@ static void cont_op(cont_state *s, unsigned op, reader *r)
         const uint8_t *p = key_ptr(r, k);
         bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
         positions(h, s->f.hash, s->f.k, s->f.buckets.count, pos);
-        bf_continuous_add(&s->f, h);
-        for (uint32_t i = 0; i < s->f.k; i++) {
-            s->nonzero += s->age[pos[i]] == AGE_EMPTY;
-            s->age[pos[i]] = 0;
-        }
-        s->recent[0]++;
-        keys_push(&s->keys, k);
+        int fresh = bf_continuous_add(&s->f, h);
+        CHECK(fresh == cont_model_add(s, pos, k));
         CHECK(cont_lookup(s, p, k.len, 0));
         CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
         break;
@@ -1101,9 +1128,12 @@ static uint8_t *exact_answers(size_t n)
     return out;
 }
 
+/* u8 flags: bit 0 add the batch first, bit 1 without the answers of the
+ * add (out NULL). Each add's answer is the model's after the keys before
+ * it, so a key given twice in a batch is new the first time at most. */
 static void bloom_batch_op(bloom_state *s, reader *r)
 {
-    uint8_t add = rd_u8(r) & 1;
+    uint8_t flags = rd_u8(r), add = flags & 1;
     batch b;
     rd_batch(r, &b, s->f.seed, s->f.hash);
     if (!s->f.bits.data) return;
@@ -1111,16 +1141,14 @@ static void bloom_batch_op(bloom_state *s, reader *r)
     bf_key_hash *h = exact_hashes(b.h, b.n);
     uint8_t *out = exact_answers(b.n);
     if (add) {
-        bf_bloom_add_many(&s->f, h, b.n, NULL);
+        uint8_t *fresh = flags & 2 ? NULL : exact_answers(b.n);
+        bf_bloom_add_many(&s->f, h, b.n, fresh);
         for (size_t j = 0; j < b.n; j++) {
             positions(b.h[j], s->f.hash, s->f.k, s->f.bits.nbits, pos);
-            for (uint32_t i = 0; i < s->f.k; i++) {
-                s->ones += !s->model[pos[i]];
-                s->model[pos[i]] = 1;
-            }
-            s->adds++;
-            keys_push(&s->keys, b.keys[j]);
+            int want = bloom_model_add(s, pos, b.keys[j]);
+            CHECK(!fresh || fresh[j] == want);
         }
+        free(fresh);
     }
     bf_bloom_contains_many(&s->f, h, b.n, out);
     for (size_t j = 0; j < b.n; j++) {
@@ -1134,6 +1162,8 @@ static void bloom_batch_op(bloom_state *s, reader *r)
     free(out);
 }
 
+/* u8 flags: bit 0 add the batch first (bit 2: out NULL; each answer the
+ * model's after the keys before it), bit 1 clear_expired for the lookups. */
 static void cont_batch_op(cont_state *s, reader *r)
 {
     uint8_t flags = rd_u8(r);
@@ -1144,16 +1174,14 @@ static void cont_batch_op(cont_state *s, reader *r)
     bf_key_hash *h = exact_hashes(b.h, b.n);
     uint8_t *out = exact_answers(b.n);
     if (flags & 1) {
-        bf_continuous_add_many(&s->f, h, b.n, NULL);
+        uint8_t *fresh = flags & 4 ? NULL : exact_answers(b.n);
+        bf_continuous_add_many(&s->f, h, b.n, fresh);
         for (size_t j = 0; j < b.n; j++) {
             positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
-            for (uint32_t i = 0; i < s->f.k; i++) {
-                s->nonzero += s->age[pos[i]] == AGE_EMPTY;
-                s->age[pos[i]] = 0;
-            }
-            keys_push(&s->keys, b.keys[j]);
+            int want = cont_model_add(s, pos, b.keys[j]);
+            CHECK(!fresh || fresh[j] == want);
         }
-        s->recent[0] += b.n;
+        free(fresh);
     }
     /* Stale buckets (planted) cleared by one lookup do not change a later
      * one's answer, which depends on the live buckets alone. */
@@ -1194,6 +1222,7 @@ typedef struct {
     bf_blocked f;
     uint8_t *model; /* one byte per bit */
     uint64_t adds;
+    uint64_t distinct; /* adds that found a clear bit: the model of f.distinct */
     key_list keys;
     double last_rate; /* bf_blocked_current_fpr when last asked: it never falls */
 } blocked_state;
@@ -1251,10 +1280,26 @@ static int blocked_model_contains(const blocked_state *s, const uint64_t *pos)
     return 1;
 }
 
+/* One add on the model; whether it was new (a bit of it was clear). */
+static int blocked_model_add(blocked_state *s, const uint64_t *pos, key_ref k)
+{
+    int fresh = !blocked_model_contains(s, pos);
+    for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
+    s->adds++;
+    s->distinct += (uint64_t)fresh;
+    keys_push(&s->keys, k);
+    return fresh;
+}
+
+static void blocked_check_counts(const blocked_state *s)
+{
+    CHECK(s->f.count == s->adds && s->f.distinct == s->distinct);
+}
+
 /* The byte image is the model's bits, bit i in byte i / 8 at bit i % 8. */
 MODEL static void blocked_check_image(const blocked_state *s)
 {
-    CHECK(s->f.count == s->adds);
+    blocked_check_counts(s);
     for (uint64_t j = 0; j < s->f.nblocks * BF_BLOCK_BYTES; j++) {
         uint8_t want = 0;
         for (unsigned b = 0; b < 8; b++) want |= (uint8_t)(s->model[j * 8 + b] << b);
@@ -1271,10 +1316,9 @@ static void blocked_op(blocked_state *s, unsigned op, reader *r)
         if (!s->f.bits.data) return;
         bf_key_hash h = key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3);
         blocked_positions(s, h, pos);
-        bf_blocked_add(&s->f, h);
-        for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
-        s->adds++;
-        keys_push(&s->keys, k);
+        int fresh = bf_blocked_add(&s->f, h);
+        CHECK(fresh == blocked_model_add(s, pos, k));
+        blocked_check_counts(s);
         CHECK(bf_blocked_contains(&s->f, h));
         break;
     }
@@ -1286,28 +1330,30 @@ static void blocked_op(blocked_state *s, unsigned op, reader *r)
         CHECK(bf_blocked_contains(&s->f, h) == blocked_model_contains(s, pos));
         break;
     }
-    default: { /* a batch: add_many (flag) then contains_many, against the model */
-        uint8_t add = rd_u8(r) & 1;
+    default: { /* a batch: add_many (flags bit 0; bit 1: out NULL) then
+                * contains_many, against the model, as bloom_batch_op */
+        uint8_t flags = rd_u8(r), add = flags & 1;
         batch b;
         rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
         if (!s->f.bits.data) return;
         bf_key_hash *h = exact_hashes(b.h, b.n);
         uint8_t *out = exact_answers(b.n);
         if (add) {
-            bf_blocked_add_many(&s->f, h, b.n, NULL);
+            uint8_t *fresh = flags & 2 ? NULL : exact_answers(b.n);
+            bf_blocked_add_many(&s->f, h, b.n, fresh);
             for (size_t j = 0; j < b.n; j++) {
                 blocked_positions(s, b.h[j], pos);
-                for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
-                s->adds++;
-                keys_push(&s->keys, b.keys[j]);
+                int want = blocked_model_add(s, pos, b.keys[j]);
+                CHECK(!fresh || fresh[j] == want);
             }
+            free(fresh);
         }
         bf_blocked_contains_many(&s->f, h, b.n, out);
         for (size_t j = 0; j < b.n; j++) {
             blocked_positions(s, b.h[j], pos);
             CHECK(out[j] == blocked_model_contains(s, pos));
         }
-        CHECK(s->f.count == s->adds);
+        blocked_check_counts(s);
         free(h);
         free(out);
         break;
@@ -1335,7 +1381,7 @@ static void blocked_recent(const blocked_state *s, reader *r)
         key_ref k = s->keys.items[i].key;
         CHECK(bf_blocked_contains(&s->f, key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3)));
     }
-    CHECK(s->f.count == s->adds);
+    blocked_check_counts(s);
     if (may_scan(r, s->f.bits.nbits)) blocked_check_image(s);
 }
 
@@ -1387,7 +1433,9 @@ static void blocked_size_op(reader *r)
  * BF_BATCH_PREFETCH_MIN_BYTES, so that prefetching runs under the sanitizers,
  * at every batch size 0..BATCH_MAX (the look-ahead's edges are at
  * BF_BATCH_AHEAD), with heap blocks of exactly n hashes and answers. Each
- * filter has a twin fed one key at a time: images and answers must agree. */
+ * filter has a twin fed one key at a time: images, counts and answers (the
+ * adds' "new" too, except at every third size, where out is NULL) must
+ * agree. */
 
 /* Hashes of the 8-byte keys from .. from + n - 1, in a block of exactly n. */
 static bf_key_hash *large_keys(uint64_t from, size_t n, bf_hash_kind kind)
@@ -1407,7 +1455,7 @@ static bf_key_hash *large_keys(uint64_t from, size_t n, bf_hash_kind kind)
  * `added` of those and n - added never added yet, so answers are mixed. */
 typedef struct {
     bf_key_hash *add, *look;
-    uint8_t *out;
+    uint8_t *out, *fresh; /* fresh: the answers of the batch add */
     size_t n, added;
 } large_round;
 
@@ -1419,6 +1467,7 @@ static void large_round_start(large_round *q, size_t n, uint64_t *next, bf_hash_
     *next += n;
     q->look = large_keys(*next - q->added, n, kind);
     q->out = exact_answers(n);
+    q->fresh = exact_answers(n);
 }
 
 static void large_round_end(large_round *q)
@@ -1426,6 +1475,7 @@ static void large_round_end(large_round *q)
     free(q->add);
     free(q->look);
     free(q->out);
+    free(q->fresh);
 }
 
 static void check_prefetching_bloom(uint32_t k, bf_hash_kind kind)
@@ -1446,9 +1496,12 @@ static void check_prefetching_bloom(uint32_t k, bf_hash_kind kind)
     for (size_t n = 0; n <= BATCH_MAX; n++) {
         large_round q;
         large_round_start(&q, n, &next, kind);
-        bf_bloom_add_many(&a, q.add, n, NULL);
-        for (size_t i = 0; i < n; i++) bf_bloom_add(&b, q.add[i]);
-        CHECK(a.count == b.count && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
+        bf_bloom_add_many(&a, q.add, n, n % 3 ? q.fresh : NULL);
+        for (size_t i = 0; i < n; i++) CHECK(bf_bloom_add(&b, q.add[i]) == q.fresh[i] || n % 3 == 0);
+        /* The same keys again: none is new now, in the batch or one by one. */
+        bf_bloom_add_many(&a, q.add, n, q.fresh);
+        for (size_t i = 0; i < n; i++) CHECK(bf_bloom_add(&b, q.add[i]) == 0 && q.fresh[i] == 0);
+        CHECK(a.count == b.count && a.distinct == b.distinct && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
         bf_bloom_contains_many(&a, q.look, n, q.out);
         for (size_t i = 0; i < n; i++)
             CHECK(q.out[i] == bf_bloom_contains(&b, q.look[i]) && (i >= q.added || q.out[i] == 1));
@@ -1478,9 +1531,12 @@ static void check_prefetching_blocked(uint32_t k, uint32_t seed)
     for (size_t n = 0; n <= BATCH_MAX; n++) {
         large_round q;
         large_round_start(&q, n, &next, BF_HASH_MURMUR3);
-        bf_blocked_add_many(&a, q.add, n, NULL);
-        for (size_t i = 0; i < n; i++) bf_blocked_add(&b, q.add[i]);
-        CHECK(a.count == b.count && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
+        bf_blocked_add_many(&a, q.add, n, n % 3 ? q.fresh : NULL);
+        for (size_t i = 0; i < n; i++) CHECK(bf_blocked_add(&b, q.add[i]) == q.fresh[i] || n % 3 == 0);
+        /* The same keys again: none is new now, in the batch or one by one. */
+        bf_blocked_add_many(&a, q.add, n, q.fresh);
+        for (size_t i = 0; i < n; i++) CHECK(bf_blocked_add(&b, q.add[i]) == 0 && q.fresh[i] == 0);
+        CHECK(a.count == b.count && a.distinct == b.distinct && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
         bf_blocked_contains_many(&a, q.look, n, q.out);
         for (size_t i = 0; i < n; i++)
             CHECK(q.out[i] == bf_blocked_contains(&b, q.look[i]) && (i >= q.added || q.out[i] == 1));
@@ -1515,8 +1571,11 @@ static void check_prefetching_continuous(uint32_t k, bf_hash_kind kind)
         bf_continuous_tick(&b, n % 3);
         large_round q;
         large_round_start(&q, n, &next, kind);
-        bf_continuous_add_many(&a, q.add, n, NULL);
-        for (size_t i = 0; i < n; i++) bf_continuous_add(&b, q.add[i]);
+        bf_continuous_add_many(&a, q.add, n, n % 3 ? q.fresh : NULL);
+        for (size_t i = 0; i < n; i++) CHECK(bf_continuous_add(&b, q.add[i]) == q.fresh[i] || n % 3 == 0);
+        /* The same keys again, in the same tick: all live, none new. */
+        bf_continuous_add_many(&a, q.add, n, q.fresh);
+        for (size_t i = 0; i < n; i++) CHECK(bf_continuous_add(&b, q.add[i]) == 0 && q.fresh[i] == 0);
         CHECK(memcmp(a.buckets.data, b.buckets.data, nbytes) == 0);
         uint64_t planted = count; /* none */
         if (n >= 2) {
@@ -1833,6 +1892,8 @@ typedef struct {
     uint32_t *model;
     uint64_t count;     /* adds less successful deletes (never below 0) */
     uint64_t saturated; /* cells that reached the maximum */
+    uint64_t distinct;  /* adds that found the key's count at 0, less deletes
+                         * that left it at 0 (never below 0): f.distinct */
     int tainted;        /* a delete of a key with true count 0 was found: others may undercount */
     tally keys;
 } counting_state;
@@ -1881,7 +1942,7 @@ static uint32_t counting_lookup(const counting_state *s, const reader *r, key_re
 
 static void counting_check_counts(const counting_state *s)
 {
-    CHECK(s->f.count == s->count && s->f.saturated == s->saturated);
+    CHECK(s->f.count == s->count && s->f.saturated == s->saturated && s->f.distinct == s->distinct);
 }
 
 MODEL static void counting_check_all(const counting_state *s, const reader *r)
@@ -1907,6 +1968,7 @@ static void counting_remove(counting_state *s, const reader *r, key_ref k, bf_ke
         else s->tainted = 1; /* a false positive deleted: it took from other keys */
         mcells_remove(s->model, pos, s->f.k, max);
         if (s->count) s->count--;
+        if (s->distinct && mcells_min(s->model, pos, s->f.k, max) == 0) s->distinct--;
     }
     cells_check_at(&s->f.cells, s->model, pos, s->f.k);
     counting_check_counts(s);
@@ -1926,7 +1988,9 @@ static void counting_op(counting_state *s, unsigned op, reader *r)
         tally_entry *e = tally_get(&s->keys, r, k, h);
         for (unsigned t = 0; t < times; t++) {
             if (t > 0 && !may_add(r, s->f.k)) break;
-            bf_counting_add(&s->f, h);
+            int fresh = mcells_min(s->model, pos, s->f.k, s->f.cells.max) == 0;
+            CHECK(bf_counting_add(&s->f, h) == fresh);
+            s->distinct += (uint64_t)fresh;
             s->saturated += mcells_add(s->model, pos, s->f.k, 1, s->f.cells.max);
             s->count++;
             e->n++;
@@ -1986,6 +2050,7 @@ typedef struct {
     bf_spectral f;
     uint32_t *pmodel, *smodel; /* smodel: RM only */
     uint64_t pcount, psat, scount, ssat;
+    uint64_t pdistinct;  /* f.primary.distinct, as the counting filter's */
     int ptaint, staint;  /* a false positive deleted from the primary / the secondary */
     tally keys;
 } spectral_state;
@@ -2042,21 +2107,24 @@ static void spectral_positions(const spectral_state *s, bf_key_hash h, uint64_t 
     if (spectral_rm(s)) positions(salted(h, RM_SALT), BF_HASH_MURMUR3, s->f.secondary.k, s->f.secondary.cells.count, spos);
 }
 
-/* One add on the model. */
-MODEL static void spectral_model_add(spectral_state *s, tally_entry *e, const uint64_t *pos, const uint64_t *spos)
+/* One add on the model; whether the key was new (its primary count was 0,
+ * which is what bf_spectral_add returns). */
+MODEL static int spectral_model_add(spectral_state *s, tally_entry *e, const uint64_t *pos, const uint64_t *spos)
 {
     uint32_t k = s->f.primary.k, max = s->f.primary.cells.max;
+    int fresh = mcells_min(s->pmodel, pos, k, max) == 0;
     e->n++;
     s->pcount++;
+    s->pdistinct += (uint64_t)fresh;
     if (!spectral_rm(s)) { /* minimum increase: each cell holding the minimum, once */
         uint32_t min = mcells_min(s->pmodel, pos, k, max);
-        if (min == max) return;
+        if (min == max) return fresh;
         for (uint32_t i = 0; i < k; i++) {
             if (s->pmodel[pos[i]] != min) continue;
             s->pmodel[pos[i]] = min + 1;
             s->psat += min + 1 == max;
         }
-        return;
+        return fresh;
     }
     s->psat += mcells_add(s->pmodel, pos, k, 1, max);
     int recurring = mcells_recurring(s->pmodel, pos, k, max);
@@ -2064,12 +2132,13 @@ MODEL static void spectral_model_add(spectral_state *s, tally_entry *e, const ui
     /* What the key put into its secondary cells is all still there (or
      * saturated) unless a false positive took from them. */
     if (e->sc > 0 && !s->staint) CHECK(in_secondary > 0);
-    if (recurring && !in_secondary) return;
+    if (recurring && !in_secondary) return fresh;
     if (in_secondary && e->sc == 0) e->unreliable = 1;
     uint32_t by = in_secondary ? 1 : mcells_min(s->pmodel, pos, k, max);
     s->ssat += mcells_add(s->smodel, spos, k, by, max);
     s->scount++;
     e->sc += by;
+    return fresh;
 }
 
 /* count and include? of one key, exactly the model's; the lower bound. */
@@ -2099,6 +2168,9 @@ static void spectral_check_counts(const spectral_state *s)
 {
     CHECK(s->f.primary.count == s->pcount && s->f.primary.saturated == s->psat);
     CHECK(s->f.secondary.count == s->scount && s->f.secondary.saturated == s->ssat);
+    /* The secondary's cells change through bf_cells_* only: no key is ever
+     * new to it as a counting filter. */
+    CHECK(s->f.primary.distinct == s->pdistinct && s->f.secondary.distinct == 0);
 }
 
 MODEL static void spectral_check_all(const spectral_state *s, const reader *r)
@@ -2134,6 +2206,7 @@ static void spectral_remove(spectral_state *s, const reader *r, key_ref k, bf_ke
             else s->ptaint = 1;
             mcells_remove(s->pmodel, pos, kk, max);
             if (s->pcount) s->pcount--;
+            if (s->pdistinct && mcells_min(s->pmodel, pos, kk, max) == 0) s->pdistinct--;
             if (mcells_min(s->smodel, spos, kk, max) > 0) {
                 if (e && e->sc > 0) e->sc--;
                 else s->staint = 1;
@@ -2161,8 +2234,8 @@ static void spectral_op(spectral_state *s, unsigned op, reader *r)
         tally_entry *e = tally_get(&s->keys, r, k, h);
         for (unsigned t = 0; t < times; t++) {
             if (t > 0 && !may_add(r, 2 * s->f.primary.k)) break;
-            bf_spectral_add(&s->f, h);
-            spectral_model_add(s, e, pos, spos);
+            int fresh = bf_spectral_add(&s->f, h);
+            CHECK(fresh == spectral_model_add(s, e, pos, spos));
         }
         cells_check_at(&s->f.primary.cells, s->pmodel, pos, s->f.primary.k);
         if (spectral_rm(s)) cells_check_at(&s->f.secondary.cells, s->smodel, spos, s->f.secondary.k);
@@ -2212,6 +2285,7 @@ typedef struct {
     uint32_t *model[BITWISE_MAX_LEVELS];
     size_t nlevels;
     uint64_t count;
+    uint64_t distinct; /* adds that landed on level 0 with its count there 0 */
     tally keys;
 } bitwise_state;
 
@@ -2309,7 +2383,7 @@ static uint64_t bitwise_lookup(const bitwise_state *s, const reader *r, key_ref 
 
 static void bitwise_check_counts(const bitwise_state *s)
 {
-    CHECK(s->f.count == s->count && s->f.nlevels == s->nlevels);
+    CHECK(s->f.count == s->count && s->f.nlevels == s->nlevels && s->f.distinct == s->distinct);
     for (size_t l = 0; l < s->nlevels; l++) {
         const bf_buckets *b = &s->f.levels[l];
         CHECK(b->count == s->f.m && b->width == model_level_width(s->f.width, l) && b->max == level_max(s, l));
@@ -2337,7 +2411,10 @@ MODEL static size_t bitwise_add_times(bitwise_state *s, reader *r, bf_key_hash h
         level = bf_bitwise_target_level(&s->f, h);
         CHECK(level == want);
         if (level == s->f.nlevels) bitwise_add_level(s);
-        bf_bitwise_add_at(&s->f, h, level);
+        /* New: its count was 0, which it can be on level 0 only. */
+        int fresh = level == 0 && mcells_min(s->model[0], bitwise_pos(s, h, lp, 0), s->f.k, level_max(s, 0)) == 0;
+        CHECK(bf_bitwise_add_at(&s->f, h, level) == fresh);
+        s->distinct += (uint64_t)fresh;
         mcells_add(s->model[level], bitwise_pos(s, h, lp, level), s->f.k, 1, level_max(s, level));
         s->count++;
         e->n++;
@@ -2453,7 +2530,9 @@ static void stable_op(stable_state *s, unsigned op, reader *r)
         bf_key_hash h = mm_hash(r, k, s->f.seed);
         positions(h, BF_HASH_MURMUR3, s->f.k, m, pos);
         uint64_t start = (uint64_t)(((fuzz_u128)ref_splitmix64(&s->random) * m) >> 64);
-        bf_stable_add(&s->f, h);
+        /* New: not found just before (before the decrements). */
+        int fresh = mcells_min(s->model, pos, s->f.k, max) == 0;
+        CHECK(bf_stable_add(&s->f, h) == fresh);
         for (uint64_t j = 0; j < d; j++) {
             uint64_t i = (start + j) % m;
             if (s->model[i]) s->model[i]--;
@@ -2594,7 +2673,8 @@ static void a2_op(a2_state *s, unsigned op, reader *r)
         uint64_t pos[BF_K_MAX];
         bf_key_hash h = mm_hash(r, k, s->f.seed);
         positions(h, BF_HASH_MURMUR3, s->f.k, s->f.halves[0].nbits, pos);
-        bf_a2_add(&s->f, h);
+        int fresh = !a2_model_half(s, 0, pos) && !a2_model_half(s, 1, pos); /* in neither half */
+        CHECK(bf_a2_add(&s->f, h) == fresh);
         s->count++;
         int swapped = 0;
         if (!a2_model_half(s, s->active, pos)) {
@@ -3053,7 +3133,7 @@ static void bloom_twin(bloom_state *t, const bloom_state *s, int copy)
     }
     t->f = s->f;
     t->f.bits.data = zeroed(nbytes);
-    t->f.count = 0;
+    t->f.count = t->f.distinct = 0;
     t->model = zeroed((size_t)m);
 }
 
@@ -3075,7 +3155,7 @@ static void blocked_twin(blocked_state *t, const blocked_state *s, int copy)
     memset(data, 0, nbytes);
     t->f = s->f;
     t->f.bits.data = data;
-    t->f.count = 0;
+    t->f.count = t->f.distinct = 0;
     t->model = zeroed(nbits);
 }
 
@@ -3305,6 +3385,9 @@ static void counting_merge(counting_state *d, counting_state *s, bf_combine_op o
     if (!counting_same_shape(d, s) || !may_merge(r)) return;
     bf_counting_combine(&d->f, &s->f, op);
     counting_model_combine(d, s, r, op);
+    /* distinct is the binding's to recount after a merge (from the fill):
+     * the model takes the core's from here on. */
+    d->distinct = d->f.distinct;
     counting_check_all(d, r);
     counting_check_all(s, r);
 }
@@ -3340,6 +3423,7 @@ static void spectral_merge(spectral_state *d, spectral_state *s, bf_combine_op o
         return;
     bf_spectral_combine(&d->f, &s->f, op);
     spectral_model_combine(d, s, r, op);
+    d->pdistinct = d->f.primary.distinct; /* the binding's to recount, as counting_merge */
     spectral_check_all(d, r);
     spectral_check_all(s, r);
 }
@@ -3385,6 +3469,7 @@ static void bitwise_merge(bitwise_state *d, bitwise_state *s, int intersect, rea
         bf_bitwise_union(&d->f, &s->f);
     }
     bitwise_model_merge(d, s, r, intersect);
+    d->distinct = d->f.distinct; /* the binding's to recount, as counting_merge */
     bitwise_check_all(d, r);
     bitwise_check_all(s, r);
 }
@@ -3512,7 +3597,8 @@ static void a2_merge(a2_state *d, a2_state *s, int intersect, reader *r)
 /* The plain and blocked filters as the binding merges them: bf_bits_or or
  * bf_bits_and of the bits, count summed (saturating) or the smaller. Every
  * key of either history is found in the union, every key of both in the
- * intersection. */
+ * intersection. distinct is left to the binding, which recounts it from the
+ * fill: the model takes dst's from here on. */
 MODEL static void filter_model_merge(uint8_t *dm, const uint8_t *sm, uint64_t nbits, key_list *dk, const key_list *sk,
                                      const reader *r, int and)
 {
@@ -3545,6 +3631,7 @@ static void bloom_merge(bloom_state *d, bloom_state *s, int and, reader *r)
     else bf_bits_or(&d->f.bits, &s->f.bits);
     d->f.count = merged_count(d->f.count, s->f.count, and);
     d->adds = merged_count(d->adds, s->adds, and);
+    d->distinct = d->f.distinct;
     filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, and);
     d->ones = 0;
     for (uint64_t i = 0; i < d->f.bits.nbits; i++) d->ones += d->model[i];
@@ -3561,6 +3648,7 @@ static void blocked_merge(blocked_state *d, blocked_state *s, int and, reader *r
     else bf_bits_or(&d->f.bits, &s->f.bits);
     d->f.count = merged_count(d->f.count, s->f.count, and);
     d->adds = merged_count(d->adds, s->adds, and);
+    d->distinct = d->f.distinct;
     filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, and);
     if (and) d->last_rate = 0; /* bits cleared: the rate may fall */
     blocked_final(d, r);

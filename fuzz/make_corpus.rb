@@ -19,6 +19,9 @@
 #   reinit: u8 which (% 10: bits, buckets, bloom, cont, blocked, counting,
 #   spectral, bitwise, stable, a2), then that header.
 #   A batch is a u8 count (count % 70 + 1) and that many keys.
+#   bloom_batch / blocked_batch: u8 flags (bit 0: add the batch first, bit 1:
+#   without the adds' answers), a batch; cont_batch: u8 flags (bit 0: add,
+#   bit 1: clear_expired, bit 2: without the adds' answers), a batch.
 #   A key is a length byte (255: a u16 length follows) and that many bytes.
 #   bk_dec_run: u16 first, u16 length, u8 flags (bit 0: wrap at the end).
 #   cnt_add / spec_add: a key, u8 t (t % 16 + 1 adds); bw_add: a key, u16 t
@@ -172,12 +175,19 @@ seeds["batches"] = header(bloom: [512, 5, 0, 3], cont: [256, 4, 1, 2, 0]) +
   op(:bloom_batch) + u8(1) + batch(words.first(40)) + op(:bloom_batch) + u8(0) + batch(words) +
   op(:cont_batch) + u8(1) + batch(words.first(20)) + op(:cont_tick) + u8(2) +
   op(:cont_batch) + u8(2) + batch(words.first(30)) + op(:cont_tick) + u8(1) +
-  op(:cont_batch) + u8(2) + batch(words.first(30))
+  op(:cont_batch) + u8(2) + batch(words.first(30)) +
+  # Keys repeated within a batch and from the last one: new once at most.
+  op(:bloom_batch) + u8(1) + batch(%w[key-1 again again key-70 other again]) +
+  op(:bloom_batch) + u8(3) + batch(%w[again more more]) +
+  op(:cont_batch) + u8(1) + batch(%w[key-1 again again key-30 other again]) +
+  op(:cont_batch) + u8(5) + batch(%w[again more more])
 
 seeds["blocked"] = header(blocked: [8, 12, 77]) +
   %w[a b c d e f].map { |k| op(:blocked_add) + key(k) }.join +
   op(:blocked_contains) + key("a") + op(:blocked_contains) + key("zzz") +
   op(:blocked_batch) + u8(1) + batch(words.first(50)) + op(:blocked_batch) + u8(0) + batch(words) +
+  op(:blocked_batch) + u8(1) + batch(%w[key-1 again again key-70 other again]) +
+  op(:blocked_batch) + u8(3) + batch(%w[again more more]) +
   op(:blocked_size) + u16(999) + u16(42)
 
 # k = 128: every probe past the unrolled eight and twelve remixed words; then
@@ -259,8 +269,12 @@ seeds["bitwise"] = header(bitwise: [40, 2, 3, 8]) +
 keys40 = (1..40).map { |i| "s#{i}" }
 seeds["stable"] = header(stable: [50, 3, 3, 7, 1, 42]) +
   keys40.map { |k| op(:st_add) + key(k) }.join + keys40.map { |k| op(:st_contains) + key(k) }.join + op(:st_check)
+# Width 1 and d = m: every add first empties every cell, so a key added
+# twice in a row is found before its second add (not new) and gone after
+# the decrements: "new" must be told before them.
 seeds["stable_edges"] = header(stable: [10, 1, 2, 10, 0, 0xffffffffffffffff]) +
   keys40.first(12).map { |k| op(:st_add) + key(k) + op(:st_contains) + key(k) }.join + op(:st_check) +
+  op(:st_add) + key("s1") + op(:st_add) + key("s1") +
   op(:reinit) + u8(8) + stable_hdr(33, 32, 5, 32, 9, 1234567) +
   keys40.first(20).map { |k| op(:st_add) + key(k) }.join + op(:st_contains) + key("s1") + op(:st_check) +
   op(:reinit) + u8(8) + stable_hdr(1, 2, 1, 1, 0, 7) + op(:st_add) + key("a") + op(:st_add) + key("b") + op(:st_check)
