@@ -3,7 +3,7 @@
  * The input is a little program.  A header sizes one of each structure (bit
  * field, bucket field, plain Bloom filter, continuous filter, blocked filter,
  * counting filter, spectral filter (MI or RM), bitwise filter, stable filter,
- * A2 filter); then every opcode byte picks one operation and reads its
+ * A2 filter, scalable filter); then every opcode byte picks one operation and reads its
  * operands from the bytes that follow.  Each structure is shadowed by a plain
  * model kept here (a byte per bit, a uint32 per bucket or cell, an "age in
  * ticks" per continuous bucket, ...) and every result is checked against it;
@@ -25,7 +25,7 @@
  *     -I ext/bloomc fuzz/fuzz_core.c ext/bloomc/bf_bits.c ext/bloomc/bf_buckets.c \
  *     ext/bloomc/bf_hash.c ext/bloomc/bf_bloom.c ext/bloomc/bf_blocked.c \
  *     ext/bloomc/bf_continuous.c ext/bloomc/bf_counting.c ext/bloomc/bf_stable.c \
- *     ext/bloomc/bf_a2.c ext/bloomc/bf_crc32c.c -o tmp/fuzz_core
+ *     ext/bloomc/bf_a2.c ext/bloomc/bf_crc32c.c ext/bloomc/bf_scalable.c -o tmp/fuzz_core
  *
  * Portable bf_reduce: this file undefines __SIZEOF_INT128__ before including
  * the core's headers, so the inline helpers used HERE (bf_positions,
@@ -40,6 +40,7 @@
 #undef __SIZEOF_INT128__
 #endif
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@
 #include "bf_crc32c.h"
 #include "bf_hash.h"
 #include "bf_probe.h"
+#include "bf_scalable.h"
 #include "bf_stable.h"
 
 #ifndef FUZZ_HAVE_INT128
@@ -78,6 +80,13 @@ __extension__ typedef unsigned __int128 fuzz_u128;
 #else
 #define MODEL
 #endif
+
+/* The structures that OP_REINIT, twin_make, twin_op and merge pick by a
+ * byte % STRUCTURES: the first ten in the orders their switches give (which
+ * differ between OP_REINIT and the twin ops), then the scalable filter, at
+ * SCALABLE in all four. */
+#define STRUCTURES 11
+#define SCALABLE 10
 
 /* Limits of what the input may ask for. */
 #define BITS_MAX_N 5000
@@ -438,14 +447,18 @@ MODEL static void bits_check(const bits_state *s, reader *r)
     }
 }
 
+/* set (with bf_bits_test_and_set when bit 15 of the u16 is set: 1 exactly
+ * when the bit was clear), clear, get. */
 static void bits_op(bits_state *s, unsigned op, reader *r)
 {
     uint64_t i = rd_u16(r);
     if (!s->f.data) return;
+    int test = (i >> 15) & 1;
     i %= s->f.nbits;
     switch (op) {
     case 0:
-        bf_bits_set(&s->f, i);
+        if (test) CHECK(bf_bits_test_and_set(&s->f, i) == !s->model[i]);
+        else bf_bits_set(&s->f, i);
         s->ones += !s->model[i];
         s->model[i] = 1;
         break;
@@ -570,6 +583,7 @@ typedef struct {
     bf_bloom f;
     uint8_t *model; /* one byte per bit */
     uint64_t ones, adds;
+    uint64_t distinct;  /* adds that found a clear bit: the model of f.distinct */
     key_list keys;
 } bloom_state;
 
@@ -607,6 +621,21 @@ static int bloom_model_contains(const bloom_state *s, const uint64_t *pos)
     return 1;
 }
 
+/* One add on the model: whether it was new (a bit of it was clear before,
+ * which is what bf_bloom_add returns), its bits set, the counts. */
+static int bloom_model_add(bloom_state *s, const uint64_t *pos, key_ref k)
+{
+    int fresh = !bloom_model_contains(s, pos);
+    for (uint32_t i = 0; i < s->f.k; i++) {
+        s->ones += !s->model[pos[i]];
+        s->model[pos[i]] = 1;
+    }
+    s->adds++;
+    s->distinct += (uint64_t)fresh;
+    keys_push(&s->keys, k);
+    return fresh;
+}
+
 static void bloom_lookup(const bloom_state *s, const uint8_t *p, size_t n, int must)
 {
     uint64_t pos[BF_K_MAX];
@@ -620,7 +649,7 @@ static void bloom_lookup(const bloom_state *s, const uint8_t *p, size_t n, int m
 static void bloom_check(const bloom_state *s)
 {
     if (!s->f.bits.data) return;
-    CHECK(s->f.count == s->adds);
+    CHECK(s->f.count == s->adds && s->f.distinct == s->distinct);
     CHECK(bf_bits_count(&s->f.bits) == s->ones);
 }
 
@@ -634,13 +663,9 @@ static void bloom_op(bloom_state *s, unsigned op, reader *r)
         const uint8_t *p = key_ptr(r, k);
         bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
         positions(h, s->f.hash, s->f.k, s->f.bits.nbits, pos);
-        bf_bloom_add(&s->f, h);
-        for (uint32_t i = 0; i < s->f.k; i++) {
-            s->ones += !s->model[pos[i]];
-            s->model[pos[i]] = 1;
-        }
-        s->adds++;
-        keys_push(&s->keys, k);
+        int fresh = bf_bloom_add(&s->f, h);
+        CHECK(fresh == bloom_model_add(s, pos, k));
+        CHECK(s->f.count == s->adds && s->f.distinct == s->distinct);
         CHECK(bf_bloom_contains(&s->f, h));
         break;
     }
@@ -905,6 +930,22 @@ MODEL static void cont_tick(cont_state *s, uint64_t n, reader *r, int split)
     s->keys.len = keep;
 }
 
+/* One add on the model: every bucket of the key takes the current slot.
+ * Returns whether the key was new: one of its buckets was not live (empty,
+ * or a stale slot planted), which is what bf_continuous_add returns. */
+static int cont_model_add(cont_state *s, const uint64_t *pos, key_ref k)
+{
+    int live = 1;
+    for (uint32_t i = 0; i < s->f.k; i++) live &= age_live(s->age[pos[i]]);
+    for (uint32_t i = 0; i < s->f.k; i++) {
+        s->nonzero += s->age[pos[i]] == AGE_EMPTY;
+        s->age[pos[i]] = 0;
+    }
+    s->recent[0]++;
+    keys_push(&s->keys, k);
+    return !live;
+}
+
 static void cont_check_keys(cont_state *s, const reader *r)
 {
     for (size_t i = 0; i < s->keys.len; i++)
@@ -921,13 +962,8 @@ static void cont_op(cont_state *s, unsigned op, reader *r)
         const uint8_t *p = key_ptr(r, k);
         bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
         positions(h, s->f.hash, s->f.k, s->f.buckets.count, pos);
-        bf_continuous_add(&s->f, h);
-        for (uint32_t i = 0; i < s->f.k; i++) {
-            s->nonzero += s->age[pos[i]] == AGE_EMPTY;
-            s->age[pos[i]] = 0;
-        }
-        s->recent[0]++;
-        keys_push(&s->keys, k);
+        int fresh = bf_continuous_add(&s->f, h);
+        CHECK(fresh == cont_model_add(s, pos, k));
         CHECK(cont_lookup(s, p, k.len, 0));
         CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
         break;
@@ -1101,9 +1137,12 @@ static uint8_t *exact_answers(size_t n)
     return out;
 }
 
+/* u8 flags: bit 0 add the batch first, bit 1 without the answers of the
+ * add (out NULL). Each add's answer is the model's after the keys before
+ * it, so a key given twice in a batch is new the first time at most. */
 static void bloom_batch_op(bloom_state *s, reader *r)
 {
-    uint8_t add = rd_u8(r) & 1;
+    uint8_t flags = rd_u8(r), add = flags & 1;
     batch b;
     rd_batch(r, &b, s->f.seed, s->f.hash);
     if (!s->f.bits.data) return;
@@ -1111,16 +1150,14 @@ static void bloom_batch_op(bloom_state *s, reader *r)
     bf_key_hash *h = exact_hashes(b.h, b.n);
     uint8_t *out = exact_answers(b.n);
     if (add) {
-        bf_bloom_add_many(&s->f, h, b.n, NULL);
+        uint8_t *fresh = flags & 2 ? NULL : exact_answers(b.n);
+        bf_bloom_add_many(&s->f, h, b.n, fresh);
         for (size_t j = 0; j < b.n; j++) {
             positions(b.h[j], s->f.hash, s->f.k, s->f.bits.nbits, pos);
-            for (uint32_t i = 0; i < s->f.k; i++) {
-                s->ones += !s->model[pos[i]];
-                s->model[pos[i]] = 1;
-            }
-            s->adds++;
-            keys_push(&s->keys, b.keys[j]);
+            int want = bloom_model_add(s, pos, b.keys[j]);
+            CHECK(!fresh || fresh[j] == want);
         }
+        free(fresh);
     }
     bf_bloom_contains_many(&s->f, h, b.n, out);
     for (size_t j = 0; j < b.n; j++) {
@@ -1134,6 +1171,8 @@ static void bloom_batch_op(bloom_state *s, reader *r)
     free(out);
 }
 
+/* u8 flags: bit 0 add the batch first (bit 2: out NULL; each answer the
+ * model's after the keys before it), bit 1 clear_expired for the lookups. */
 static void cont_batch_op(cont_state *s, reader *r)
 {
     uint8_t flags = rd_u8(r);
@@ -1144,16 +1183,14 @@ static void cont_batch_op(cont_state *s, reader *r)
     bf_key_hash *h = exact_hashes(b.h, b.n);
     uint8_t *out = exact_answers(b.n);
     if (flags & 1) {
-        bf_continuous_add_many(&s->f, h, b.n, NULL);
+        uint8_t *fresh = flags & 4 ? NULL : exact_answers(b.n);
+        bf_continuous_add_many(&s->f, h, b.n, fresh);
         for (size_t j = 0; j < b.n; j++) {
             positions(b.h[j], s->f.hash, s->f.k, s->f.buckets.count, pos);
-            for (uint32_t i = 0; i < s->f.k; i++) {
-                s->nonzero += s->age[pos[i]] == AGE_EMPTY;
-                s->age[pos[i]] = 0;
-            }
-            keys_push(&s->keys, b.keys[j]);
+            int want = cont_model_add(s, pos, b.keys[j]);
+            CHECK(!fresh || fresh[j] == want);
         }
-        s->recent[0] += b.n;
+        free(fresh);
     }
     /* Stale buckets (planted) cleared by one lookup do not change a later
      * one's answer, which depends on the live buckets alone. */
@@ -1194,6 +1231,7 @@ typedef struct {
     bf_blocked f;
     uint8_t *model; /* one byte per bit */
     uint64_t adds;
+    uint64_t distinct; /* adds that found a clear bit: the model of f.distinct */
     key_list keys;
     double last_rate; /* bf_blocked_current_fpr when last asked: it never falls */
 } blocked_state;
@@ -1251,10 +1289,26 @@ static int blocked_model_contains(const blocked_state *s, const uint64_t *pos)
     return 1;
 }
 
+/* One add on the model; whether it was new (a bit of it was clear). */
+static int blocked_model_add(blocked_state *s, const uint64_t *pos, key_ref k)
+{
+    int fresh = !blocked_model_contains(s, pos);
+    for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
+    s->adds++;
+    s->distinct += (uint64_t)fresh;
+    keys_push(&s->keys, k);
+    return fresh;
+}
+
+static void blocked_check_counts(const blocked_state *s)
+{
+    CHECK(s->f.count == s->adds && s->f.distinct == s->distinct);
+}
+
 /* The byte image is the model's bits, bit i in byte i / 8 at bit i % 8. */
 MODEL static void blocked_check_image(const blocked_state *s)
 {
-    CHECK(s->f.count == s->adds);
+    blocked_check_counts(s);
     for (uint64_t j = 0; j < s->f.nblocks * BF_BLOCK_BYTES; j++) {
         uint8_t want = 0;
         for (unsigned b = 0; b < 8; b++) want |= (uint8_t)(s->model[j * 8 + b] << b);
@@ -1271,10 +1325,9 @@ static void blocked_op(blocked_state *s, unsigned op, reader *r)
         if (!s->f.bits.data) return;
         bf_key_hash h = key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3);
         blocked_positions(s, h, pos);
-        bf_blocked_add(&s->f, h);
-        for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
-        s->adds++;
-        keys_push(&s->keys, k);
+        int fresh = bf_blocked_add(&s->f, h);
+        CHECK(fresh == blocked_model_add(s, pos, k));
+        blocked_check_counts(s);
         CHECK(bf_blocked_contains(&s->f, h));
         break;
     }
@@ -1286,28 +1339,30 @@ static void blocked_op(blocked_state *s, unsigned op, reader *r)
         CHECK(bf_blocked_contains(&s->f, h) == blocked_model_contains(s, pos));
         break;
     }
-    default: { /* a batch: add_many (flag) then contains_many, against the model */
-        uint8_t add = rd_u8(r) & 1;
+    default: { /* a batch: add_many (flags bit 0; bit 1: out NULL) then
+                * contains_many, against the model, as bloom_batch_op */
+        uint8_t flags = rd_u8(r), add = flags & 1;
         batch b;
         rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
         if (!s->f.bits.data) return;
         bf_key_hash *h = exact_hashes(b.h, b.n);
         uint8_t *out = exact_answers(b.n);
         if (add) {
-            bf_blocked_add_many(&s->f, h, b.n, NULL);
+            uint8_t *fresh = flags & 2 ? NULL : exact_answers(b.n);
+            bf_blocked_add_many(&s->f, h, b.n, fresh);
             for (size_t j = 0; j < b.n; j++) {
                 blocked_positions(s, b.h[j], pos);
-                for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = 1;
-                s->adds++;
-                keys_push(&s->keys, b.keys[j]);
+                int want = blocked_model_add(s, pos, b.keys[j]);
+                CHECK(!fresh || fresh[j] == want);
             }
+            free(fresh);
         }
         bf_blocked_contains_many(&s->f, h, b.n, out);
         for (size_t j = 0; j < b.n; j++) {
             blocked_positions(s, b.h[j], pos);
             CHECK(out[j] == blocked_model_contains(s, pos));
         }
-        CHECK(s->f.count == s->adds);
+        blocked_check_counts(s);
         free(h);
         free(out);
         break;
@@ -1335,7 +1390,7 @@ static void blocked_recent(const blocked_state *s, reader *r)
         key_ref k = s->keys.items[i].key;
         CHECK(bf_blocked_contains(&s->f, key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3)));
     }
-    CHECK(s->f.count == s->adds);
+    blocked_check_counts(s);
     if (may_scan(r, s->f.bits.nbits)) blocked_check_image(s);
 }
 
@@ -1387,7 +1442,9 @@ static void blocked_size_op(reader *r)
  * BF_BATCH_PREFETCH_MIN_BYTES, so that prefetching runs under the sanitizers,
  * at every batch size 0..BATCH_MAX (the look-ahead's edges are at
  * BF_BATCH_AHEAD), with heap blocks of exactly n hashes and answers. Each
- * filter has a twin fed one key at a time: images and answers must agree. */
+ * filter has a twin fed one key at a time: images, counts and answers (the
+ * adds' "new" too, except at every third size, where out is NULL) must
+ * agree. */
 
 /* Hashes of the 8-byte keys from .. from + n - 1, in a block of exactly n. */
 static bf_key_hash *large_keys(uint64_t from, size_t n, bf_hash_kind kind)
@@ -1407,7 +1464,7 @@ static bf_key_hash *large_keys(uint64_t from, size_t n, bf_hash_kind kind)
  * `added` of those and n - added never added yet, so answers are mixed. */
 typedef struct {
     bf_key_hash *add, *look;
-    uint8_t *out;
+    uint8_t *out, *fresh; /* fresh: the answers of the batch add */
     size_t n, added;
 } large_round;
 
@@ -1419,6 +1476,7 @@ static void large_round_start(large_round *q, size_t n, uint64_t *next, bf_hash_
     *next += n;
     q->look = large_keys(*next - q->added, n, kind);
     q->out = exact_answers(n);
+    q->fresh = exact_answers(n);
 }
 
 static void large_round_end(large_round *q)
@@ -1426,6 +1484,7 @@ static void large_round_end(large_round *q)
     free(q->add);
     free(q->look);
     free(q->out);
+    free(q->fresh);
 }
 
 static void check_prefetching_bloom(uint32_t k, bf_hash_kind kind)
@@ -1446,9 +1505,12 @@ static void check_prefetching_bloom(uint32_t k, bf_hash_kind kind)
     for (size_t n = 0; n <= BATCH_MAX; n++) {
         large_round q;
         large_round_start(&q, n, &next, kind);
-        bf_bloom_add_many(&a, q.add, n, NULL);
-        for (size_t i = 0; i < n; i++) bf_bloom_add(&b, q.add[i]);
-        CHECK(a.count == b.count && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
+        bf_bloom_add_many(&a, q.add, n, n % 3 ? q.fresh : NULL);
+        for (size_t i = 0; i < n; i++) CHECK(bf_bloom_add(&b, q.add[i]) == q.fresh[i] || n % 3 == 0);
+        /* The same keys again: none is new now, in the batch or one by one. */
+        bf_bloom_add_many(&a, q.add, n, q.fresh);
+        for (size_t i = 0; i < n; i++) CHECK(bf_bloom_add(&b, q.add[i]) == 0 && q.fresh[i] == 0);
+        CHECK(a.count == b.count && a.distinct == b.distinct && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
         bf_bloom_contains_many(&a, q.look, n, q.out);
         for (size_t i = 0; i < n; i++)
             CHECK(q.out[i] == bf_bloom_contains(&b, q.look[i]) && (i >= q.added || q.out[i] == 1));
@@ -1478,9 +1540,12 @@ static void check_prefetching_blocked(uint32_t k, uint32_t seed)
     for (size_t n = 0; n <= BATCH_MAX; n++) {
         large_round q;
         large_round_start(&q, n, &next, BF_HASH_MURMUR3);
-        bf_blocked_add_many(&a, q.add, n, NULL);
-        for (size_t i = 0; i < n; i++) bf_blocked_add(&b, q.add[i]);
-        CHECK(a.count == b.count && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
+        bf_blocked_add_many(&a, q.add, n, n % 3 ? q.fresh : NULL);
+        for (size_t i = 0; i < n; i++) CHECK(bf_blocked_add(&b, q.add[i]) == q.fresh[i] || n % 3 == 0);
+        /* The same keys again: none is new now, in the batch or one by one. */
+        bf_blocked_add_many(&a, q.add, n, q.fresh);
+        for (size_t i = 0; i < n; i++) CHECK(bf_blocked_add(&b, q.add[i]) == 0 && q.fresh[i] == 0);
+        CHECK(a.count == b.count && a.distinct == b.distinct && memcmp(a.bits.data, b.bits.data, nbytes) == 0);
         bf_blocked_contains_many(&a, q.look, n, q.out);
         for (size_t i = 0; i < n; i++)
             CHECK(q.out[i] == bf_blocked_contains(&b, q.look[i]) && (i >= q.added || q.out[i] == 1));
@@ -1515,8 +1580,11 @@ static void check_prefetching_continuous(uint32_t k, bf_hash_kind kind)
         bf_continuous_tick(&b, n % 3);
         large_round q;
         large_round_start(&q, n, &next, kind);
-        bf_continuous_add_many(&a, q.add, n, NULL);
-        for (size_t i = 0; i < n; i++) bf_continuous_add(&b, q.add[i]);
+        bf_continuous_add_many(&a, q.add, n, n % 3 ? q.fresh : NULL);
+        for (size_t i = 0; i < n; i++) CHECK(bf_continuous_add(&b, q.add[i]) == q.fresh[i] || n % 3 == 0);
+        /* The same keys again, in the same tick: all live, none new. */
+        bf_continuous_add_many(&a, q.add, n, q.fresh);
+        for (size_t i = 0; i < n; i++) CHECK(bf_continuous_add(&b, q.add[i]) == 0 && q.fresh[i] == 0);
         CHECK(memcmp(a.buckets.data, b.buckets.data, nbytes) == 0);
         uint64_t planted = count; /* none */
         if (n >= 2) {
@@ -1833,6 +1901,8 @@ typedef struct {
     uint32_t *model;
     uint64_t count;     /* adds less successful deletes (never below 0) */
     uint64_t saturated; /* cells that reached the maximum */
+    uint64_t distinct;  /* adds that found the key's count at 0, less deletes
+                         * that left it at 0 (never below 0): f.distinct */
     int tainted;        /* a delete of a key with true count 0 was found: others may undercount */
     tally keys;
 } counting_state;
@@ -1881,7 +1951,7 @@ static uint32_t counting_lookup(const counting_state *s, const reader *r, key_re
 
 static void counting_check_counts(const counting_state *s)
 {
-    CHECK(s->f.count == s->count && s->f.saturated == s->saturated);
+    CHECK(s->f.count == s->count && s->f.saturated == s->saturated && s->f.distinct == s->distinct);
 }
 
 MODEL static void counting_check_all(const counting_state *s, const reader *r)
@@ -1907,6 +1977,7 @@ static void counting_remove(counting_state *s, const reader *r, key_ref k, bf_ke
         else s->tainted = 1; /* a false positive deleted: it took from other keys */
         mcells_remove(s->model, pos, s->f.k, max);
         if (s->count) s->count--;
+        if (s->distinct && mcells_min(s->model, pos, s->f.k, max) == 0) s->distinct--;
     }
     cells_check_at(&s->f.cells, s->model, pos, s->f.k);
     counting_check_counts(s);
@@ -1926,7 +1997,9 @@ static void counting_op(counting_state *s, unsigned op, reader *r)
         tally_entry *e = tally_get(&s->keys, r, k, h);
         for (unsigned t = 0; t < times; t++) {
             if (t > 0 && !may_add(r, s->f.k)) break;
-            bf_counting_add(&s->f, h);
+            int fresh = mcells_min(s->model, pos, s->f.k, s->f.cells.max) == 0;
+            CHECK(bf_counting_add(&s->f, h) == fresh);
+            s->distinct += (uint64_t)fresh;
             s->saturated += mcells_add(s->model, pos, s->f.k, 1, s->f.cells.max);
             s->count++;
             e->n++;
@@ -1986,6 +2059,7 @@ typedef struct {
     bf_spectral f;
     uint32_t *pmodel, *smodel; /* smodel: RM only */
     uint64_t pcount, psat, scount, ssat;
+    uint64_t pdistinct;  /* f.primary.distinct, as the counting filter's */
     int ptaint, staint;  /* a false positive deleted from the primary / the secondary */
     tally keys;
 } spectral_state;
@@ -2042,21 +2116,24 @@ static void spectral_positions(const spectral_state *s, bf_key_hash h, uint64_t 
     if (spectral_rm(s)) positions(salted(h, RM_SALT), BF_HASH_MURMUR3, s->f.secondary.k, s->f.secondary.cells.count, spos);
 }
 
-/* One add on the model. */
-MODEL static void spectral_model_add(spectral_state *s, tally_entry *e, const uint64_t *pos, const uint64_t *spos)
+/* One add on the model; whether the key was new (its primary count was 0,
+ * which is what bf_spectral_add returns). */
+MODEL static int spectral_model_add(spectral_state *s, tally_entry *e, const uint64_t *pos, const uint64_t *spos)
 {
     uint32_t k = s->f.primary.k, max = s->f.primary.cells.max;
+    int fresh = mcells_min(s->pmodel, pos, k, max) == 0;
     e->n++;
     s->pcount++;
+    s->pdistinct += (uint64_t)fresh;
     if (!spectral_rm(s)) { /* minimum increase: each cell holding the minimum, once */
         uint32_t min = mcells_min(s->pmodel, pos, k, max);
-        if (min == max) return;
+        if (min == max) return fresh;
         for (uint32_t i = 0; i < k; i++) {
             if (s->pmodel[pos[i]] != min) continue;
             s->pmodel[pos[i]] = min + 1;
             s->psat += min + 1 == max;
         }
-        return;
+        return fresh;
     }
     s->psat += mcells_add(s->pmodel, pos, k, 1, max);
     int recurring = mcells_recurring(s->pmodel, pos, k, max);
@@ -2064,12 +2141,13 @@ MODEL static void spectral_model_add(spectral_state *s, tally_entry *e, const ui
     /* What the key put into its secondary cells is all still there (or
      * saturated) unless a false positive took from them. */
     if (e->sc > 0 && !s->staint) CHECK(in_secondary > 0);
-    if (recurring && !in_secondary) return;
+    if (recurring && !in_secondary) return fresh;
     if (in_secondary && e->sc == 0) e->unreliable = 1;
     uint32_t by = in_secondary ? 1 : mcells_min(s->pmodel, pos, k, max);
     s->ssat += mcells_add(s->smodel, spos, k, by, max);
     s->scount++;
     e->sc += by;
+    return fresh;
 }
 
 /* count and include? of one key, exactly the model's; the lower bound. */
@@ -2099,6 +2177,9 @@ static void spectral_check_counts(const spectral_state *s)
 {
     CHECK(s->f.primary.count == s->pcount && s->f.primary.saturated == s->psat);
     CHECK(s->f.secondary.count == s->scount && s->f.secondary.saturated == s->ssat);
+    /* The secondary's cells change through bf_cells_* only: no key is ever
+     * new to it as a counting filter. */
+    CHECK(s->f.primary.distinct == s->pdistinct && s->f.secondary.distinct == 0);
 }
 
 MODEL static void spectral_check_all(const spectral_state *s, const reader *r)
@@ -2134,6 +2215,7 @@ static void spectral_remove(spectral_state *s, const reader *r, key_ref k, bf_ke
             else s->ptaint = 1;
             mcells_remove(s->pmodel, pos, kk, max);
             if (s->pcount) s->pcount--;
+            if (s->pdistinct && mcells_min(s->pmodel, pos, kk, max) == 0) s->pdistinct--;
             if (mcells_min(s->smodel, spos, kk, max) > 0) {
                 if (e && e->sc > 0) e->sc--;
                 else s->staint = 1;
@@ -2161,8 +2243,8 @@ static void spectral_op(spectral_state *s, unsigned op, reader *r)
         tally_entry *e = tally_get(&s->keys, r, k, h);
         for (unsigned t = 0; t < times; t++) {
             if (t > 0 && !may_add(r, 2 * s->f.primary.k)) break;
-            bf_spectral_add(&s->f, h);
-            spectral_model_add(s, e, pos, spos);
+            int fresh = bf_spectral_add(&s->f, h);
+            CHECK(fresh == spectral_model_add(s, e, pos, spos));
         }
         cells_check_at(&s->f.primary.cells, s->pmodel, pos, s->f.primary.k);
         if (spectral_rm(s)) cells_check_at(&s->f.secondary.cells, s->smodel, spos, s->f.secondary.k);
@@ -2212,6 +2294,7 @@ typedef struct {
     uint32_t *model[BITWISE_MAX_LEVELS];
     size_t nlevels;
     uint64_t count;
+    uint64_t distinct; /* adds that landed on level 0 with its count there 0 */
     tally keys;
 } bitwise_state;
 
@@ -2309,7 +2392,7 @@ static uint64_t bitwise_lookup(const bitwise_state *s, const reader *r, key_ref 
 
 static void bitwise_check_counts(const bitwise_state *s)
 {
-    CHECK(s->f.count == s->count && s->f.nlevels == s->nlevels);
+    CHECK(s->f.count == s->count && s->f.nlevels == s->nlevels && s->f.distinct == s->distinct);
     for (size_t l = 0; l < s->nlevels; l++) {
         const bf_buckets *b = &s->f.levels[l];
         CHECK(b->count == s->f.m && b->width == model_level_width(s->f.width, l) && b->max == level_max(s, l));
@@ -2337,7 +2420,10 @@ MODEL static size_t bitwise_add_times(bitwise_state *s, reader *r, bf_key_hash h
         level = bf_bitwise_target_level(&s->f, h);
         CHECK(level == want);
         if (level == s->f.nlevels) bitwise_add_level(s);
-        bf_bitwise_add_at(&s->f, h, level);
+        /* New: its count was 0, which it can be on level 0 only. */
+        int fresh = level == 0 && mcells_min(s->model[0], bitwise_pos(s, h, lp, 0), s->f.k, level_max(s, 0)) == 0;
+        CHECK(bf_bitwise_add_at(&s->f, h, level) == fresh);
+        s->distinct += (uint64_t)fresh;
         mcells_add(s->model[level], bitwise_pos(s, h, lp, level), s->f.k, 1, level_max(s, level));
         s->count++;
         e->n++;
@@ -2453,7 +2539,9 @@ static void stable_op(stable_state *s, unsigned op, reader *r)
         bf_key_hash h = mm_hash(r, k, s->f.seed);
         positions(h, BF_HASH_MURMUR3, s->f.k, m, pos);
         uint64_t start = (uint64_t)(((fuzz_u128)ref_splitmix64(&s->random) * m) >> 64);
-        bf_stable_add(&s->f, h);
+        /* New: not found just before (before the decrements). */
+        int fresh = mcells_min(s->model, pos, s->f.k, max) == 0;
+        CHECK(bf_stable_add(&s->f, h) == fresh);
         for (uint64_t j = 0; j < d; j++) {
             uint64_t i = (start + j) % m;
             if (s->model[i]) s->model[i]--;
@@ -2594,7 +2682,8 @@ static void a2_op(a2_state *s, unsigned op, reader *r)
         uint64_t pos[BF_K_MAX];
         bf_key_hash h = mm_hash(r, k, s->f.seed);
         positions(h, BF_HASH_MURMUR3, s->f.k, s->f.halves[0].nbits, pos);
-        bf_a2_add(&s->f, h);
+        int fresh = !a2_model_half(s, 0, pos) && !a2_model_half(s, 1, pos); /* in neither half */
+        CHECK(bf_a2_add(&s->f, h) == fresh);
         s->count++;
         int swapped = 0;
         if (!a2_model_half(s, s->active, pos)) {
@@ -2629,6 +2718,379 @@ static void a2_op(a2_state *s, unsigned op, reader *r)
         a2_check_counts(s);
         if (may_scan(r, 2 * s->f.halves[0].nbits + (uint64_t)s->keys.len * s->f.k * 8)) a2_check_all(s, r);
         break;
+    }
+}
+
+/* ------------------------------------------------------ scalable filter */
+
+/* Model: every layer's bits, a byte per bit, with its count and its set
+ * bits; a layer is appended exactly as the binding's append_layer does
+ * (the shape bf_scalable_layer_shape gives, zeroed bits) when an add
+ * answers BF_SCALABLE_GROW, and the add is made again. Checked against
+ * bf_scalable.h: an add is new exactly when no layer holds the key; a new
+ * key goes into the newest layer while it has room; a full one asks for
+ * the next layer when one may follow, and answers FULL when none may (the
+ * layers reach max_capacity, or BF_SCALABLE_LAYERS_MAX), changing nothing
+ * either way; a key added is found ever after, through growth and unions;
+ * the layers' counts add up to distinct, and none passes its capacity but
+ * through a union. The shapes and error rates follow from the parameters
+ * alone: capacities initial * growth^i (rounded; cut at max_capacity),
+ * rates that share out error_rate as the header says, and each layer the
+ * fewest bits whose formula rate at its capacity is within its share. */
+
+/* The parameters a header may pick (the first of each: the binding's
+ * defaults), besides error_rate, initial_capacity and even_layers. */
+static const double sc_growths[8] = {2, 1, 1.1, 1.5, 2.5, 3, 3.7, 4};
+static const double sc_tightenings[8] = {0.8, 0.85, 0.5, 0.9, 0.1, 0.3, 0.7, 0.99};
+
+typedef struct {
+    bf_scalable f;
+    size_t nlayers;
+    uint8_t *model[BF_SCALABLE_LAYERS_MAX];  /* a byte per bit of each layer */
+    uint64_t lcount[BF_SCALABLE_LAYERS_MAX]; /* each layer's count */
+    uint64_t ones[BF_SCALABLE_LAYERS_MAX];   /* each layer's bits set */
+    uint64_t count;   /* adds that found or took their key (f.count) */
+    uint64_t added;   /* adds that took a new key: distinct, until a union */
+    int unions;       /* a union made the counts estimates (past capacity, maybe) */
+    key_list keys;    /* every key taken: found ever after */
+} scalable_state;
+
+static void scalable_free(scalable_state *s)
+{
+    for (size_t i = 0; i < s->f.nlayers; i++) free(s->f.layers[i].bits.data);
+    free(s->f.layers);
+    for (size_t i = 0; i < s->nlayers; i++) free(s->model[i]);
+    keys_free(&s->keys);
+    memset(s, 0, sizeof *s);
+}
+
+/* initial * growth^i, rounded, at least 1 (and, as the core, at most
+ * BF_BITS_MAX: no layer the harness makes comes near). */
+MODEL static uint64_t sc_grown(const bf_scalable_params *p, size_t i)
+{
+    double c = round((double)p->initial_capacity * pow(p->growth, (double)i));
+    if (!(c >= 1)) return 1;
+    return c >= (double)BF_BITS_MAX ? BF_BITS_MAX : (uint64_t)c;
+}
+
+/* Layer i's capacity: 0 when there is no layer i (past the last layer, or
+ * the layers before it reach max_capacity, which cuts the last one). */
+MODEL static uint64_t sc_model_capacity(const bf_scalable_params *p, size_t i)
+{
+    if (i >= BF_SCALABLE_LAYERS_MAX) return 0;
+    uint64_t c = sc_grown(p, i), taken = 0;
+    if (!p->max_capacity) return c;
+    for (size_t j = 0; j < i; j++)
+        if ((taken += sc_grown(p, j)) >= p->max_capacity) return 0;
+    return c < p->max_capacity - taken ? c : p->max_capacity - taken;
+}
+
+/* With max_capacity: how many layers reach it (LAYERS_MAX + 1: too many). */
+MODEL static size_t sc_model_layers_to_max(const bf_scalable_params *p)
+{
+    uint64_t taken = 0;
+    for (size_t i = 0; i < BF_SCALABLE_LAYERS_MAX; i++)
+        if ((taken += sc_grown(p, i)) >= p->max_capacity) return i + 1;
+    return BF_SCALABLE_LAYERS_MAX + 1;
+}
+
+/* Layer i's share of error_rate: even over the layers that reach
+ * max_capacity; else even over the first even_layers, then shrinking by r,
+ * all of them together error_rate. */
+MODEL static double sc_model_rate(const bf_scalable_params *p, size_t i)
+{
+    if (p->max_capacity) return p->error_rate / (double)sc_model_layers_to_max(p);
+    double r = p->tightening, share = 1 / ((double)p->even_layers + r / (1 - r));
+    if (i < p->even_layers) return p->error_rate * share;
+    return p->error_rate * share * pow(r, (double)(i - p->even_layers + 1));
+}
+
+/* bf_bloom_size's promise: m bits and k probes hold n keys within rate p
+ * by bf_bloom_rate, and m - 1 bits would not (at that k; the core steps m
+ * one bit at a time below 10^12 bits). */
+static void check_sizing(uint64_t m, uint32_t k, uint64_t n, double p)
+{
+    CHECK(m >= 1 && m <= BF_BITS_MAX && k >= 1 && k <= BF_K_MAX);
+    CHECK(bf_bloom_rate(m, k, (double)n) <= p);
+    if (m > 1 && m < 1000000000000ULL) CHECK(bf_bloom_rate(m - 1, k, (double)n) > p);
+}
+
+/* The parameters against the model: validity, every layer's rate and
+ * shape, and shares that add up to at most error_rate. Returns validity. */
+static int sc_check_params(const bf_scalable_params *p)
+{
+    int valid = !p->max_capacity || sc_model_layers_to_max(p) <= BF_SCALABLE_LAYERS_MAX;
+    CHECK(bf_scalable_params_valid(p) == valid);
+    if (!valid) return 0;
+    double total = 0;
+    for (size_t i = 0; i <= BF_SCALABLE_LAYERS_MAX; i++) {
+        uint64_t c = 0, m = 0, want = sc_model_capacity(p, i);
+        uint32_t k = 0;
+        int has = bf_scalable_layer_shape(p, i, &c, &m, &k);
+        /* A layer is missing only past the last or max_capacity, or when
+         * it would pass BF_BITS_MAX bits, far beyond the keys of an input. */
+        CHECK(has ? want == c : want == 0 || want > ((uint64_t)1 << 20));
+        if (i == BF_SCALABLE_LAYERS_MAX) break;
+        double rate = bf_scalable_layer_rate(p, i), model = sc_model_rate(p, i);
+        CHECK(rate > 0 && rate < 1 && fabs(rate - model) <= model * 1e-12);
+        if (!has) continue;
+        check_sizing(m, k, c, rate);
+        total += rate;
+    }
+    CHECK(total <= p->error_rate * (1 + 1e-12));
+    return 1;
+}
+
+/* The binding's append_layer: layer nlayers, of the shape the parameters
+ * give, zeroed. */
+static void sc_append_layer(scalable_state *s)
+{
+    bf_scalable *f = &s->f;
+    CHECK(f->nlayers == s->nlayers && s->nlayers < BF_SCALABLE_LAYERS_MAX);
+    bf_layer l;
+    memset(&l, 0, sizeof l);
+    CHECK(bf_scalable_layer_shape(&f->params, f->nlayers, &l.capacity, &l.bits.nbits, &l.k));
+    CHECK(l.capacity == sc_model_capacity(&f->params, f->nlayers));
+    check_sizing(l.bits.nbits, l.k, l.capacity, bf_scalable_layer_rate(&f->params, f->nlayers));
+    size_t nbytes = bf_bits_nbytes(l.bits.nbits);
+    CHECK(nbytes != 0);
+    bf_layer *layers = realloc(f->layers, (f->nlayers + 1) * sizeof *layers);
+    CHECK(layers != NULL);
+    f->layers = layers;
+    l.bits.data = calloc(nbytes, 1);
+    s->model[s->nlayers] = calloc((size_t)l.bits.nbits, 1);
+    CHECK(l.bits.data && s->model[s->nlayers]);
+    f->layers[f->nlayers++] = l;
+    s->lcount[s->nlayers] = s->ones[s->nlayers] = 0;
+    s->nlayers++;
+}
+
+/* Header: u16 error rate ((1 + e % 999) / 1000 / 10^(e / 999 % 4), 1e-6 ..
+ * 0.999), u8 initial capacity (% 64 + 1), u8 growth and u8 tightening (% 8
+ * of the tables above), u8 even layers (% 13), u16 max capacity (bit 0
+ * clear: none; else 1 + (v >> 1) % 1024), u32 seed. Parameters no filter
+ * has (too many layers to max_capacity) leave it absent, as the binding
+ * raises for them. */
+static void scalable_init(scalable_state *s, reader *r)
+{
+    scalable_free(s);
+    uint16_t e = rd_u16(r);
+    bf_scalable_params p;
+    memset(&p, 0, sizeof p);
+    p.error_rate = (1 + e % 999) / 1000.0 / pow(10, (double)(e / 999 % 4));
+    p.initial_capacity = 1 + rd_u8(r) % 64;
+    p.growth = sc_growths[rd_u8(r) % 8];
+    p.tightening = sc_tightenings[rd_u8(r) % 8];
+    p.even_layers = rd_u8(r) % 13;
+    uint16_t max = rd_u16(r);
+    p.max_capacity = max & 1 ? 1 + (uint64_t)(max >> 1) % 1024 : 0;
+    uint32_t seed = rd_u32(r);
+    if (!sc_check_params(&p)) return;
+    s->f.params = p;
+    s->f.seed = seed;
+    sc_append_layer(s);
+}
+
+MODEL static int sc_model_layer_has(const scalable_state *s, size_t i, bf_key_hash h)
+{
+    uint64_t pos[BF_K_MAX];
+    const bf_layer *l = &s->f.layers[i];
+    bf_positions(h, BF_HASH_MURMUR3, l->k, l->bits.nbits, pos);
+    for (uint32_t j = 0; j < l->k; j++)
+        if (!s->model[i][pos[j]]) return 0;
+    return 1;
+}
+
+MODEL static int sc_model_contains(const scalable_state *s, bf_key_hash h)
+{
+    for (size_t i = 0; i < s->nlayers; i++)
+        if (sc_model_layer_has(s, i, h)) return 1;
+    return 0;
+}
+
+/* Counts, cheap enough for every op. */
+static void sc_check_counts(const scalable_state *s)
+{
+    const bf_scalable *f = &s->f;
+    CHECK(f->nlayers == s->nlayers && f->count == s->count);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < s->nlayers; i++) {
+        const bf_layer *l = &f->layers[i];
+        CHECK(l->count == s->lcount[i]);
+        sum = s->lcount[i] > UINT64_MAX - sum ? UINT64_MAX : sum + s->lcount[i];
+        /* Without unions, a layer is filled to its capacity before the next
+         * one comes, and never past it. */
+        if (!s->unions) CHECK(i + 1 < s->nlayers ? l->count == l->capacity : l->count <= l->capacity);
+    }
+    CHECK(bf_scalable_distinct(f) == sum);
+    if (!s->unions) CHECK(sum == s->added);
+}
+
+/* One add, as the binding's add_hashed: BF_SCALABLE_GROW gets the next
+ * layer appended and the add made again. */
+static void sc_add(scalable_state *s, key_ref k, bf_key_hash h)
+{
+    bf_scalable *f = &s->f;
+    int present = sc_model_contains(s, h);
+    CHECK(bf_scalable_contains(f, h) == present);
+    for (int grown = 0;; grown = 1) {
+        size_t top = s->nlayers - 1;
+        int full = s->lcount[top] >= f->layers[top].capacity;
+        uint64_t ones = full ? bf_bits_count(&f->layers[top].bits) : 0;
+        bf_scalable_result got = bf_scalable_add(f, h);
+        CHECK(f->nlayers == s->nlayers);
+        if (present) { /* found in a layer: nothing changes but the count */
+            CHECK(got == BF_SCALABLE_PRESENT);
+            s->count++;
+            sc_check_counts(s);
+            return;
+        }
+        if (!full) { /* into the newest layer */
+            CHECK(got == BF_SCALABLE_ADDED);
+            uint64_t pos[BF_K_MAX];
+            bf_layer *l = &f->layers[top];
+            positions(h, BF_HASH_MURMUR3, l->k, l->bits.nbits, pos);
+            for (uint32_t j = 0; j < l->k; j++) {
+                s->ones[top] += !s->model[top][pos[j]];
+                s->model[top][pos[j]] = 1;
+                CHECK(bf_bits_get(&l->bits, pos[j]));
+            }
+            s->lcount[top]++;
+            s->count++;
+            s->added++;
+            keys_push(&s->keys, k);
+            sc_check_counts(s);
+            CHECK(bf_bits_count(&l->bits) == s->ones[top]);
+            CHECK(bf_scalable_contains(f, h));
+            return;
+        }
+        /* The newest layer is full (a layer just appended never is): the
+         * next one, or none; nothing changed either way. */
+        CHECK(!grown);
+        int more = sc_model_capacity(&f->params, s->nlayers) != 0;
+        CHECK(got == (more ? BF_SCALABLE_GROW : BF_SCALABLE_FULL));
+        CHECK(bf_bits_count(&f->layers[top].bits) == ones);
+        sc_check_counts(s);
+        if (!more) { /* FULL: max_capacity reached, or the last layer */
+            uint64_t capacity = 0;
+            for (size_t i = 0; i < s->nlayers; i++) capacity += f->layers[i].capacity;
+            CHECK(s->nlayers == BF_SCALABLE_LAYERS_MAX || capacity == f->params.max_capacity);
+            CHECK(!bf_scalable_contains(f, h));
+            return;
+        }
+        sc_append_layer(s);
+    }
+}
+
+/* include? of one key: exactly the model's answer. */
+static int sc_lookup(const scalable_state *s, bf_key_hash h)
+{
+    int want = sc_model_contains(s, h);
+    CHECK(bf_scalable_contains(&s->f, h) == want);
+    return want;
+}
+
+/* Estimates and rates: each layer's set bits (bf_bits_count against the
+ * model's count), bf_layer_estimate by Swamidass and Baldi's formula, the
+ * current and design rates by theirs; the design rate within error_rate
+ * while no union added keys past a capacity. */
+static void sc_check_rates(const scalable_state *s)
+{
+    const bf_scalable *f = &s->f;
+    double miss_now = 1, miss_design = 1;
+    for (size_t i = 0; i < s->nlayers; i++) {
+        const bf_layer *l = &f->layers[i];
+        double m = (double)l->bits.nbits, set = (double)s->ones[i];
+        CHECK(bf_bits_count(&l->bits) == s->ones[i]);
+        uint64_t estimate = s->ones[i] >= l->bits.nbits ? UINT64_MAX : (uint64_t)llround(-(m / l->k) * log1p(-set / m));
+        CHECK(bf_layer_estimate(l) == estimate);
+        miss_now *= 1 - pow(set / m, l->k);
+        miss_design *= 1 - bf_bloom_rate(l->bits.nbits, l->k, (double)s->lcount[i]);
+    }
+    double now = bf_scalable_current_fpr(f), design = bf_scalable_design_fpr(f);
+    CHECK(now >= 0 && now <= 1 && fabs(now - (1 - miss_now)) <= 1e-12 * (1 - miss_now) + 1e-15);
+    CHECK(design >= 0 && design <= 1 && fabs(design - (1 - miss_design)) <= 1e-12 * (1 - miss_design) + 1e-15);
+    if (!s->unions) CHECK(design <= f->params.error_rate + 1e-13);
+}
+
+/* Everything: the counts, rates, every layer's shape and whole image, and
+ * every key ever taken found. */
+MODEL static void sc_check_all(const scalable_state *s, const reader *r)
+{
+    const bf_scalable *f = &s->f;
+    if (!f->layers) return;
+    sc_check_counts(s);
+    sc_check_rates(s);
+    for (size_t i = 0; i < s->nlayers; i++) {
+        const bf_layer *l = &f->layers[i];
+        bf_layer want;
+        memset(&want, 0, sizeof want);
+        CHECK(bf_scalable_layer_shape(&f->params, i, &want.capacity, &want.bits.nbits, &want.k));
+        CHECK(bf_layer_same_shape(l, &want) && l->bits.nbits == want.bits.nbits && l->k == want.k);
+        if (i > 0) {
+            const bf_layer *o = &f->layers[i - 1];
+            CHECK(bf_layer_same_shape(o, l) == (o->bits.nbits == l->bits.nbits && o->k == l->k && o->capacity == l->capacity));
+        }
+        CHECK(bf_bits_tail_clear(&l->bits));
+        for (uint64_t j = 0; j < l->bits.nbits; j++) CHECK(bf_bits_get(&l->bits, j) == s->model[i][j]);
+    }
+    for (size_t i = 0; i < s->keys.len; i++) {
+        key_ref k = s->keys.items[i].key;
+        CHECK(bf_scalable_contains(f, mm_hash(r, k, f->seed)));
+    }
+}
+
+/* u8 flags (bit 0: add the batch first, a key at a time as the binding's
+ * add_many), a batch; then bf_scalable_contains_many in exact blocks
+ * against single calls and the model. */
+static void scalable_batch_op(scalable_state *s, reader *r)
+{
+    uint8_t add = rd_u8(r) & 1;
+    batch b;
+    rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
+    if (!s->f.layers) return;
+    if (add)
+        for (size_t j = 0; j < b.n; j++) sc_add(s, b.keys[j], b.h[j]);
+    bf_key_hash *h = exact_hashes(b.h, b.n);
+    uint8_t *out = exact_answers(b.n);
+    bf_scalable_contains_many(&s->f, h, b.n, out);
+    for (size_t j = 0; j < b.n; j++) CHECK(out[j] == sc_lookup(s, b.h[j]));
+    free(h);
+    free(out);
+}
+
+/* add, contains, batch, check (the recent keys found; the rest while the
+ * scan budget lasts). */
+static void scalable_op(scalable_state *s, unsigned op, reader *r)
+{
+    switch (op) {
+    case 0: {
+        key_ref k = rd_key(r);
+        if (!s->f.layers) return;
+        sc_add(s, k, mm_hash(r, k, s->f.seed));
+        break;
+    }
+    case 1: {
+        key_ref k = rd_key(r);
+        if (!s->f.layers) return;
+        sc_lookup(s, mm_hash(r, k, s->f.seed));
+        break;
+    }
+    case 2:
+        scalable_batch_op(s, r);
+        break;
+    default: {
+        if (!s->f.layers) return;
+        sc_check_counts(s);
+        sc_check_rates(s);
+        size_t from = s->keys.len > RECENT_KEYS ? s->keys.len - RECENT_KEYS : 0;
+        for (size_t i = from; i < s->keys.len; i++)
+            CHECK(bf_scalable_contains(&s->f, mm_hash(r, s->keys.items[i].key, s->f.seed)));
+        uint64_t cost = (uint64_t)s->keys.len * 64;
+        for (size_t i = 0; i < s->nlayers; i++) cost += s->f.layers[i].bits.nbits;
+        if (may_scan(r, cost)) sc_check_all(s, r);
+        break;
+    }
     }
 }
 
@@ -2674,9 +3136,9 @@ static void blocked_rate_now(blocked_state *s)
 /* ------------------------------------------------------------ twins */
 
 /* A second instance ("twin") of every structure: the bit field, the bucket
- * field, and the continuous, counting, spectral, bitwise, stable, A2, plain
- * and blocked filters (the last two merge with bf_bits_or and bf_bits_and,
- * as the binding merges them): the same
+ * field, and the continuous, counting, spectral, bitwise, stable, A2, plain,
+ * blocked and scalable filters (the plain and blocked filters merge with
+ * bf_bits_or and bf_bits_and, as the binding merges them): the same
  * shape as the first one, made empty (then driven by its own ops, through
  * OP_TWIN_OP, with every check the first one gets) or as a copy of the
  * first. The combine ops merge the twin into the first, or the first into
@@ -2697,6 +3159,7 @@ typedef struct {
     bitwise_state bitwise, bitwise2;
     stable_state stable, stable2;
     a2_state a2, a22;
+    scalable_state scalable, scalable2;
 } world;
 
 static int may_merge(reader *r)
@@ -3053,7 +3516,7 @@ static void bloom_twin(bloom_state *t, const bloom_state *s, int copy)
     }
     t->f = s->f;
     t->f.bits.data = zeroed(nbytes);
-    t->f.count = 0;
+    t->f.count = t->f.distinct = 0;
     t->model = zeroed((size_t)m);
 }
 
@@ -3075,17 +3538,38 @@ static void blocked_twin(blocked_state *t, const blocked_state *s, int copy)
     memset(data, 0, nbytes);
     t->f = s->f;
     t->f.bits.data = data;
-    t->f.count = 0;
+    t->f.count = t->f.distinct = 0;
     t->model = zeroed(nbits);
 }
 
-/* u8 which (% 10: bits, buckets, continuous, counting, spectral, bitwise,
- * stable, A2, plain, blocked), u8 mode (bit 0: a copy; continuous: the rest
- * picks an empty twin's slot), stable: u64 generator state for an empty
- * twin. */
+/* An empty twin has the first's parameters and seed: one empty layer. */
+static void scalable_twin(scalable_state *t, const scalable_state *s, int copy)
+{
+    scalable_free(t);
+    if (!s->f.layers) return;
+    if (copy) {
+        *t = *s;
+        t->f.layers = dup_bytes(s->f.layers, s->nlayers * sizeof *s->f.layers);
+        for (size_t i = 0; i < s->nlayers; i++) {
+            const bf_layer *l = &s->f.layers[i];
+            t->f.layers[i].bits.data = dup_bytes(l->bits.data, bf_bits_nbytes(l->bits.nbits));
+            t->model[i] = dup_bytes(s->model[i], (size_t)l->bits.nbits);
+        }
+        keys_copy(&t->keys, &s->keys);
+        return;
+    }
+    t->f.params = s->f.params;
+    t->f.seed = s->f.seed;
+    sc_append_layer(t);
+}
+
+/* u8 which (% STRUCTURES: bits, buckets, continuous, counting, spectral,
+ * bitwise, stable, A2, plain, blocked, scalable), u8 mode (bit 0: a copy;
+ * continuous: the rest picks an empty twin's slot), stable: u64 generator
+ * state for an empty twin. */
 static void twin_make_op(world *w, reader *r)
 {
-    uint8_t which = rd_u8(r) % 10, mode = rd_u8(r);
+    uint8_t which = rd_u8(r) % STRUCTURES, mode = rd_u8(r);
     int copy = mode & 1;
     switch (which) {
     case 0: bits_twin(&w->bits2, &w->bits, copy); break;
@@ -3097,6 +3581,7 @@ static void twin_make_op(world *w, reader *r)
     case 6: stable_twin(&w->stable2, &w->stable, copy, rd_u64(r)); break;
     case 7: a2_twin(&w->a22, &w->a2, copy); break;
     case 8: bloom_twin(&w->bloom2, &w->bloom, copy); break;
+    case SCALABLE: scalable_twin(&w->scalable2, &w->scalable, copy); break;
     default: blocked_twin(&w->blocked2, &w->blocked, copy); break;
     }
 }
@@ -3104,7 +3589,7 @@ static void twin_make_op(world *w, reader *r)
 /* u8 which (as twin_make_op), u8 op: any op of that structure, on its twin. */
 static void twin_op(world *w, reader *r)
 {
-    uint8_t which = rd_u8(r) % 10, sub = rd_u8(r);
+    uint8_t which = rd_u8(r) % STRUCTURES, sub = rd_u8(r);
     switch (which) {
     case 0:
         if (sub % 4 == 3) bits_check(&w->bits2, r);
@@ -3131,6 +3616,7 @@ static void twin_op(world *w, reader *r)
         if (sub < 3) bloom_op(&w->bloom2, sub, r);
         else bloom_batch_op(&w->bloom2, r);
         break;
+    case SCALABLE: scalable_op(&w->scalable2, sub % 4, r); break;
     default:
         sub %= 5;
         if (sub < 3) blocked_op(&w->blocked2, sub, r);
@@ -3305,6 +3791,9 @@ static void counting_merge(counting_state *d, counting_state *s, bf_combine_op o
     if (!counting_same_shape(d, s) || !may_merge(r)) return;
     bf_counting_combine(&d->f, &s->f, op);
     counting_model_combine(d, s, r, op);
+    /* distinct is the binding's to recount after a merge (from the fill):
+     * the model takes the core's from here on. */
+    d->distinct = d->f.distinct;
     counting_check_all(d, r);
     counting_check_all(s, r);
 }
@@ -3340,6 +3829,7 @@ static void spectral_merge(spectral_state *d, spectral_state *s, bf_combine_op o
         return;
     bf_spectral_combine(&d->f, &s->f, op);
     spectral_model_combine(d, s, r, op);
+    d->pdistinct = d->f.primary.distinct; /* the binding's to recount, as counting_merge */
     spectral_check_all(d, r);
     spectral_check_all(s, r);
 }
@@ -3385,6 +3875,7 @@ static void bitwise_merge(bitwise_state *d, bitwise_state *s, int intersect, rea
         bf_bitwise_union(&d->f, &s->f);
     }
     bitwise_model_merge(d, s, r, intersect);
+    d->distinct = d->f.distinct; /* the binding's to recount, as counting_merge */
     bitwise_check_all(d, r);
     bitwise_check_all(s, r);
 }
@@ -3512,7 +4003,8 @@ static void a2_merge(a2_state *d, a2_state *s, int intersect, reader *r)
 /* The plain and blocked filters as the binding merges them: bf_bits_or or
  * bf_bits_and of the bits, count summed (saturating) or the smaller. Every
  * key of either history is found in the union, every key of both in the
- * intersection. */
+ * intersection. distinct is left to the binding, which recounts it from the
+ * fill: the model takes dst's from here on. */
 MODEL static void filter_model_merge(uint8_t *dm, const uint8_t *sm, uint64_t nbits, key_list *dk, const key_list *sk,
                                      const reader *r, int and)
 {
@@ -3545,6 +4037,7 @@ static void bloom_merge(bloom_state *d, bloom_state *s, int and, reader *r)
     else bf_bits_or(&d->f.bits, &s->f.bits);
     d->f.count = merged_count(d->f.count, s->f.count, and);
     d->adds = merged_count(d->adds, s->adds, and);
+    d->distinct = d->f.distinct;
     filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, and);
     d->ones = 0;
     for (uint64_t i = 0; i < d->f.bits.nbits; i++) d->ones += d->model[i];
@@ -3561,6 +4054,7 @@ static void blocked_merge(blocked_state *d, blocked_state *s, int and, reader *r
     else bf_bits_or(&d->f.bits, &s->f.bits);
     d->f.count = merged_count(d->f.count, s->f.count, and);
     d->adds = merged_count(d->adds, s->adds, and);
+    d->distinct = d->f.distinct;
     filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, and);
     if (and) d->last_rate = 0; /* bits cleared: the rate may fall */
     blocked_final(d, r);
@@ -3568,12 +4062,72 @@ static void blocked_merge(blocked_state *d, blocked_state *s, int and, reader *r
     blocked_rate_now(d);
 }
 
+/* Scalable: as the binding's scalable_combine, of filters of the same
+ * parameters and seed (so of layers of the same shapes, checked): dst first
+ * takes copies of the layers it lacks (their bits and counts src's alone),
+ * then bf_scalable_union ORs the layers both have, each count the larger
+ * of the two or of the keys the fill implies (bf_layer_estimate); the add
+ * counts are summed. Every key either took is found in dst; counts are
+ * estimates from here on and may pass capacities, so the design rate may
+ * pass error_rate. distinct adds up the layers' counts, at most
+ * UINT64_MAX (a layer with every bit set counts that). */
+static int scalable_same_params(const scalable_state *a, const scalable_state *b)
+{
+    const bf_scalable_params *p = &a->f.params, *q = &b->f.params;
+    return a->f.seed == b->f.seed && p->error_rate == q->error_rate && p->initial_capacity == q->initial_capacity &&
+           p->growth == q->growth && p->tightening == q->tightening && p->even_layers == q->even_layers &&
+           p->max_capacity == q->max_capacity;
+}
+
+MODEL static void scalable_model_union(scalable_state *d, const scalable_state *s, const reader *r, size_t common)
+{
+    for (size_t i = 0; i < common; i++) {
+        uint64_t m = d->f.layers[i].bits.nbits, ones = 0;
+        for (uint64_t j = 0; j < m; j++) ones += d->model[i][j] |= s->model[i][j];
+        d->ones[i] = ones;
+        uint64_t larger = d->lcount[i] > s->lcount[i] ? d->lcount[i] : s->lcount[i];
+        double mm = (double)m, k = d->f.layers[i].k;
+        uint64_t estimate = ones >= m ? UINT64_MAX : (uint64_t)llround(-(mm / k) * log1p(-(double)ones / mm));
+        d->lcount[i] = estimate > larger ? estimate : larger;
+    }
+    d->count = s->count > UINT64_MAX - d->count ? UINT64_MAX : d->count + s->count;
+    d->unions = 1;
+    for (size_t i = 0; i < s->keys.len; i++) keys_push(&d->keys, s->keys.items[i].key);
+    keys_dedupe(&d->keys, r);
+}
+
+static void scalable_union(scalable_state *d, scalable_state *s, reader *r)
+{
+    if (!d->f.layers || !s->f.layers || !scalable_same_params(d, s) || !may_merge(r)) return;
+    size_t common = d->nlayers < s->nlayers ? d->nlayers : s->nlayers;
+    for (size_t i = 0; i < common; i++) CHECK(bf_layer_same_shape(&d->f.layers[i], &s->f.layers[i]));
+    if (s->nlayers > d->nlayers) {
+        bf_layer *layers = realloc(d->f.layers, s->nlayers * sizeof *layers);
+        CHECK(layers != NULL);
+        d->f.layers = layers;
+        for (size_t i = d->nlayers; i < s->nlayers; i++) {
+            const bf_layer *l = &s->f.layers[i];
+            layers[i] = *l;
+            layers[i].bits.data = dup_bytes(l->bits.data, bf_bits_nbytes(l->bits.nbits));
+            d->model[i] = dup_bytes(s->model[i], (size_t)l->bits.nbits);
+            d->lcount[i] = s->lcount[i];
+            d->ones[i] = s->ones[i];
+        }
+        d->f.nlayers = d->nlayers = s->nlayers;
+    }
+    bf_scalable_union(&d->f, &s->f, common);
+    scalable_model_union(d, s, r, common);
+    sc_check_all(d, r);
+    sc_check_all(s, r);
+}
+
 /* u8 which (as twin_make_op), u8 flags: bit 0 (buckets: the flags % 3 of
- * SUM, MIN, MAX) union or intersection (counting and spectral: SUM or MIN),
- * bit 7 the first merged into the twin instead. */
+ * SUM, MIN, MAX) union or intersection (counting and spectral: SUM or MIN;
+ * scalable: a union either way, the binding has no intersection), bit 7
+ * the first merged into the twin instead. */
 static void merge_op(world *w, reader *r)
 {
-    uint8_t which = rd_u8(r) % 10, flags = rd_u8(r);
+    uint8_t which = rd_u8(r) % STRUCTURES, flags = rd_u8(r);
     int rev = flags >> 7, and = flags & 1;
     bf_combine_op op = and ? BF_COMBINE_MIN : BF_COMBINE_SUM;
 #define PICK(a, b) (rev ? &w->b : &w->a), (rev ? &w->a : &w->b)
@@ -3587,6 +4141,7 @@ static void merge_op(world *w, reader *r)
     case 6: stable_merge(PICK(stable, stable2), and, r); break;
     case 7: a2_merge(PICK(a2, a22), and, r); break;
     case 8: bloom_merge(PICK(bloom, bloom2), and, r); break;
+    case SCALABLE: scalable_union(PICK(scalable, scalable2), r); break;
     default: blocked_merge(PICK(blocked, blocked2), and, r); break;
     }
 #undef PICK
@@ -3883,6 +4438,7 @@ enum {
     OP_TWIN_MAKE, OP_TWIN_OP, OP_MERGE,
     OP_CRC, OP_CRC_ZEROS, OP_TAIL,
     OP_CONT_PLANT, OP_CONT_TICK_SPLIT, OP_BLOCKED_RATE_NOW,
+    OP_SC_ADD, OP_SC_CONTAINS, OP_SC_BATCH, OP_SC_CHECK,
     OP_COUNT
 };
 
@@ -3911,6 +4467,8 @@ static void world_final(world *w, reader *r)
     stable_check_all(&w->stable2, r);
     a2_check_all(&w->a2, r);
     a2_check_all(&w->a22, r);
+    sc_check_all(&w->scalable, r);
+    sc_check_all(&w->scalable2, r);
     blocked_final(&w->blocked, r);
     blocked_rate_now(&w->blocked);
     blocked_final(&w->blocked2, r);
@@ -3936,6 +4494,8 @@ static void world_final(world *w, reader *r)
     stable_free(&w->stable2);
     a2_free(&w->a2);
     a2_free(&w->a22);
+    scalable_free(&w->scalable);
+    scalable_free(&w->scalable2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -3957,8 +4517,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_crc_vectors();
     check_prefetching_batches();
 
-    /* Header: 2 + 3 + 8 + 8 + 6 bytes, then 8 + 11 + 8 + 18 + 8. The twins
-     * start out absent (OP_TWIN_MAKE). */
+    /* Header: 2 + 3 + 8 + 8 + 6 bytes, then 8 + 11 + 8 + 18 + 8, then 12.
+     * The twins start out absent (OP_TWIN_MAKE). */
     bits_init(&w.bits, &r);
     buckets_init(&w.buckets, &r);
     bloom_init(&w.bloom, &r);
@@ -3969,6 +4529,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bitwise_init(&w.bitwise, &r);
     stable_init(&w.stable, &r);
     a2_init(&w.a2, &r);
+    scalable_init(&w.scalable, &r);
 
     while (r.pos < r.size) {
         unsigned op = rd_u8(&r) % OP_COUNT;
@@ -3998,7 +4559,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             positions_op(&r);
             break;
         case OP_REINIT: { /* check one structure in full, then start it over */
-            unsigned which = rd_u8(&r) % 10;
+            unsigned which = rd_u8(&r) % STRUCTURES;
             if (r.reinits++ >= MAX_REINITS) break; /* the header bytes then read as ops */
             switch (which) {
             case 0: bits_check(&w.bits, NULL); bits_init(&w.bits, &r); break;
@@ -4010,6 +4571,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             case 7: bitwise_check_all(&w.bitwise, &r); bitwise_init(&w.bitwise, &r); break;
             case 8: stable_check_all(&w.stable, &r); stable_init(&w.stable, &r); break;
             case 9: a2_check_all(&w.a2, &r); a2_init(&w.a2, &r); break;
+            case SCALABLE: sc_check_all(&w.scalable, &r); scalable_init(&w.scalable, &r); break;
             default:
                 if (w.cont.f.buckets.data) {
                     cont_check_all(&w.cont, NULL);
@@ -4085,6 +4647,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case OP_BLOCKED_RATE_NOW:
             blocked_rate_now(&w.blocked);
+            break;
+        case OP_SC_ADD: case OP_SC_CONTAINS: case OP_SC_BATCH: case OP_SC_CHECK:
+            scalable_op(&w.scalable, op - OP_SC_ADD, &r);
             break;
         }
     }

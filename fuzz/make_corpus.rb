@@ -15,17 +15,22 @@
 #           bitwise:  u16 m, u8 width, u8 k, u32 seed   (m % 512 + 1, k % 32 + 1)
 #           stable:   u16 m, u8 width, u8 k, u16 d, u32 seed, u64 random seed (d % m + 1)
 #           a2:       u16 half bits, u8 k, u8 capacity, u32 seed (bits % 2048 + 1, capacity % 48 + 1)
-#   then opcodes (byte % 57), each followed by its operands; see OPS below.
-#   reinit: u8 which (% 10: bits, buckets, bloom, cont, blocked, counting,
-#   spectral, bitwise, stable, a2), then that header.
+#           scalable: u16 error rate, u8 initial capacity, u8 growth, u8 tightening,
+#                     u8 even layers, u16 max capacity, u32 seed (see scalable_hdr)
+#   then opcodes (byte % 61), each followed by its operands; see OPS below.
+#   reinit: u8 which (% 11: bits, buckets, bloom, cont, blocked, counting,
+#   spectral, bitwise, stable, a2, scalable), then that header.
 #   A batch is a u8 count (count % 70 + 1) and that many keys.
+#   bloom_batch / blocked_batch: u8 flags (bit 0: add the batch first, bit 1:
+#   without the adds' answers), a batch; cont_batch: u8 flags (bit 0: add,
+#   bit 1: clear_expired, bit 2: without the adds' answers), a batch.
 #   A key is a length byte (255: a u16 length follows) and that many bytes.
 #   bk_dec_run: u16 first, u16 length, u8 flags (bit 0: wrap at the end).
 #   cnt_add / spec_add: a key, u8 t (t % 16 + 1 adds); bw_add: a key, u16 t
 #   ((t % 1024) >> (t / 1024 % 11) + 1 adds).
 #   cnt_remove_known / spec_remove_known: u8 index into the keys given so far.
 #   Twins (a second instance of bits, buckets, cont, counting, spectral,
-#   bitwise, stable, a2, bloom, blocked: TWINS below, byte % 10):
+#   bitwise, stable, a2, bloom, blocked, scalable: TWINS below, byte % 11):
 #   twin_make: u8 which, u8 mode (bit 0: a copy of the first, else empty of
 #     its shape; cont: mode >> 1 picks an empty twin's start slot), and for
 #     stable a u64 generator state.
@@ -33,10 +38,10 @@
 #     bits: set, clear, get, check; buckets: set, get, inc, dec, check,
 #     dec_run; cont: add, tick, lookup, tick_big, batch; bloom: add,
 #     contains, recent, batch; blocked: add, contains, batch, recent,
-#     rate_now), then its operands.
+#     rate_now; scalable: add, contains, batch, check), then its operands.
 #   merge: u8 which, u8 flags: bit 0 intersection (counting, spectral: MIN
-#     rather than SUM; buckets: (flags & 127) % 3 of SUM, MIN, MAX), bit 7
-#     the first merged into the twin.
+#     rather than SUM; buckets: (flags & 127) % 3 of SUM, MIN, MAX;
+#     scalable: a union either way), bit 7 the first merged into the twin.
 #   crc: a key (the bytes), u32 crc, u8 flags (bits 0-2: cut points, 3-5:
 #     alignment of a copy), a u16 per cut point.
 #   crc_zeros: u32 crc, u32 n, u8 shift, u64 a, u64 b.
@@ -48,6 +53,8 @@
 #   cont_tick_split: u8 which (bit 0: twin), u8 flags (bit 0: u64 ticks
 #     follow, else u8 % 21).
 #   blocked_rate_now: no operands.
+#   sc_add / sc_contains: a key; sc_batch: u8 flags (bit 0: add the batch
+#   first), a batch; sc_check: no operands.
 
 require "fileutils"
 
@@ -66,9 +73,13 @@ OPS = {
   st_add: 42, st_contains: 43, st_check: 44,
   a2_add: 45, a2_contains: 46, a2_check: 47,
   twin_make: 48, twin_op: 49, merge: 50, crc: 51, crc_zeros: 52, tail: 53,
-  cont_plant: 54, cont_tick_split: 55, blocked_rate_now: 56
+  cont_plant: 54, cont_tick_split: 55, blocked_rate_now: 56,
+  sc_add: 57, sc_contains: 58, sc_batch: 59, sc_check: 60
 }.freeze
-TWINS = { bits: 0, buckets: 1, cont: 2, counting: 3, spectral: 4, bitwise: 5, stable: 6, a2: 7, bloom: 8, blocked: 9 }.freeze
+# The scalable filter's number, for reinit and the twins alike (the harness's SCALABLE).
+SCALABLE = 10
+TWINS = { bits: 0, buckets: 1, cont: 2, counting: 3, spectral: 4, bitwise: 5, stable: 6, a2: 7, bloom: 8, blocked: 9,
+          scalable: SCALABLE }.freeze
 
 def u8(v) = [v].pack("C")
 def u16(v) = [v].pack("v")
@@ -87,15 +98,32 @@ def spectral_hdr(m, m2, width, k, rm, seed) = u16(m - 1) + u16(m2 - 1) + u8(widt
 def bitwise_hdr(m, width, k, seed) = u16(m - 1) + u8(width - 1) + u8(k - 1) + u32(seed)
 def stable_hdr(m, width, k, d, seed, random) = u16(m - 1) + u8(width - 1) + u8(k - 1) + u16(d - 1) + u32(seed) + u64(random)
 def a2_hdr(bits, k, capacity, seed) = u16(bits - 1) + u8(k - 1) + u8(capacity - 1) + u32(seed)
+# The harness's tables of growths and tightenings.
+GROWTHS = [2, 1, 1.1, 1.5, 2.5, 3, 3.7, 4].freeze
+TIGHTENINGS = [0.8, 0.85, 0.5, 0.9, 0.1, 0.3, 0.7, 0.99].freeze
+# error: (1 + e % 999) / 1000 / 10^(e / 999 % 4), so a rate of three
+# significant digits from 1e-6 to 0.999: mantissa 1..999, exponent 0..3.
+def error_code(rate)
+  (0..3).each do |exp|
+    mant = (rate * 1000 * 10**exp).round
+    return (mant - 1) + 999 * exp if mant.between?(1, 999) && (mant / 1000.0 / 10**exp - rate).abs < rate * 1e-9
+  end
+  raise ArgumentError, "no error code for #{rate}"
+end
+def scalable_hdr(error: 0.01, initial: 4, growth: 2, tightening: 0.8, even: 2, max: nil, seed: 0)
+  u16(error_code(error)) + u8(initial - 1) + u8(GROWTHS.index(growth)) + u8(TIGHTENINGS.index(tightening)) +
+    u8(even) + u16(max ? ((max - 1) << 1) | 1 : 0) + u32(seed)
+end
 def batch(keys) = u8(keys.size - 1) + keys.map { |k| key(k) }.join
 # bf_blocked_fpr at n keys in nblocks (< 2^40) blocks, against nblocks + more and 2 * nblocks.
 def rate(n, nblocks, k, more) = op(:blocked_rate) + u32(n - 1) + u8(0) + u8(0) + u64((nblocks - 1) << 24) + u8(k - 1) + u8(more - 1)
 
 def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 3, 0, 1, 0], blocked: [4, 6, 0],
            counting: [64, 4, 3, 0], spectral: [64, 32, 4, 3, false, 0], bitwise: [32, 1, 2, 0],
-           stable: [64, 3, 3, 4, 0, 42], a2: [128, 3, 4, 0])
+           stable: [64, 3, 3, 4, 0, 42], a2: [128, 3, 4, 0], scalable: {})
   bits_hdr(bits) + buckets_hdr(width, buckets) + bloom_hdr(*bloom) + cont_hdr(*cont) + blocked_hdr(*blocked) +
-    counting_hdr(*counting) + spectral_hdr(*spectral) + bitwise_hdr(*bitwise) + stable_hdr(*stable) + a2_hdr(*a2)
+    counting_hdr(*counting) + spectral_hdr(*spectral) + bitwise_hdr(*bitwise) + stable_hdr(*stable) + a2_hdr(*a2) +
+    scalable_hdr(**scalable)
 end
 def dec_run(first, len, wrap) = op(:bk_dec_run) + u16(first) + u16(len) + u8(wrap ? 1 : 0)
 def twin_make(which, copy: false, slot: 0, random: nil)
@@ -172,12 +200,19 @@ seeds["batches"] = header(bloom: [512, 5, 0, 3], cont: [256, 4, 1, 2, 0]) +
   op(:bloom_batch) + u8(1) + batch(words.first(40)) + op(:bloom_batch) + u8(0) + batch(words) +
   op(:cont_batch) + u8(1) + batch(words.first(20)) + op(:cont_tick) + u8(2) +
   op(:cont_batch) + u8(2) + batch(words.first(30)) + op(:cont_tick) + u8(1) +
-  op(:cont_batch) + u8(2) + batch(words.first(30))
+  op(:cont_batch) + u8(2) + batch(words.first(30)) +
+  # Keys repeated within a batch and from the last one: new once at most.
+  op(:bloom_batch) + u8(1) + batch(%w[key-1 again again key-70 other again]) +
+  op(:bloom_batch) + u8(3) + batch(%w[again more more]) +
+  op(:cont_batch) + u8(1) + batch(%w[key-1 again again key-30 other again]) +
+  op(:cont_batch) + u8(5) + batch(%w[again more more])
 
 seeds["blocked"] = header(blocked: [8, 12, 77]) +
   %w[a b c d e f].map { |k| op(:blocked_add) + key(k) }.join +
   op(:blocked_contains) + key("a") + op(:blocked_contains) + key("zzz") +
   op(:blocked_batch) + u8(1) + batch(words.first(50)) + op(:blocked_batch) + u8(0) + batch(words) +
+  op(:blocked_batch) + u8(1) + batch(%w[key-1 again again key-70 other again]) +
+  op(:blocked_batch) + u8(3) + batch(%w[again more more]) +
   op(:blocked_size) + u16(999) + u16(42)
 
 # k = 128: every probe past the unrolled eight and twelve remixed words; then
@@ -259,8 +294,12 @@ seeds["bitwise"] = header(bitwise: [40, 2, 3, 8]) +
 keys40 = (1..40).map { |i| "s#{i}" }
 seeds["stable"] = header(stable: [50, 3, 3, 7, 1, 42]) +
   keys40.map { |k| op(:st_add) + key(k) }.join + keys40.map { |k| op(:st_contains) + key(k) }.join + op(:st_check)
+# Width 1 and d = m: every add first empties every cell, so a key added
+# twice in a row is found before its second add (not new) and gone after
+# the decrements: "new" must be told before them.
 seeds["stable_edges"] = header(stable: [10, 1, 2, 10, 0, 0xffffffffffffffff]) +
   keys40.first(12).map { |k| op(:st_add) + key(k) + op(:st_contains) + key(k) }.join + op(:st_check) +
+  op(:st_add) + key("s1") + op(:st_add) + key("s1") +
   op(:reinit) + u8(8) + stable_hdr(33, 32, 5, 32, 9, 1234567) +
   keys40.first(20).map { |k| op(:st_add) + key(k) }.join + op(:st_contains) + key("s1") + op(:st_check) +
   op(:reinit) + u8(8) + stable_hdr(1, 2, 1, 1, 0, 7) + op(:st_add) + key("a") + op(:st_add) + key("b") + op(:st_check)
@@ -406,6 +445,51 @@ seeds["blocked_rate_now"] = header(blocked: [2, 9, 3]) + op(:blocked_rate_now) +
   op(:reinit) + u8(4) + blocked_hdr(1, 128, 0) + op(:blocked_rate_now) +
   op(:blocked_batch) + u8(1) + batch(words) + op(:blocked_batch) + u8(1) + batch(words.map { |w| w + "!" }) +
   op(:blocked_rate_now)
+
+# Scalable: layers of 2, 4, 8, 16, 32 keys as 40 keys come (some twice);
+# lookups one at a time and batched, keys in and out in turn; unions with
+# an empty twin both ways (each count the larger of its own and what the
+# fill implies, which may be below it).
+sc_keys = (1..40).map { |i| "c#{i}" }
+seeds["scalable"] = header(scalable: { error: 0.01, initial: 2, growth: 2, even: 1, seed: 5 }) +
+  sc_keys.each_with_index.map { |k, i| op(:sc_add) + key(k) + (i % 7 == 0 ? op(:sc_add) + key(sc_keys[i / 2]) : "".b) }.join +
+  op(:sc_contains) + key("c3") + op(:sc_contains) + key("nope") + op(:sc_check) +
+  op(:sc_batch) + u8(0) + batch(sc_keys.first(8).zip((1..8).map { |i| "x#{i}" }).flatten) +
+  op(:sc_batch) + u8(1) + batch(%w[p q p c1 r]) + op(:sc_check) +
+  twin_make(:scalable) + merge(:scalable, REVERSE) + twin_make(:scalable) + merge(:scalable)
+# max_capacity 10 over layers of 3, 5 and 2 (growth 1.5: 4.5 rounds to 5,
+# 6.75 to 7, cut to 2): the eleventh new key is refused and changes nothing,
+# old ones are still found; max_capacity 3 in one layer; growth 1 with one
+# key a layer runs out of its 64 layers; and max_capacity 65 at one key a
+# layer, which no filter reaches.
+seeds["scalable_full"] = header(scalable: { error: 0.05, initial: 3, growth: 1.5, tightening: 0.5, even: 0, max: 10 }) +
+  (1..13).map { |i| op(:sc_add) + key("f#{i}") }.join + op(:sc_add) + key("f2") + op(:sc_check) +
+  op(:sc_batch) + u8(1) + batch(%w[f1 f12 f13 g]) + op(:sc_check) +
+  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.05, initial: 3, max: 3) +
+  (1..5).map { |i| op(:sc_add) + key("f#{i}") }.join +
+  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.999, initial: 1, growth: 1, tightening: 0.1, even: 12, seed: 9) +
+  op(:sc_batch) + u8(1) + batch((1..66).map { |i| "g#{i}" }) + op(:sc_add) + key("g1") + op(:sc_check) +
+  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.5, initial: 1, growth: 1, max: 65) + op(:sc_add) + key("h")
+# Unions: a twin that grows past the first (the first takes copies of its
+# layers), adds after the union into a layer over its capacity, the other
+# way round, and a copy.
+seeds["merge_scalable"] = header(scalable: { error: 0.001, initial: 2, growth: 1.5, tightening: 0.9, even: 3, seed: 77 }) +
+  sc_keys.first(5).map { |k| op(:sc_add) + key(k) }.join + twin_make(:scalable) +
+  twin(:scalable, 2) + u8(1) + batch(sc_keys[3, 20]) + merge(:scalable) + op(:sc_check) +
+  sc_keys[25, 8].map { |k| op(:sc_add) + key(k) }.join + twin(:scalable, 0) + key("t1") + merge(:scalable, REVERSE) +
+  twin(:scalable, 3) + twin_make(:scalable, copy: true) + twin(:scalable, 0) + key("t2") + merge(:scalable, INTERSECT) +
+  op(:sc_check) + twin(:scalable, 1) + key("c1") +
+  # Four keys whose bits overlap (seed 6: 54 bits, k = 9, 4 keys that the
+  # fill puts at 3), and a union with an empty twin: the count stays 4.
+  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.01, initial: 4, growth: 2, even: 2, seed: 6) +
+  (1..4).map { |i| op(:sc_add) + key("u#{i}") }.join + twin_make(:scalable) + merge(:scalable) + op(:sc_check) +
+  # One key a layer, the first layer 2 bits and k = 1 (error 0.999, seed
+  # 3): "a" sets bit 1, "b" goes to a second layer, the twin's "d" sets bit
+  # 0, so that the union fills the first layer, which then counts
+  # UINT64_MAX: distinct must not wrap past it.
+  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.999, initial: 1, growth: 1, tightening: 0.1, even: 0, seed: 3) +
+  op(:sc_add) + key("a") + op(:sc_add) + key("b") + twin_make(:scalable) + twin(:scalable, 0) + key("d") +
+  merge(:scalable) + op(:sc_check) + op(:sc_add) + key("e") + op(:sc_check)
 
 dir = File.join(__dir__, "corpus")
 FileUtils.mkdir_p(dir)

@@ -156,8 +156,14 @@ void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_
 
 uint64_t bf_scalable_distinct(const bf_scalable *f)
 {
+    /* Saturating: after a union, a layer whose every bit is set counts
+     * UINT64_MAX (bf_layer_estimate), and a sum that wrapped would pass for
+     * a few keys. */
     uint64_t total = 0;
-    for (size_t i = 0; i < f->nlayers; i++) total += f->layers[i].count;
+    for (size_t i = 0; i < f->nlayers; i++) {
+        uint64_t c = f->layers[i].count;
+        total = c > UINT64_MAX - total ? UINT64_MAX : total + c;
+    }
     return total;
 }
 

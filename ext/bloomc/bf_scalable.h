@@ -81,7 +81,8 @@ bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h);
 int bf_scalable_contains(const bf_scalable *f, bf_key_hash h);
 void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_t n, uint8_t *out);
 
-/* Keys new to the filter, over all layers. */
+/* Keys new to the filter, over all layers; UINT64_MAX at most (a union
+ * counts a layer with every bit set as UINT64_MAX). */
 uint64_t bf_scalable_distinct(const bf_scalable *f);
 /* The chance that a key never added is found now: 1 - prod(1 - fill_i^k_i). */
 double bf_scalable_current_fpr(const bf_scalable *f);
