@@ -2740,7 +2740,7 @@ static void a2_op(a2_state *s, unsigned op, reader *r)
 
 /* The parameters a header may pick (the first of each: the binding's
  * defaults), besides error_rate, initial_capacity and even_layers. */
-static const double sc_growths[8] = {2, 1, 1.1, 1.5, 2.5, 3, 3.7, 4};
+static const double sc_growths[8] = {2, 1, 1.25, 1.5, 2.5, 3, 3.7, 4}; /* 1: refused */
 static const double sc_tightenings[8] = {0.8, 0.85, 0.5, 0.9, 0.1, 0.3, 0.7, 0.99};
 
 typedef struct {
@@ -2819,7 +2819,9 @@ static void check_sizing(uint64_t m, uint32_t k, uint64_t n, double p)
  * shape, and shares that add up to at most error_rate. Returns validity. */
 static int sc_check_params(const bf_scalable_params *p)
 {
-    int valid = !p->max_capacity || sc_model_layers_to_max(p) <= BF_SCALABLE_LAYERS_MAX;
+    /* growth below the minimum is refused (1 is among the choices) */
+    int valid = p->growth >= BF_SCALABLE_GROWTH_MIN &&
+                (!p->max_capacity || sc_model_layers_to_max(p) <= BF_SCALABLE_LAYERS_MAX);
     CHECK(bf_scalable_params_valid(p) == valid);
     if (!valid) return 0;
     double total = 0;
