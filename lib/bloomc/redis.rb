@@ -449,13 +449,28 @@ module Bloomc
         limits.all? ? limits : nil
       end
 
-      # The keys new to a local filter, as far as its fill tells: the keys
-      # that fill implies, at most the keys it counted.
-      def self.distinct_of(filter) = [filter.size, filter.estimated_count].min.round
+      # The keys new to a local filter: the exact count a sized local filter
+      # keeps (Sizing), otherwise as far as its fill tells: the keys that fill
+      # implies, at most the keys it counted.
+      def self.distinct_of(filter)
+        return filter.send(:distinct_count) if filter.capacity
+
+        [filter.size, filter.estimated_count].min.round
+      end
 
       private_class_method :opened, :limits_of, :distinct_of
 
       private
+
+      # Gives a local copy the limits this filter has, and its count of keys
+      # new to it where the local kind keeps one.
+      def carry_limits_to(local)
+        return local unless capacity
+
+        local.send(:remember_sizing, capacity, error_rate)
+        local.send(:distinct_count=, counter_sum("distinct")) if local.respond_to?(:distinct=, true)
+        local
+      end
 
       # A frozen filter object refuses writes, as a local filter does (the
       # filter in Redis stays writable through other objects).
@@ -789,9 +804,9 @@ module Bloomc
         copy
       end
 
-      # A local Bloomc::BloomFilter with this filter's bits and size
-      # (unsharded only; not its capacity, error_rate or count of new keys,
-      # which a local filter built from m and k does not take).
+      # A local Bloomc::BloomFilter with this filter's bits and size, and its
+      # capacity, error_rate and count of new keys when it has them (unsharded
+      # only).
       # @return [Bloomc::BloomFilter]
       def to_local
         unsharded!
@@ -801,7 +816,7 @@ module Bloomc
         cells = read_cells(1)
         fields[4] = size
         local.send(:import_core, fields, cells.ljust(body.bytesize, "\0"))
-        local
+        carry_limits_to(local)
       end
 
       private
@@ -884,7 +899,7 @@ module Bloomc
         fields[4] = size
         fields[5] = saturated
         local.send(:import_core, fields, cells.ljust(body.bytesize, "\0"))
-        local
+        carry_limits_to(local)
       end
 
       private
@@ -1001,7 +1016,7 @@ module Bloomc
         fields[4] = ((gen + offset) % 15) + 1
         cells = RedisLayout.continuous_from_redis(*ages, m, fields[4])
         local.send(:import_core, fields, cells.ljust(body.bytesize, "\0"), false)
-        local
+        carry_limits_to(local)
       end
 
       private

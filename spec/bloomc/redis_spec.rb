@@ -373,7 +373,16 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         local = Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01)
         local.add_all(keys.first(900) * 2)
         copy = Bloomc::Redis::BloomFilter.from_local(redis, "carried", local)
-        expect([copy.size, copy.capacity, copy.error_rate, copy.over_capacity?]).to eq([1800, nil, nil, false])
+        expect([copy.size, copy.capacity, copy.error_rate, copy.over_capacity?]).to eq([1800, 1000, 0.01, false])
+        expect(redis.get("bloomc:{carried:0}:distinct")).to eq("900") # a sized local filter counts its new keys exactly
+        back = copy.to_local
+        expect([back.capacity, back.error_rate, back.over_capacity?]).to eq([1000, 0.01, false])
+        expect(back.add_all(keys.first(101)).over_capacity?).to be(false) # the count came back with it: 900, not 0 or 1800
+        expect(back.add_all(keys.drop(900).first(150)).over_capacity?).to be(true) # a few of them may be false positives, not new
+        copy.destroy
+        unsized = Bloomc::BloomFilter.new(9586, 7).add_all(keys.first(900) * 2) # built from m and k: no count kept through a v1 file
+        copy = Bloomc::Redis::BloomFilter.from_local(redis, "carried", unsized)
+        expect([copy.size, copy.capacity, copy.to_local.capacity]).to eq([1800, nil, nil])
         expect(redis.get("bloomc:{carried:0}:distinct").to_i).to be_within(27).of(900) # 3%, from the fill; at most the size
         copy.destroy
         tiny = Bloomc::CountingBloomFilter.new(1000, 3).add_all(%w[a b])
@@ -385,8 +394,6 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         { Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01) => Bloomc::Redis::BloomFilter,
           Bloomc::CountingBloomFilter.new(capacity: 1000, error_rate: 0.01) => Bloomc::Redis::CountingBloomFilter,
           Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 86_400) => Bloomc::Redis::ContinuousBloomFilter }.each do |limited, klass|
-          limited.define_singleton_method(:capacity) { 1000 }
-          limited.define_singleton_method(:error_rate) { 0.01 }
           limited.add_all(keys.first(1100))
           copy = klass.from_local(redis, "carried", limited)
           expect([copy.capacity, copy.error_rate, copy.over_capacity?]).to eq([1000, 0.01, true])
@@ -493,6 +500,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
           capacity ? original.call(m, k, capacity, error_rate).then { |new_m, new_k| [new_m + 8, new_k + 1] } : original.call(m, k, capacity, error_rate)
         end
         old_m, old_k = Bloomc::BloomHelper.find_m_k(1000, 0.01)
+        new_m, new_k = Bloomc.sizing_arguments(nil, nil, 1000, 0.01)
         kinds.each_key do |klass|
           shape = { capacity: 1000, error_rate: 0.01, **extra.fetch(klass, {}) }
           # As an earlier bloomc wrote it from capacity: 1000, error_rate: 0.01.
@@ -503,9 +511,9 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
           expect([reopened.m, reopened.k, reopened.capacity, reopened.error_rate]).to eq([old_m, old_k, nil, nil])
           expect(reopened.over_capacity?).to be(false) # no capacity known
           fresh = klass.new(redis, "resized", **shape) # created with the new numbers, and its limits
-          expect([fresh.m, fresh.k, fresh.capacity, fresh.error_rate]).to eq([old_m + 8, old_k + 1, 1000, 0.01])
-          expect(klass.new(redis, "resized", **shape).m).to eq(old_m + 8)
-          expect(klass.new(redis, "resized", m: old_m + 8, k: old_k + 1, **extra.fetch(klass, {})).capacity).to eq(1000) # m: and k: keep them
+          expect([fresh.m, fresh.k, fresh.capacity, fresh.error_rate]).to eq([new_m + 8, new_k + 1, 1000, 0.01])
+          expect(klass.new(redis, "resized", **shape).m).to eq(new_m + 8)
+          expect(klass.new(redis, "resized", m: new_m + 8, k: new_k + 1, **extra.fetch(klass, {})).capacity).to eq(1000) # m: and k: keep them
           expect { klass.new(redis, "resized", **shape, capacity: 1001) }.to raise_error(ArgumentError, /different m/)
           expect { klass.new(redis, "legacy", **shape, error_rate: 0.02) }.to raise_error(ArgumentError, /different m/)
           redis.hset("bloomc:{resized}:meta", "capacity", "999") # as if another capacity gave the same m and k
