@@ -81,6 +81,11 @@ bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h);
 int bf_scalable_contains(const bf_scalable *f, bf_key_hash h);
 void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_t n, uint8_t *out);
 
+/* How many more keys new to the filter it takes before an add meets
+ * BF_SCALABLE_FULL, counted only up to want: the newest layer's room and the
+ * capacities of the layers that may follow it. A batch of at most that many
+ * keys cannot meet it. */
+uint64_t bf_scalable_room(const bf_scalable *f, uint64_t want);
 /* Keys new to the filter, over all layers; UINT64_MAX at most (a union
  * counts a layer with every bit set as UINT64_MAX). */
 uint64_t bf_scalable_distinct(const bf_scalable *f);
