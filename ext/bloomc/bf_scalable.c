@@ -221,9 +221,13 @@ void bf_scalable_union(bf_scalable *dst, const bf_scalable *src, size_t nlayers)
         bf_layer *d = &dst->layers[i];
         const bf_layer *s = &src->layers[i];
         uint64_t larger = d->count > s->count ? d->count : s->count;
+        uint64_t both = d->count > UINT64_MAX - s->count ? UINT64_MAX : d->count + s->count;
         bf_bits_or(&d->bits, &s->bits);
+        /* The union of two sets holds at least the larger and at most both:
+         * the estimate within those (a layer whose bits are all set has no
+         * estimate, UINT64_MAX, which would also wrap the filter's sum). */
         uint64_t estimate = bf_layer_estimate(d);
-        d->count = estimate > larger ? estimate : larger;
+        d->count = estimate < larger ? larger : estimate > both ? both : estimate;
     }
     dst->count = dst->count > UINT64_MAX - src->count ? UINT64_MAX : dst->count + src->count;
 }

@@ -103,7 +103,7 @@ uint64_t bf_layer_estimate(const bf_layer *l);
 int bf_layer_same_shape(const bf_layer *a, const bf_layer *b);
 /* dst |= src over the first nlayers layers (each of the same shape): every
  * key of either is found. Each layer's count becomes the keys its bits now
- * imply, and at least either count. */
+ * imply, at least either count and at most both together. */
 void bf_scalable_union(bf_scalable *dst, const bf_scalable *src, size_t nlayers);
 
 #endif

@@ -520,6 +520,22 @@ RSpec.describe Bloomc::ScalableBloomFilter do
       expect(union.layers.map(&:count)).to eq([union.layers[0].count, 1])
     end
 
+    it "counts a merged layer at most as the keys of both, even once its bits are all set" do
+      build = -> { described_class.new(error_rate: 0.5, initial_capacity: 1) }
+      union = build.call.add("first")
+      merged = 1
+      until union.layers[0].fill_ratio == 1.0
+        union.merge!(build.call.add("other-#{merged}"))
+        merged += 1
+        expect(union.layers[0].count).to be_between(1, merged)
+      end
+      expect(union.estimated_count).to eq(Float::INFINITY)
+      expect(union.distinct_count).to eq(union.layers.sum(&:count))
+      expect(union.distinct_count).to be <= merged
+      expect(union.over_capacity?).to be(true)
+      expect(Bloomc.load(union.dump)).to eq(union)
+    end
+
     it "has no intersection: & raises UnsupportedError" do
       expect { a & b }.to raise_error(Bloomc::UnsupportedError, /no exact intersection/)
       expect { a & a.dup }.to raise_error(Bloomc::UnsupportedError)
