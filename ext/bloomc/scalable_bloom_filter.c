@@ -579,6 +579,12 @@ static VALUE scalable_import_core(VALUE self, VALUE fields, VALUE body)
         l->k = (uint32_t)bloomc_state_check(at[1], 1, BF_K_MAX, "layer k");
         l->capacity = bloomc_state_check(at[2], 1, BF_BITS_MAX, "layer capacity");
         l->count = at[3];
+        /* Layer i's shape is the parameters' (export_core writes no other):
+         * a layer of another shape would not merge with its twin, and the
+         * parameters would size the next layer from nothing the file holds. */
+        bf_layer want = {{NULL, 0}, 0, 0, 0};
+        if (!bf_scalable_layer_shape(&src.params, i, &want.capacity, &want.bits.nbits, &want.k) || !bf_layer_same_shape(l, &want))
+            bloomc_format_error("layer %zu is not the layer the filter's parameters give", i);
         size_t nbytes = bf_bits_nbytes(l->bits.nbits);
         if (!nbytes || nbytes > SIZE_MAX - total) bloomc_format_error("layer %zu is too large for this machine", i);
         total += nbytes;

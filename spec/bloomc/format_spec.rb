@@ -232,6 +232,19 @@ RSpec.describe "the binary format" do
       refused(with_crc(data.dup.tap { |d| d[16, 8] = [301].pack("Q<") }), /body of \d+ bytes where the parameters need/)
     end
 
+    it "refuses a scalable filter whose layers are not the ones its parameters give" do
+      scalable = FormatSamples::BUILDERS_V2.fetch("scalable").call.dump
+      n = 9 + 4 * 4
+      param = ->(i, value) { with_crc(scalable.dup.tap { |d| d[16 + 8 * i, 8] = [value].pack("Q<") }, n) }
+      # initial capacity 2**50 over the layers of 4: the next layer would be a petabyte
+      refused(param[2, 2**50 + 4], /layer 0 is not the layer the filter's parameters give/)
+      refused(param[5, 9], /layer \d is not the layer/) # even layers: other rates
+      refused(param[9 + 4 * 3, 485], /layer 3 is not the layer/) # the last layer's m
+      refused(param[9 + 4 * 1 + 2, 9], /layer 1 is not the layer/) # its capacity
+      refused(param[8, 5], /25 parameters where this kind of filter has 29/) # a fifth layer the header does not hold
+      expect(Bloomc.load(param[9 + 4 * 3 + 3, 2**40]).layers.last.count).to eq(2**40) # a count is the file's to say
+    end
+
     it "refuses a deflated body that claims more than it can hold, without inflating it" do
       filter = Bloomc::BloomFilter.new(1000, 3)
       packed = filter.dump(compress: true)
