@@ -154,6 +154,21 @@ void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_
     for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_scalable_contains(f, h[i]);
 }
 
+uint64_t bf_scalable_room(const bf_scalable *f, uint64_t want)
+{
+    const bf_layer *top = &f->layers[f->nlayers - 1];
+    uint64_t room = top->count < top->capacity ? top->capacity - top->count : 0;
+    /* room < want and a layer's capacity is at most BF_BITS_MAX: no overflow
+     * while want stays below 2^63 */
+    for (size_t i = f->nlayers; room < want; i++) {
+        uint64_t c, m;
+        uint32_t k;
+        if (!bf_scalable_layer_shape(&f->params, i, &c, &m, &k)) break;
+        room += c;
+    }
+    return room < want ? room : want;
+}
+
 uint64_t bf_scalable_distinct(const bf_scalable *f)
 {
     /* Saturating: after a union, a layer whose every bit is set counts
@@ -206,9 +221,13 @@ void bf_scalable_union(bf_scalable *dst, const bf_scalable *src, size_t nlayers)
         bf_layer *d = &dst->layers[i];
         const bf_layer *s = &src->layers[i];
         uint64_t larger = d->count > s->count ? d->count : s->count;
+        uint64_t both = d->count > UINT64_MAX - s->count ? UINT64_MAX : d->count + s->count;
         bf_bits_or(&d->bits, &s->bits);
+        /* The union of two sets holds at least the larger and at most both:
+         * the estimate within those (a layer whose bits are all set has no
+         * estimate, UINT64_MAX, which would also wrap the filter's sum). */
         uint64_t estimate = bf_layer_estimate(d);
-        d->count = estimate > larger ? estimate : larger;
+        d->count = estimate < larger ? larger : estimate > both ? both : estimate;
     }
     dst->count = dst->count > UINT64_MAX - src->count ? UINT64_MAX : dst->count + src->count;
 }

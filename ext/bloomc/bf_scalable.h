@@ -81,6 +81,11 @@ bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h);
 int bf_scalable_contains(const bf_scalable *f, bf_key_hash h);
 void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_t n, uint8_t *out);
 
+/* How many more keys new to the filter it takes before an add meets
+ * BF_SCALABLE_FULL, counted only up to want: the newest layer's room and the
+ * capacities of the layers that may follow it. A batch of at most that many
+ * keys cannot meet it. */
+uint64_t bf_scalable_room(const bf_scalable *f, uint64_t want);
 /* Keys new to the filter, over all layers; UINT64_MAX at most (a union
  * counts a layer with every bit set as UINT64_MAX). */
 uint64_t bf_scalable_distinct(const bf_scalable *f);
@@ -98,7 +103,7 @@ uint64_t bf_layer_estimate(const bf_layer *l);
 int bf_layer_same_shape(const bf_layer *a, const bf_layer *b);
 /* dst |= src over the first nlayers layers (each of the same shape): every
  * key of either is found. Each layer's count becomes the keys its bits now
- * imply, and at least either count. */
+ * imply, at least either count and at most both together. */
 void bf_scalable_union(bf_scalable *dst, const bf_scalable *src, size_t nlayers);
 
 #endif

@@ -293,15 +293,17 @@ static VALUE undo_batch_add(VALUE arg, VALUE error)
 }
 
 /* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). A batch that
- * could reach max_capacity is all or nothing: the newest layer is copied
- * first, and put back with the rest when a key meets CapacityError. */
+ * could meet CapacityError (more keys than the filter has room for before
+ * max_capacity, or before the last layer it may have is full) is all or
+ * nothing: the newest layer is copied first, and put back with the rest
+ * when a key meets it. */
 static VALUE scalable_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
     bf_scalable *f = get_filter(self);
     Check_Type(keys, T_ARRAY);
-    uint64_t distinct = bf_scalable_distinct(f), max = f->params.max_capacity;
-    if (!max || (distinct <= max && (uint64_t)RARRAY_LEN(keys) < max - distinct)) {
+    uint64_t n = (uint64_t)RARRAY_LEN(keys);
+    if (bf_scalable_room(f, n) >= n) {
         bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
         return bloomc_batch_add(&b, keys, collect);
     }
@@ -577,6 +579,12 @@ static VALUE scalable_import_core(VALUE self, VALUE fields, VALUE body)
         l->k = (uint32_t)bloomc_state_check(at[1], 1, BF_K_MAX, "layer k");
         l->capacity = bloomc_state_check(at[2], 1, BF_BITS_MAX, "layer capacity");
         l->count = at[3];
+        /* Layer i's shape is the parameters' (export_core writes no other):
+         * a layer of another shape would not merge with its twin, and the
+         * parameters would size the next layer from nothing the file holds. */
+        bf_layer want = {{NULL, 0}, 0, 0, 0};
+        if (!bf_scalable_layer_shape(&src.params, i, &want.capacity, &want.bits.nbits, &want.k) || !bf_layer_same_shape(l, &want))
+            bloomc_format_error("layer %zu is not the layer the filter's parameters give", i);
         size_t nbytes = bf_bits_nbytes(l->bits.nbits);
         if (!nbytes || nbytes > SIZE_MAX - total) bloomc_format_error("layer %zu is too large for this machine", i);
         total += nbytes;

@@ -179,10 +179,22 @@ module Bloomc
     def same_shape_as(template, m, path)
       mine = send(:shape)
       asked = template.send(:shape).merge(m: m)
+      asked = asked.merge(m: mine[:m], k: mine[:k]) if legacy_sizing?(template)
       diff = mine.keys.find { |key| mine[key] != asked[key] }
       return unless diff
 
       raise ArgumentError, "#{path} holds a filter of different #{diff} (#{mine[diff].inspect}, asked for #{asked[diff].inspect})"
+    end
+
+    # Whether this file was made by open(path, capacity:, error_rate:) before
+    # bloomc sized filters by BloomFilter.find_m_k: a version 1 file (no
+    # sizing of its own) whose m and k are bloombroom's for the capacity and
+    # error rate asked for (BloomHelper.find_m_k). It opens as it is, still
+    # version 1, without a capacity.
+    def legacy_sizing?(template)
+      return false unless @sizing.nil? && template.capacity && template.error_rate
+
+      BloomHelper.find_m_k(template.capacity, template.error_rate) == [send(:shape)[:m], send(:shape)[:k]]
     end
 
     # What open calls the file types it refuses (File::Stat#ftype).

@@ -71,7 +71,7 @@ module Bloomc
 
       whole["initial_capacity", initial_capacity, 1..2**60]
       raise TypeError, "growth must be a number, not #{growth.class}" unless real[growth]
-      raise ArgumentError, "growth must be in 1.25..64, got #{growth}" unless growth.between?(1.25, 64)
+      raise ArgumentError, "growth must be in 1.25..64, got #{growth}" unless growth >= 1.25 && growth <= 64 # NaN too
       raise TypeError, "tightening must be a number, not #{tightening.class}" unless real[tightening]
       raise ArgumentError, "tightening must be in (0, 1), got #{tightening}" unless tightening.positive? && tightening < 1
 

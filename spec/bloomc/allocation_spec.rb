@@ -34,8 +34,49 @@ RSpec.describe "allocations on the hot paths" do
     "SpectralBloomFilter (RM)" => -> { Bloomc::SpectralBloomFilter.new(capacity: 1000, error_rate: 0.01, algorithm: :rm) },
     "BitwiseBloomFilter" => -> { Bloomc::BitwiseBloomFilter.new(capacity: 1000, error_rate: 0.01) },
     "StableBloomFilter" => -> { Bloomc::StableBloomFilter.new(capacity: 1000, error_rate: 0.01, random_seed: 1) },
-    "A2BloomFilter" => -> { Bloomc::A2BloomFilter.new(capacity: 1000, error_rate: 0.01) }
+    "A2BloomFilter" => -> { Bloomc::A2BloomFilter.new(capacity: 1000, error_rate: 0.01) },
+    # several layers: a key is looked for in each
+    "ScalableBloomFilter" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 8) },
+    "ScalableBloomFilter with max_capacity" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 8, max_capacity: 50_000) }
   }
+
+  # New layers come from the C heap, not Ruby's: each run of the block adds
+  # keys the filter has not seen (Integers, which allocate nothing), so that
+  # the measured run grows it too.
+  describe "ScalableBloomFilter growing" do
+    it "allocates nothing in adds and add? of new keys that start new layers" do
+      filter = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 8)
+      base = 0
+      bits = []
+      count = allocations do
+        i = base
+        base += 20_000
+        while i < base
+          filter << i
+          filter.add?(i + 10_000_000)
+          i += 1
+        end
+        bits << filter.m
+      end
+      expect(count).to eq(0)
+      expect(bits[1]).to be > bits[0] # the measured run added layers
+    end
+
+    it "allocates nothing in add_all of new keys, with or without max_capacity (all or nothing near it)" do
+      # the second batch: 10,000 keys seen in the first and 10,000 new ones;
+      # with max_capacity 35,000 it has more keys than room, so it is added
+      # on the path that can put the filter back, and fits
+      first = Array.new(20_000) { |i| i }
+      batches = [first, first.first(10_000) + Array.new(10_000) { |i| i + 100_000 }]
+      [nil, 35_000].each do |max|
+        filter = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 8, max_capacity: max)
+        run = -1
+        count = allocations { filter.add_all(batches[run += 1]) }
+        expect(count).to eq(0)
+        expect(filter.distinct_count).to be > 29_000
+      end
+    end
+  end
 
   # count and delete, where a class has them, are hot paths too.
   describe "count and delete" do

@@ -186,6 +186,35 @@ module BadInputMatrix
       return [TypeError] unless v.is_a?(Integer)
 
       count(2 * (v * 8 / LN2).ceil, BITS_MAX, 1r / 8)
+    # ScalableBloomFilter.new's keywords, the others at the form's defaults
+    # (error rate 0.01, initial capacity 100, growth 2, tightening 0.8, 10
+    # even layers: the first layer's rate is 0.01 / 14).
+    when :scalable_error then v.nil? ? [TypeError] : error_rate(v)
+    when :scalable_initial
+      return [TypeError] unless v.is_a?(Integer)
+      return [ArgumentError] unless (1..BITS_MAX).cover?(v)
+
+      m, = begin
+        find_m_k(v, 0.01 / 14)
+      rescue ArgumentError
+        return [ArgumentError] # no layer of at most 2**60 bits holds it
+      end
+      count(m, BITS_MAX, 1r / 8)
+    when :scalable_growth
+      return [TypeError] unless real?(v)
+
+      v >= 1.25 && v <= 64 ? [:ok] : [ArgumentError]
+    when :scalable_tightening then v.nil? ? [TypeError] : error_rate(v) # 0 < v < 1, like a rate
+    when :scalable_even
+      return [TypeError] unless v.is_a?(Integer)
+
+      (0..64).cover?(v) ? [:ok] : [ArgumentError]
+    when :scalable_max
+      return [:ok] if v.nil?
+      return [TypeError] unless v.is_a?(Integer)
+
+      (1..BITS_MAX).cover?(v) ? [:ok] : [ArgumentError] # growth 2 from 100 reaches 2**60 in 54 layers
+    when :unsupported then [Bloomc::UnsupportedError]
     when :ttl
       return [ArgumentError, TypeError] if v.nil?
       return [TypeError] unless real?(v)
@@ -650,6 +679,62 @@ module BadInputMatrix
     end
   end
 
+  # A ScalableBloomFilter and the keys added to it (no exact bit model: the
+  # layer a key went into depends on what came before it). Until a union
+  # (which counts its layers again from their bits), every layer but the
+  # newest holds exactly its capacity.
+  class ScalableHarness
+    attr_reader :label, :obj, :keys, :count, :merged
+
+    def initialize(label, obj, keys = [])
+      @label = label
+      @obj = obj
+      @keys = []
+      @count = 0
+      @merged = false
+      keys.each { |key| add(key) }
+    end
+
+    def add(key)
+      @keys << key
+      @count += 1
+    end
+
+    def expected_include(key)
+      keys.any? { |k| BadInputMatrix.key_id(k) == BadInputMatrix.key_id(key) } ? true : nil
+    end
+
+    def resync; end
+    def write_frozen? = obj.frozen?
+    def snapshot = [obj.size, obj.dup]
+
+    def model_keys = keys
+
+    def merged_with_itself
+      @count *= 2
+      @merged = true
+    end
+
+    def cleared
+      @keys = []
+      @count = 0
+      @merged = false
+    end
+
+    def problems
+      list = []
+      list << "size #{obj.size} != #{count} adds" unless obj.size == count
+      missing = keys.reject { |key| obj.include?(key) }
+      list << "false negatives: #{missing.inspect}" unless missing.empty?
+      layers = obj.layers
+      list << "layer counts #{layers.map(&:count)} != distinct_count #{obj.distinct_count}" unless layers.sum(&:count) == obj.distinct_count
+      list << "m #{obj.m} is not the layers' bits" unless layers.sum(&:m) == obj.m
+      full = layers[0...-1].all? { |l| l.count == l.capacity }
+      list << "a layer before the newest is not full: #{layers.map(&:count)}" unless merged || full
+      list
+    end
+  end
+
   # ---- the recipes: how to call each public method and what success means --
   #
   # params: [kind, default] per positional parameter (default may be a lambda
@@ -957,6 +1042,43 @@ module BadInputMatrix
     expected_false_positive_rate: { params: [[:count_or_zero, 10]], opt: 1, ok: unit_float }
   ).freeze
 
+  layer_ok = lambda do |l|
+    l.is_a?(Bloomc::ScalableBloomFilter::Layer) && l.m.positive? && (1..128).cover?(l.k) && l.capacity.positive? &&
+      l.count >= 0 && l.error_rate.positive? && l.error_rate < 1 && l.fill_ratio.between?(0, 1)
+  end
+  SCALABLE_BLOOM_FILTER = {
+    add: filter_add,
+    "<<": filter_add,
+    add?: filter_add_p,
+    include?: { params: [[:key, "added"]], ok: filter_lookup },
+    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+    size: { ok: ->(h, _, _, r, _) { r == h.count } },
+    distinct_count: {
+      ok: ->(h, _, _, r, _) { r == h.obj.layers.sum(&:count) && (h.merged || r <= h.keys.size) }
+    },
+    m: { ok: ->(h, _, _, r, _) { r == h.obj.layers.sum(&:m) } },
+    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
+    error_rate: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.positive? && r < 1 } },
+    initial_capacity: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r >= h.obj.layers[0].capacity } },
+    growth: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.between?(1, 64) } },
+    tightening: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.positive? && r < 1 } },
+    even_layers: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.between?(0, 64) } },
+    max_capacity: { ok: ->(h, _, _, r, _) { r.nil? || (r.is_a?(Integer) && r >= h.obj.layers.sum(&:capacity)) } },
+    capacity: { ok: ->(h, _, _, r, _) { r == h.obj.max_capacity } },
+    # only a union puts more keys in a layer than it was sized for
+    over_capacity?: { ok: ->(h, _, _, r, _) { h.merged ? [true, false].include?(r) : r == false } },
+    layers: {
+      ok: ->(h, _, _, r, _) { r.is_a?(Array) && r.size.between?(1, 64) && r.all?(&layer_ok) && r == h.obj.dup.layers }
+    },
+    # a scalable filter has no intersection: & raises, whatever it is given
+    "&": { params: [[:unsupported, ->(h) { h.obj.dup }]], base: ->(_) { [Bloomc::UnsupportedError] },
+           ok: ->(_, _, _, _, _) { "returned instead of raising UnsupportedError" } },
+    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
+    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
+    hash: { ok: HASH_LIKE_DUP },
+    inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("layers=#{h.obj.layers.size} (") } }
+  }.merge(BATCH, STATS, SET_OPS.reject { |name, _| name == :& }, PERSISTENCE).freeze
+
   FNV = %i[fnv1_32 fnv1a_32 fnv1_64 fnv1a_64].to_h do |name|
     [name, { params: [[:string, "abc"]], ok: ->(_, a, _, r, _) { r == BadInputMatrix.fnv(name, a[0]) } }]
   end.freeze
@@ -1122,6 +1244,20 @@ module BadInputMatrix
         A2Harness.new("frozen A2BloomFilter", Bloomc::A2BloomFilter.new(64, 3, capacity: 3).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
       ]
     end,
+    Bloomc::ScalableBloomFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "\u65e5\u672c", "c"]
+      filled = ->(**kw) { Bloomc::ScalableBloomFilter.new(**kw).tap { |f| keys.each { |k| f << k } } }
+      [
+        ScalableHarness.new("ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1) (3 layers)",
+                            filled[error_rate: 0.01, initial_capacity: 1], keys),
+        ScalableHarness.new("ScalableBloomFilter.new(error_rate: 0.1)", Bloomc::ScalableBloomFilter.new(error_rate: 0.1)),
+        ScalableHarness.new("ScalableBloomFilter with max_capacity: 60, growth: 1.5, seed: 2**32-1",
+                            filled[error_rate: 0.05, initial_capacity: 2, growth: 1.5, max_capacity: 60, seed: 2**32 - 1], keys),
+        ScalableHarness.new("ScalableBloomFilter with growth: 1.25, even_layers: 0, tightening: 0.85",
+                            filled[error_rate: 0.01, initial_capacity: 2, growth: 1.25, even_layers: 0, tightening: 0.85], keys),
+        ScalableHarness.new("frozen ScalableBloomFilter", filled[error_rate: 0.01, initial_capacity: 2].freeze, keys)
+      ]
+    end,
     Bloomc::FNV => -> { [Stateless.new("Bloomc::FNV", Bloomc::FNV)] },
     Bloomc::Murmur3 => -> { [Stateless.new("Bloomc::Murmur3", Bloomc::Murmur3)] },
     Bloomc::CRC32C => -> { [Stateless.new("Bloomc::CRC32C", Bloomc::CRC32C)] },
@@ -1134,7 +1270,7 @@ module BadInputMatrix
     Bloomc::BlockedBloomFilter => BLOCKED_BLOOM_FILTER,
     Bloomc::CountingBloomFilter => COUNTING_BLOOM_FILTER, Bloomc::SpectralBloomFilter => SPECTRAL_BLOOM_FILTER,
     Bloomc::BitwiseBloomFilter => BITWISE_BLOOM_FILTER, Bloomc::StableBloomFilter => STABLE_BLOOM_FILTER,
-    Bloomc::A2BloomFilter => A2_BLOOM_FILTER,
+    Bloomc::A2BloomFilter => A2_BLOOM_FILTER, Bloomc::ScalableBloomFilter => SCALABLE_BLOOM_FILTER,
     Bloomc::FNV => FNV, Bloomc::Murmur3 => MURMUR3, Bloomc::CRC32C => CRC32C, Bloomc::BloomHelper => BLOOM_HELPER
   }.freeze
 
@@ -1316,7 +1452,7 @@ module BadInputMatrix
     when Bloomc::BitField, Bloomc::BitBucketField
       problems << "#{desc} is not all zero" unless obj.total_set.zero? && obj.all?(&:zero?)
     when Bloomc::BloomFilter, Bloomc::BlockedBloomFilter, Bloomc::CountingBloomFilter, Bloomc::SpectralBloomFilter, Bloomc::BitwiseBloomFilter,
-         Bloomc::StableBloomFilter, Bloomc::A2BloomFilter
+         Bloomc::StableBloomFilter, Bloomc::A2BloomFilter, Bloomc::ScalableBloomFilter
       problems << "#{desc}: add/include? broken" unless obj.size.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
     when Bloomc::ContinuousBloomFilter
       problems << "#{desc}: add/include? broken" unless obj.ticks.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
@@ -1492,6 +1628,18 @@ module BadInputMatrix
         expect: lambda { |a, kw|
           m = a[0] || 2 * (kw[:capacity] * 8 / BadInputMatrix::LN2).ceil
           { m: m + (m & 1), k: 8, capacity: kw[:capacity], seed: kw[:seed] }
+        } }
+    ],
+    Bloomc::ScalableBloomFilter => [
+      { kw: { error_rate: [:scalable_error, 0.01], initial_capacity: [:scalable_initial, 100], growth: [:scalable_growth, 2],
+              tightening: [:scalable_tightening, 0.8], even_layers: [:scalable_even, 10], max_capacity: [:scalable_max, nil],
+              seed: [:seed, 5], hash: [:murmur3_only, :murmur3] },
+        extra_positional: :never,
+        extra_kw: { capacity: :never, bogus: :never },
+        expect: lambda { |_, kw|
+          { error_rate: kw[:error_rate].to_f, initial_capacity: kw[:initial_capacity], growth: kw[:growth].to_f,
+            tightening: kw[:tightening].to_f, even_layers: kw[:even_layers], max_capacity: kw[:max_capacity],
+            seed: kw[:seed], size: 0 }
         } }
     ],
     Bloomc::ContinuousBloomFilter => [

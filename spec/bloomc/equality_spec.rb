@@ -13,7 +13,9 @@ RSpec.describe "equality, hashing and inspect" do
     Bloomc::SpectralBloomFilter => -> { Bloomc::SpectralBloomFilter.new(1000, 3, algorithm: :rm).tap { |f| f << "k" << "k" } },
     Bloomc::BitwiseBloomFilter => -> { Bloomc::BitwiseBloomFilter.new(1000, 3, width: 1).tap { |f| 3.times { f << "k" } } },
     Bloomc::StableBloomFilter => -> { Bloomc::StableBloomFilter.new(1000, 3, 5, random_seed: 9).tap { |f| f << "k" } },
-    Bloomc::A2BloomFilter => -> { Bloomc::A2BloomFilter.new(1000, 3, capacity: 1).tap { |f| f << "j" << "k" } }
+    Bloomc::A2BloomFilter => -> { Bloomc::A2BloomFilter.new(1000, 3, capacity: 1).tap { |f| f << "j" << "k" } },
+    # three layers
+    Bloomc::ScalableBloomFilter => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1).tap { |f| f << "i" << "j" << "k" } }
   }
 
   builders.each do |klass, build|
@@ -34,6 +36,20 @@ RSpec.describe "equality, hashing and inspect" do
         b.respond_to?(:add) ? b << "other" : b[0] = 1
         expect(a.eql?(b)).to be(false)
         expect(a.hash).not_to eq(b.hash)
+      end
+
+      if klass == Bloomc::ScalableBloomFilter
+        it "tells apart filters of the same keys and other parameters, or the same bits and another add count" do
+          a = build.call
+          [Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1, seed: 1).tap { |f| f << "i" << "j" << "k" },
+           Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1, max_capacity: 100).tap { |f| f << "i" << "j" << "k" },
+           build.call << "k"].each do |b|
+            expect(a == b).to be(false)
+            expect(a.eql?(b)).to be(false)
+            expect(a.hash).not_to eq(b.hash)
+          end
+          expect(a == Bloomc::BloomFilter.new(10, 1)).to be(false)
+        end
       end
 
       it "inspects an uninitialized object without raising" do

@@ -11,47 +11,53 @@ require_relative "../support/format_samples"
 RSpec.describe "the binary format" do
   samples = FormatSamples::BUILDERS
 
-  samples.each do |name, build|
-    describe name do
-      let(:filter) { build.call }
+  FormatSamples::VERSIONS.each do |version, builders|
+    builders.each do |name, build|
+      describe name do
+        let(:filter) { build.call }
 
-      it "round-trips through dump and Bloomc.load, plain and compressed, to an equal filter that works on" do
-        [false, true].each do |compress|
-          filter = build.call
-          data = filter.dump(compress: compress)
-          expect(data.encoding).to eq(Encoding::BINARY)
-          copy = Bloomc.load(data)
-          expect(copy).to be_an_instance_of(filter.class)
-          expect(copy).to eq(filter)
-          expect(copy.include_all(FormatSamples::KEYS.last(8))).to eq(filter.include_all(FormatSamples::KEYS.last(8)))
-          expect(copy.size).to eq(filter.size) if filter.respond_to?(:size)
-          copy << "after"
-          filter << "after"
-          expect(copy).to eq(filter) # the same next state: counters, clocks and generators were saved
+        it "round-trips through dump and Bloomc.load, plain and compressed, to an equal filter that works on" do
+          [false, true].each do |compress|
+            filter = build.call
+            data = filter.dump(compress: compress)
+            expect(data.encoding).to eq(Encoding::BINARY)
+            copy = Bloomc.load(data)
+            expect(copy).to be_an_instance_of(filter.class)
+            expect(copy).to eq(filter)
+            expect(copy.include_all(FormatSamples::KEYS.last(8))).to eq(filter.include_all(FormatSamples::KEYS.last(8)))
+            expect(copy.size).to eq(filter.size) if filter.respond_to?(:size)
+            copy << "after"
+            filter << "after"
+            expect(copy).to eq(filter) # the same next state: counters, clocks and generators were saved
+          end
         end
-      end
 
-      it "loads the golden file of format version 1 as the filter it was, and dumps the same bytes" do
-        golden = File.binread(FormatSamples.path(name))
-        expect(Bloomc.load(golden)).to eq(filter)
-        expect(filter.dump).to eq(golden)
-      end
-
-      it "loads through its class, Marshal, save and load_file" do
-        expect(filter.class.load(filter.dump)).to eq(filter)
-        expect(Marshal.load(Marshal.dump(filter))).to eq(filter)
-        Dir.mktmpdir do |dir|
-          path = File.join(dir, "f.bloom")
-          expect(filter.save(path, compress: true)).to equal(filter)
-          expect(Bloomc.load_file(path)).to eq(filter)
-          expect(filter.class.load_file(path)).to eq(filter)
-          expect(Dir.children(dir)).to eq(["f.bloom"]) # no temporary file left
+        it "loads the golden file of format version #{version} as the filter it was, and dumps the same bytes" do
+          golden = File.binread(FormatSamples.path(name, version))
+          expect(golden.unpack1("S<", offset: 8)).to eq(version)
+          loaded = Bloomc.load(golden)
+          expect(loaded).to eq(filter)
+          expect(loaded.dump).to eq(golden)
+          expect(filter.dump).to eq(golden)
+          expect([loaded.capacity, loaded.error_rate, loaded.over_capacity?]).to eq([filter.capacity, filter.error_rate, filter.over_capacity?])
         end
-      end
 
-      it "refuses a dump of another kind through a class's load" do
-        other = filter.is_a?(Bloomc::BloomFilter) ? Bloomc::CountingBloomFilter : Bloomc::BloomFilter
-        expect { other.load(filter.dump) }.to raise_error(Bloomc::FormatError, /holds a #{filter.class}, not a #{other}/)
+        it "loads through its class, Marshal, save and load_file" do
+          expect(filter.class.load(filter.dump)).to eq(filter)
+          expect(Marshal.load(Marshal.dump(filter))).to eq(filter)
+          Dir.mktmpdir do |dir|
+            path = File.join(dir, "f.bloom")
+            expect(filter.save(path, compress: true)).to equal(filter)
+            expect(Bloomc.load_file(path)).to eq(filter)
+            expect(filter.class.load_file(path)).to eq(filter)
+            expect(Dir.children(dir)).to eq(["f.bloom"]) # no temporary file left
+          end
+        end
+
+        it "refuses a dump of another kind through a class's load" do
+          other = filter.is_a?(Bloomc::BloomFilter) ? Bloomc::CountingBloomFilter : Bloomc::BloomFilter
+          expect { other.load(filter.dump) }.to raise_error(Bloomc::FormatError, /holds a #{filter.class}, not a #{other}/)
+        end
       end
     end
   end
@@ -79,6 +85,108 @@ RSpec.describe "the binary format" do
       expect(data.unpack("Q<10", offset: 16).last).to eq([2.5].pack("E").unpack1("Q<"))
       expect(Bloomc.load(data).ttl).to eq(2.5)
       expect(Bloomc.load(Bloomc::ContinuousBloomFilter.new(10, 1, 60).dump).ttl).to eql(60)
+    end
+  end
+
+  # Version 2: a filter sized by capacity: and error_rate: ends its
+  # parameters with exactly three more, and the scalable kind.
+  describe "version 2 headers" do
+    def bits_of(double) = [double].pack("E").unpack1("Q<")
+
+    # [version, parameters, body] of a dump.
+    def decoded(data)
+      version, _, _, n = data.unpack("S<4", offset: 8)
+      stored, = data.unpack("Q<", offset: 16 + 8 * n)
+      [version, data.unpack("Q<#{n}", offset: 16), data.byteslice(-stored, stored)]
+    end
+
+    keys = FormatSamples::KEYS
+    # Each old kind sized by capacity: and error_rate:, and its twin of the
+    # same m and k (and the rest) built from them, given the same keys.
+    twins = {
+      "BloomFilter" => [-> { Bloomc::BloomFilter.new(capacity: 30, error_rate: 0.01, seed: 7) },
+                        ->(f) { Bloomc::BloomFilter.new(f.m, f.k, seed: 7) }],
+      "BlockedBloomFilter" => [-> { Bloomc::BlockedBloomFilter.new(capacity: 30, error_rate: 0.01, seed: 1) },
+                               ->(f) { Bloomc::BlockedBloomFilter.new(f.m, f.k, seed: 1) }],
+      "ContinuousBloomFilter" => [-> { Bloomc::ContinuousBloomFilter.new(capacity: 30, error_rate: 0.01, ttl: 2.5, seed: 3) },
+                                  ->(f) { Bloomc::ContinuousBloomFilter.new(f.m, f.k, 2.5, seed: 3) }],
+      "CountingBloomFilter" => [-> { Bloomc::CountingBloomFilter.new(capacity: 30, error_rate: 0.01, width: 2) },
+                                ->(f) { Bloomc::CountingBloomFilter.new(f.m, f.k, width: 2) }],
+      "SpectralBloomFilter" => [-> { Bloomc::SpectralBloomFilter.new(capacity: 30, error_rate: 0.01, algorithm: :rm, width: 3) },
+                                ->(f) { Bloomc::SpectralBloomFilter.new(f.m, f.k, algorithm: :rm, width: 3, secondary_m: f.secondary_m) }],
+      "BitwiseBloomFilter" => [-> { Bloomc::BitwiseBloomFilter.new(capacity: 30, error_rate: 0.01, width: 1, seed: 5) },
+                               ->(f) { Bloomc::BitwiseBloomFilter.new(f.m, f.k, width: 1, seed: 5) }],
+      "StableBloomFilter" => [-> { Bloomc::StableBloomFilter.new(capacity: 30, error_rate: 0.01, random_seed: 12_345) },
+                              ->(f) { Bloomc::StableBloomFilter.new(f.m, f.k, f.d, width: f.width, random_seed: 12_345) }],
+      "A2BloomFilter" => [-> { Bloomc::A2BloomFilter.new(capacity: 15, error_rate: 0.01) },
+                          ->(f) { Bloomc::A2BloomFilter.new(f.m, f.k, capacity: 15) }]
+    }
+
+    twins.each do |name, (sized, twin)|
+      it "#{name}: carries exactly capacity, error rate and the keys new to it after the parameters of version 1" do
+        filter = sized.call
+        plain = twin.call(filter)
+        # the kinds that count keys new to them count them here
+        fresh = keys.count { |key| filter.add?(key) }
+        keys.each { |key| plain << key }
+        sized_version, sized_fields, sized_body = decoded(filter.dump)
+        plain_version, plain_fields, plain_body = decoded(plain.dump)
+        expect([sized_version, plain_version]).to eq([2, 1])
+        expect(sized_fields.size).to eq(plain_fields.size + 3)
+        expect(sized_fields.first(plain_fields.size)).to eq(plain_fields)
+        counted = filter.is_a?(Bloomc::ContinuousBloomFilter) || filter.is_a?(Bloomc::StableBloomFilter) || filter.is_a?(Bloomc::A2BloomFilter) ? 0 : fresh
+        expect(sized_fields.last(3)).to eq([bits_of(filter.capacity.to_f), bits_of(0.01), counted])
+        expect(sized_body).to eq(plain_body)
+        expect(Bloomc.load(filter.dump)).to eq(filter)
+        expect(Bloomc.load(plain.dump).error_rate).to be_nil
+      end
+    end
+
+    it "refuses a version 2 header of a sized kind with fewer than the three sizing parameters" do
+      data = Bloomc::CountingBloomFilter.new(10, 1).dump.b
+      data.setbyte(8, 2)
+      data[12, 2] = [0].pack("S<") # flags
+      data[14, 2] = [2].pack("S<") # two parameters
+      header = data.byteslice(0, 16) + data.byteslice(16, 16) + [0, 0, 0].pack("Q<Q<L<")
+      header << [Bloomc::CRC32C.checksum(header)].pack("L<")
+      header << "\0" * (-header.bytesize % 64)
+      expect { Bloomc.load(header) }.to raise_error(Bloomc::FormatError, /2 parameters are too few for a version 2 header/)
+    end
+
+    it "ScalableBloomFilter, decoded by hand: kind 9, its parameters, each layer's shape, and each layer's bits as a plain filter's" do
+      filter = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9)
+      # which keys went into which layer: a new key goes into the newest
+      in_layer = Hash.new { |h, i| h[i] = [] }
+      keys.each { |key| in_layer[filter.layers.size - 1] << key if filter.add?(key) }
+      data = filter.dump
+      expect(data).to eq(File.binread(FormatSamples.path("scalable", 2)))
+      layers = filter.layers
+      expect(layers.map(&:capacity)).to eq([4, 8, 16, 32])
+      version, kind, flags, n = data.unpack("S<4", offset: 8)
+      expect([version, kind, flags, n]).to eq([2, 9, 0, 9 + 4 * 4])
+      # seed, error rate, initial capacity, growth, tightening, even layers,
+      # max capacity (0: none), adds, layers
+      expect(data.unpack("Q<9", offset: 16)).to eq([9, bits_of(0.01), 4, bits_of(2.0), bits_of(0.8), 10, 0, 40, 4])
+      # m, k, capacity and count of each layer
+      expect(data.unpack("Q<16", offset: 88).each_slice(4).to_a).to eq(layers.map { |l| [l.m, l.k, l.capacity, l.count] })
+      expect(layers.map(&:count)).to eq(in_layer.values_at(0, 1, 2, 3).map(&:size))
+      stored, raw, body_crc, header_crc = data.unpack("Q<2L<2", offset: 16 + 8 * n)
+      bytes = layers.map { |l| (l.m + 63) / 64 * 8 }
+      expect([stored, raw]).to eq([bytes.sum, bytes.sum])
+      header_end = 16 + 8 * n + 24
+      at = (header_end + 63) / 64 * 64
+      expect(at).to eq(256)
+      expect(data.byteslice(header_end, at - header_end)).to eq("\0" * (at - header_end))
+      expect(header_crc).to eq(Bloomc::CRC32C.checksum(data.byteslice(0, header_end - 4)))
+      body = data.byteslice(at, stored)
+      expect(data.bytesize).to eq(at + stored)
+      expect(body_crc).to eq(Bloomc::CRC32C.checksum(body))
+      # each layer is a plain filter of its m and k holding its keys, hashed with the filter's seed
+      layers.each_with_index do |layer, i|
+        plain = Bloomc::BloomFilter.new(layer.m, layer.k, seed: 9).add_all(in_layer[i])
+        slice = body.byteslice(bytes.first(i).sum, bytes[i])
+        expect(slice).to eq([plain.bits.to_s.ljust(bytes[i] * 8, "0")].pack("b*")), "layer #{i}"
+      end
     end
   end
 
@@ -122,6 +230,19 @@ RSpec.describe "the binary format" do
       refused(with_crc(data.dup.tap { |d| d[16, 8] = [0].pack("Q<") }), /m 0 outside 1\.\./)
       refused(with_crc(data.dup.tap { |d| d[32, 8] = [33].pack("Q<") }), /width 33 outside 1\.\.32/)
       refused(with_crc(data.dup.tap { |d| d[16, 8] = [301].pack("Q<") }), /body of \d+ bytes where the parameters need/)
+    end
+
+    it "refuses a scalable filter whose layers are not the ones its parameters give" do
+      scalable = FormatSamples::BUILDERS_V2.fetch("scalable").call.dump
+      n = 9 + 4 * 4
+      param = ->(i, value) { with_crc(scalable.dup.tap { |d| d[16 + 8 * i, 8] = [value].pack("Q<") }, n) }
+      # initial capacity 2**50 over the layers of 4: the next layer would be a petabyte
+      refused(param[2, 2**50 + 4], /layer 0 is not the layer the filter's parameters give/)
+      refused(param[5, 9], /layer \d is not the layer/) # even layers: other rates
+      refused(param[9 + 4 * 3, 485], /layer 3 is not the layer/) # the last layer's m
+      refused(param[9 + 4 * 1 + 2, 9], /layer 1 is not the layer/) # its capacity
+      refused(param[8, 5], /25 parameters where this kind of filter has 29/) # a fifth layer the header does not hold
+      expect(Bloomc.load(param[9 + 4 * 3 + 3, 2**40]).layers.last.count).to eq(2**40) # a count is the file's to say
     end
 
     it "refuses a deflated body that claims more than it can hold, without inflating it" do

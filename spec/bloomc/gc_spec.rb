@@ -137,6 +137,63 @@ RSpec.describe "Bloomc under GC pressure" do
     GC.stress = false
   end
 
+  # Scalable filters grow their layer table as keys come (reallocated a
+  # layer at a time), copy layers into a union, and put a refused batch back.
+  def scalable_workload(keys)
+    count = keys.size
+    build = -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1) }
+    grown = build.call
+    copies = []
+    keys.each_with_index do |key, i|
+      grown.add?(key)
+      grown << i
+      copies << grown.dup if (i % 9).zero?
+    end
+    batch = build.call.add_all(keys)
+    capped = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1, max_capacity: count)
+    capped.add_all(keys)
+    refused = begin
+      capped.add_all((0...count).to_a)
+    rescue Bloomc::CapacityError
+      :refused
+    end
+    union = build.call.add_all(keys.first(3)) | grown
+    { keys: keys, grown: grown, copies: copies, batch: batch, capped: capped, refused: refused, union: union }
+  end
+
+  def check_scalable(state)
+    keys = state[:keys]
+    count = keys.size
+    expect(state[:grown].all_include?(keys + (0...count).to_a)).to be(true)
+    expect(state[:grown].size).to eq(2 * count)
+    expect(state[:grown].layers.size).to be > 4
+    state[:copies].each_with_index do |copy, n|
+      expect(copy.size).to eq(n * 9 * 2 + 2)
+      expect(copy.all_include?(keys.first(n * 9 + 1))).to be(true)
+    end
+    expect(state[:batch].count_included(keys)).to eq(count)
+    expect([state[:refused], state[:capped].size, state[:capped].count_included(keys)]).to eq([:refused, count, count])
+    expect(state[:union].all_include?(keys + (0...count).to_a)).to be(true)
+    expect(Bloomc.load(state[:grown].dump(compress: true))).to eq(state[:grown])
+  end
+
+  it "keeps scalable filters right under GC.stress and across compaction" do
+    keys = Array.new(20) { |i| "sc-#{i}-#{'z' * (i % 30)}" }
+    GC.stress = true
+    state = scalable_workload(keys)
+    found = keys.map { |key| state[:grown].include?(key) } + state[:union].include_all(keys)
+    GC.stress = false
+    expect(found).to all(be(true))
+    check_scalable(state)
+    compact_gc
+    check_scalable(state)
+    bigger = scalable_workload(Array.new(500) { |i| "sc-#{i}-#{'z' * (i % 30)}" })
+    compact_gc
+    check_scalable(bigger)
+  ensure
+    GC.stress = false
+  end
+
   it "views keep their filter alive across collections and compaction" do
     views = Array.new(20) { |i| Bloomc::BloomFilter.new(512, 2).tap { |f| f << i }.bits }
     GC.start

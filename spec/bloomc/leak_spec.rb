@@ -111,6 +111,36 @@ RSpec.describe "memory over long runs" do
     expect(grown).to be < 16_384
   end
 
+  it "scalable filters free the layers they grow, copy, merge and put back, and failed calls leak nothing" do
+    keys = Array.new(3000) { |i| "sc-#{i}" }
+    more = Array.new(2000) { |i| "more-#{i}" }
+    work = lambda do |rounds|
+      rounds.times do
+        grown = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 64).add_all(keys) # 6 layers
+        grown.dup.add_all(more)
+        (grown | Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 64).add_all(more)).clear
+        Bloomc.load(grown.dump)
+        # one layer of about 60 KB, copied before each batch that may not fit
+        capped = Bloomc::ScalableBloomFilter.new(error_rate: 0.001, initial_capacity: 25_000, max_capacity: 25_000)
+        capped.add_all(keys)
+        [-> { capped.add_all(more + ["x"] * 30_000) }, -> { capped.add_new(Array.new(30_000) { |i| i }) },
+         -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.1, initial_capacity: 2, growth: 1).add_all(keys) },
+         -> { capped << nil }, -> { capped.add_all(keys + [nil]) }, -> { grown & grown },
+         -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1, growth: 1, max_capacity: 65) },
+         -> { Bloomc::ScalableBloomFilter.allocate.add("a") }].each do |bad|
+          bad.call
+        rescue TypeError, ArgumentError, Bloomc::Error
+          nil
+        end
+      end
+    end
+    work.call(20)
+    # Each round allocates about 300 KB: 500 leaking rounds would be 150 MB,
+    # a leaked copy of the capped filter's layer alone 60 MB.
+    grown = growth_kib { work.call(500) }
+    expect(grown).to be < 16_384
+  end
+
   it "mapped filters give back their mappings, file descriptors and locks" do
     require "tmpdir"
     Dir.mktmpdir do |dir|

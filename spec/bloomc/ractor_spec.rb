@@ -67,6 +67,34 @@ RSpec.describe "Ractor support" do
                              [true] * 6, [false] * 6].inspect)
   end
 
+  it "grows, refuses, merges and dumps a scalable filter in a non-main Ractor, and copies one sent there" do
+    out = run_ruby(<<~RUBY)
+      require "bloomc"
+      inside = Ractor.new do
+        f = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4)
+        keys = Array.new(100) { |i| "r\#{i}" }
+        fresh = f.add_new(keys)
+        f << 7
+        capped = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, max_capacity: 5)
+        capped.add_all(%w[a b c d e])
+        refused = begin
+          capped.add_all(%w[x y z])
+        rescue Bloomc::CapacityError => e
+          e.class
+        end
+        union = f | Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4).add_all(%w[u v])
+        loaded = Bloomc.load(f.dump(compress: true)) == f
+        [fresh.size > 95, f.layers.size, f.all_include?(keys + [7]), f.add?("r0"), refused, capped.size,
+         union.include_all(%w[u v r99]), loaded]
+      end.take
+      sent = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 2).add_all(%w[a b c])
+      copied = Ractor.new(sent) { |g| g.add_all(Array.new(50) { |i| "in\#{i}" }); [g.include?("a"), g.include?("in49"), g.layers.size] }.take
+      p [inside, copied, sent.include?("in49"), sent.layers.size]
+    RUBY
+    expect(out.strip).to eq([[true, 5, true, nil, Bloomc::CapacityError, 5, [true, true, true], true],
+                             [true, true, 5], false, 2].inspect)
+  end
+
   it "copies a filter sent to a Ractor; the copy is independent" do
     out = run_ruby(<<~RUBY)
       require "bloomc"

@@ -61,6 +61,38 @@ RSpec.describe "live statistics" do
     end
   end
 
+  # A scalable filter's statistics are over its layers; at half its last
+  # layer's capacity, several layers deep.
+  describe "ScalableBloomFilter" do
+    build = -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1000) }
+    scalable_keys = Array.new(11_000) { |i| "stat-#{i}" }.freeze # layers of 1000, 2000, 4000 and 4000 of 8000
+
+    it "starts empty: no fill, no keys, no false positives" do
+      filter = build.call
+      expect([filter.fill_ratio, filter.estimated_count, filter.false_positive_rate]).to eq([0.0, 0.0, 0.0])
+      expect(filter.inspect).to end_with(" fpr~0>")
+    end
+
+    it "estimates the distinct keys within 5% over all layers, repeats counted once" do
+      filter = build.call
+      filter.add_all(scalable_keys)
+      filter.add_all(scalable_keys.first(5000))
+      expect(filter.layers.size).to eq(4)
+      expect(filter.estimated_count).to be_a(Float)
+      expect(filter.estimated_count).to be_within(0.05 * 11_000).of(11_000)
+      expect(filter.size).to eq(16_000)
+    end
+
+    it "reads a false-positive rate from the layers' fill within 25% of the measured one" do
+      filter = build.call
+      filter.add_all(scalable_keys)
+      measured = filter.count_included(misses).fdiv(misses.size)
+      expect(measured).to be > 0.001
+      expect(filter.false_positive_rate).to be_within(0.25 * measured).of(measured)
+      expect(filter.fill_ratio).to be_between(0.2, 0.6)
+    end
+  end
+
   it "counts the bits set exactly" do
     filter = Bloomc::BloomFilter.new(1000, 3)
     100.times { |i| filter << i }

@@ -1,11 +1,13 @@
 # frozen_string_literal: true
 
 # One filter of each kind in a known state, for the format specs and their
-# golden files (spec/fixtures/format_v1/, written once by
-# `ruby -Ilib spec/support/format_samples.rb write`).
+# golden files (spec/fixtures/format_v1/ and format_v2/, written once by
+# `ruby -Ilib spec/support/format_samples.rb write`, which writes only the
+# files that are missing: a golden file, once made, is never rewritten).
 module FormatSamples
   KEYS = Array.new(40) { |i| "golden-#{i}" }.freeze
 
+  # Filters built from m and k: format version 1.
   BUILDERS = {
     "bloom" => -> { Bloomc::BloomFilter.new(1000, 4, seed: 7).add_all(KEYS) },
     "bloom_fnv1a" => -> { Bloomc::BloomFilter.new(999, 3, hash: :fnv1a).add_all(KEYS) },
@@ -23,10 +25,42 @@ module FormatSamples
     "a2" => -> { Bloomc::A2BloomFilter.new(800, 3, capacity: 15).add_all(KEYS) }
   }.freeze
 
-  def self.path(name) = File.expand_path("../fixtures/format_v1/#{name}.bloom", __dir__)
+  # Filters sized by capacity: and error_rate: (their header ends with the
+  # three sizing parameters), and the scalable kind: format version 2.
+  BUILDERS_V2 = {
+    # 40 keys for a capacity of 30: past it, and the count of new keys says so
+    "bloom_sized" => -> { Bloomc::BloomFilter.new(capacity: 30, error_rate: 0.01, seed: 7).add_all(KEYS) },
+    "continuous_sized" => lambda {
+      Bloomc::ContinuousBloomFilter.new(capacity: 50, error_rate: 0.01, ttl: 2.5, seed: 3).tap do |f|
+        KEYS.each_slice(10) { |slice| f.add_all(slice).inc_time_slot }
+      end
+    },
+    "counting_sized" => -> { Bloomc::CountingBloomFilter.new(capacity: 100, error_rate: 0.01, width: 2).add_all(KEYS * 3) },
+    "a2_sized" => -> { Bloomc::A2BloomFilter.new(capacity: 15, error_rate: 0.01).add_all(KEYS) },
+    # layers of 4, 8, 16 and 32 keys
+    "scalable" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9).add_all(KEYS) },
+    # layers of 3, 5, 7, 10 and 15 keys; a sixth would be cut to 5, to end at 45
+    "scalable_max" => lambda {
+      Bloomc::ScalableBloomFilter.new(error_rate: 0.05, initial_capacity: 3, growth: 1.5, tightening: 0.5, even_layers: 2,
+                                      max_capacity: 45).add_all(KEYS)
+    }
+  }.freeze
+
+  VERSIONS = { 1 => BUILDERS, 2 => BUILDERS_V2 }.freeze
+
+  def self.path(name, version = 1) = File.expand_path("../fixtures/format_v#{version}/#{name}.bloom", __dir__)
 end
 
 if $PROGRAM_NAME == __FILE__ && ARGV == ["write"]
   require "bloomc"
-  FormatSamples::BUILDERS.each { |name, build| build.call.save(FormatSamples.path(name)) }
+  FormatSamples::VERSIONS.each do |version, builders|
+    builders.each do |name, build|
+      path = FormatSamples.path(name, version)
+      next if File.exist?(path)
+
+      Dir.mkdir(File.dirname(path)) unless Dir.exist?(File.dirname(path))
+      build.call.save(path)
+      puts "wrote #{path}"
+    end
+  end
 end
