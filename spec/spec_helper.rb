@@ -60,6 +60,22 @@ module SpecHelpers
 
   # The true count of each key of a stream.
   def tally(stream) = stream.tally
+
+  # "prefix-0" .. "prefix-(count - 1)".
+  def numbered_keys(count, prefix = "key") = Array.new(count) { |i| "#{prefix}-#{i}" }
+
+  # Adds keys "prefix-0", "prefix-1", ... one at a time until +count+ of
+  # them were new to the filter (add? said so); returns the new ones.
+  def add_new_keys(filter, count, prefix = "fill")
+    taken = []
+    i = 0
+    until taken.size == count
+      key = "#{prefix}-#{i}"
+      taken << key if filter.add?(key)
+      i += 1
+    end
+    taken
+  end
 end
 
 RSpec.configure do |config|

@@ -5,21 +5,6 @@ require "set"
 require "tmpdir"
 
 RSpec.describe Bloomc::ScalableBloomFilter do
-  def keys(count, prefix = "key") = Array.new(count) { |i| "#{prefix}-#{i}" }
-
-  # Adds keys "prefix-0", "prefix-1", ... one at a time until +count+ of
-  # them were new to the filter; returns the new ones.
-  def add_new_keys(filter, count, prefix = "fill")
-    taken = []
-    i = 0
-    until taken.size == count
-      key = "#{prefix}-#{i}"
-      taken << key if filter.add?(key)
-      i += 1
-    end
-    taken
-  end
-
   # The first key never added that the filter finds all the same.
   def false_positive(filter, prefix = "probe")
     (0..).lazy.map { |i| "#{prefix}-#{i}" }.find { |key| filter.include?(key) }
@@ -166,7 +151,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
 
     it "counts the keys each add took: size every add, distinct_count the new ones, each layer its own" do
       filter = described_class.new(error_rate: 0.01, initial_capacity: 50)
-      stream = keys(2000).each_with_index.flat_map { |key, i| i % 3 == 1 ? [key, key] : [key] }
+      stream = numbered_keys(2000).each_with_index.flat_map { |key, i| i % 3 == 1 ? [key, key] : [key] }
       fresh = stream.count { |key| filter.add?(key) }
       layers = filter.layers
       expect(filter.size).to eq(stream.size)
@@ -244,7 +229,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
     end
 
     it "holds its measured false-positive rate at or below error_rate at 1x, 10x, 100x and 1000x its initial capacity" do
-      absent = keys(200_000, "absent")
+      absent = numbered_keys(200_000, "absent")
       { {} => [0.01, 0.001], { even_layers: 0, tightening: 0.85 } => [0.01], { growth: 1.5 } => [0.01],
         { growth: 4, tightening: 0.5 } => [0.01] }.each do |kw, error_rates|
         error_rates.each do |error_rate|
@@ -364,7 +349,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
     end
 
     it "adds a batch across layer boundaries as the same keys added one at a time would" do
-      batch = keys(700) + keys(100) + keys(30, "other")
+      batch = numbered_keys(700) + numbered_keys(100) + numbered_keys(30, "other")
       one_by_one = described_class.new(error_rate: 0.01, initial_capacity: 20)
       expected = batch.select { |key| one_by_one.add?(key) }
       expect(filter.add_new(batch)).to eq(expected)
@@ -375,15 +360,15 @@ RSpec.describe Bloomc::ScalableBloomFilter do
       expect(all).to eq(one_by_one)
       expect(all.include_all(batch + ["never"])).to eq([true] * batch.size + [false])
       expect(all.count_included(batch)).to eq(batch.size)
-      expect([all.all_include?(batch), all.any_include?(["never", keys(1)[0]]), all.any_include?([]), all.all_include?([])])
+      expect([all.all_include?(batch), all.any_include?(["never", numbered_keys(1)[0]]), all.any_include?([]), all.all_include?([])])
         .to eq([true, true, false, true])
     end
 
     it "raises TypeError for a bad key or a batch that is not Enumerable, and leaves the filter as it was" do
-      filter.add_all(keys(50))
+      filter.add_all(numbered_keys(50))
       before = filter.dup
       [-> { filter.add(nil) }, -> { filter << 1.5 }, -> { filter.add?([]) }, -> { filter.include?(nil) },
-       -> { filter.add_all(["a", nil]) }, -> { filter.add_new(keys(100, "fresh") + [Object.new]) },
+       -> { filter.add_all(["a", nil]) }, -> { filter.add_new(numbered_keys(100, "fresh") + [Object.new]) },
        -> { filter.add_all(5) }, -> { filter.add_new("abc") }, -> { filter.include_all([:a, 2.0]) }].each do |call|
         expect { call.call }.to raise_error(TypeError)
         expect(filter).to eq(before)
@@ -418,7 +403,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
 
     it "refuses a batch that crosses it whole, and takes one that fits exactly" do
       before = filter.dup
-      three = keys(3, "three")
+      three = numbered_keys(3, "three")
       [-> { filter.add_all(three) }, -> { filter.add_new(three) }, -> { filter.add_new(taken + three) },
        -> { filter.add_all(["two-a", "two-b", "two-a", "one more"]) }].each do |call|
         expect { call.call }.to raise_error(Bloomc::CapacityError)
@@ -435,7 +420,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
       add_new_keys(filter, 10)
       before = filter.dup
       memsize = ObjectSpace.memsize_of(filter)
-      expect { filter.add_all(keys(200, "many")) }.to raise_error(Bloomc::CapacityError)
+      expect { filter.add_all(numbered_keys(200, "many")) }.to raise_error(Bloomc::CapacityError)
       expect([filter == before, filter.layers.size, ObjectSpace.memsize_of(filter)]).to eq([true, 1, memsize])
       add_new_keys(filter, 90, "many")
       expect(filter.layers.map(&:count)).to eq([10, 20, 40, 30])
@@ -450,9 +435,9 @@ RSpec.describe Bloomc::ScalableBloomFilter do
       add_new_keys(filter, 25)
       expect(filter.layers.map(&:capacity)).to eq([10, 20])
       before = filter.dup
-      expect { filter.add_all(keys(100, "past")) }.to raise_error(Bloomc::CapacityError, /cannot grow past 2 layers/)
+      expect { filter.add_all(numbered_keys(100, "past")) }.to raise_error(Bloomc::CapacityError, /cannot grow past 2 layers/)
       expect(filter).to eq(before)
-      expect { filter.add_new(keys(6, "six")) }.to raise_error(Bloomc::CapacityError)
+      expect { filter.add_new(numbered_keys(6, "six")) }.to raise_error(Bloomc::CapacityError)
       expect(filter).to eq(before)
       add_new_keys(filter, 5, "fits")
       expect([filter.layers.size, filter.distinct_count]).to eq([2, 30])
@@ -467,8 +452,8 @@ RSpec.describe Bloomc::ScalableBloomFilter do
 
   describe "union" do
     let(:kw) { { error_rate: 0.01, initial_capacity: 100 } }
-    let(:left) { keys(1000, "left") }
-    let(:right) { keys(250, "right") }
+    let(:left) { numbered_keys(1000, "left") }
+    let(:right) { numbered_keys(250, "right") }
     let(:a) { described_class.new(**kw).add_all(left) }
     let(:b) { described_class.new(**kw).add_all(right) }
 
@@ -480,8 +465,8 @@ RSpec.describe Bloomc::ScalableBloomFilter do
         expect(union.all_include?(left + right)).to be(true)
         expect(union.size).to eq(1250)
         expect(union.layers.size).to eq([a.layers.size, b.layers.size].max)
-        union.add_all(keys(2000, "more"))
-        expect(union.all_include?(left + right + keys(2000, "more"))).to be(true)
+        union.add_all(numbered_keys(2000, "more"))
+        expect(union.all_include?(left + right + numbered_keys(2000, "more"))).to be(true)
       end
       expect([a, b]).to eq([a_before, b_before])
       expect(b.merge!(a)).to equal(b)
@@ -502,8 +487,8 @@ RSpec.describe Bloomc::ScalableBloomFilter do
     end
 
     it "re-counts each merged layer from its bits, so over_capacity? tells when a union overfilled one" do
-      one = described_class.new(**kw).add_all(keys(100, "one"))
-      two = described_class.new(**kw).add_all(keys(100, "two"))
+      one = described_class.new(**kw).add_all(numbered_keys(100, "one"))
+      two = described_class.new(**kw).add_all(numbered_keys(100, "two"))
       expect([one.over_capacity?, two.over_capacity?, one.layers.size]).to eq([false, false, 1])
       union = one | two
       expect(union.layers.size).to eq(1)
@@ -546,21 +531,21 @@ RSpec.describe Bloomc::ScalableBloomFilter do
 
   describe "a frozen filter" do
     it "refuses every write with FrozenError and changes nothing; reads, | and copies work" do
-      filter = described_class.new(error_rate: 0.01, initial_capacity: 10).add_all(keys(30))
-      other = described_class.new(error_rate: 0.01, initial_capacity: 10).add_all(keys(30, "other"))
+      filter = described_class.new(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(30))
+      other = described_class.new(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(30, "other"))
       before = filter.dup
       filter.freeze
-      [-> { filter.add("x") }, -> { filter << "x" }, -> { filter.add?("x") }, -> { filter.add?(keys(1)[0]) },
+      [-> { filter.add("x") }, -> { filter << "x" }, -> { filter.add?("x") }, -> { filter.add?(numbered_keys(1)[0]) },
        -> { filter.add_all(["x"]) }, -> { filter.add_all([]) }, -> { filter.add_new(["x"]) }, -> { filter.merge!(other) },
        -> { filter.clear }, -> { filter.send(:initialize, error_rate: 0.1) }, -> { filter.send(:marshal_load, other.dump) },
        -> { filter.send(:initialize_copy, other) }].each do |write|
         expect { write.call }.to raise_error(FrozenError)
         expect(filter).to eq(before)
       end
-      expect(filter.all_include?(keys(30))).to be(true)
+      expect(filter.all_include?(numbered_keys(30))).to be(true)
       expect(filter.dup.frozen?).to be(false)
       expect(filter.clone.frozen?).to be(true)
-      expect((filter | other).all_include?(keys(30) + keys(30, "other"))).to be(true)
+      expect((filter | other).all_include?(numbered_keys(30) + numbered_keys(30, "other"))).to be(true)
       expect(Bloomc.load(filter.dump)).to eq(before)
     end
   end
@@ -604,7 +589,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
         layers = filter.layers.size
         filter << "next-#{filter.size}" until filter.layers.size > layers
         expect(ObjectSpace.memsize_of(filter) - before).to eq(layer_bytes(filter.layers.last))
-        filter.add_all(keys(10, "same-layer-#{layers}"))
+        filter.add_all(numbered_keys(10, "same-layer-#{layers}"))
         expect(ObjectSpace.memsize_of(filter) - before).to eq(layer_bytes(filter.layers.last))
       end
     end
@@ -613,12 +598,12 @@ RSpec.describe Bloomc::ScalableBloomFilter do
       build = described_class.method(:new)
       filters = [
         build.call(error_rate: 0.01),
-        build.call(error_rate: 0.01, initial_capacity: 10).add_all(keys(5000)),
-        build.call(error_rate: 0.001, initial_capacity: 3, growth: 1.5, tightening: 0.5, even_layers: 2).add_all(keys(3000)),
-        build.call(error_rate: 0.1, initial_capacity: 7, max_capacity: 500).add_all(keys(400)),
-        build.call(error_rate: 0.01, initial_capacity: 10).add_all(keys(5000)).clear,
-        build.call(error_rate: 0.01, initial_capacity: 10).add_all(keys(50)) | build.call(error_rate: 0.01, initial_capacity: 10).add_all(keys(900)),
-        Bloomc.load(build.call(error_rate: 0.01, initial_capacity: 10).add_all(keys(700)).dump)
+        build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(5000)),
+        build.call(error_rate: 0.001, initial_capacity: 3, growth: 1.5, tightening: 0.5, even_layers: 2).add_all(numbered_keys(3000)),
+        build.call(error_rate: 0.1, initial_capacity: 7, max_capacity: 500).add_all(numbered_keys(400)),
+        build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(5000)).clear,
+        build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(50)) | build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(900)),
+        Bloomc.load(build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(700)).dump)
       ]
       filters << filters[1].dup
       constants = filters.map { |f| ObjectSpace.memsize_of(f) - f.layers.sum { |l| layer_bytes(l) } }
@@ -639,7 +624,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
     end
 
     it "elides the middle layers of a long chain" do
-      filter = described_class.new(error_rate: 0.01, initial_capacity: 1).add_all(keys(5000))
+      filter = described_class.new(error_rate: 0.01, initial_capacity: 1).add_all(numbered_keys(5000))
       counts = filter.layers.map(&:count)
       expect(counts.size).to be >= 12
       expect(filter.inspect).to include("layers=#{counts.size} (1 2 ... #{counts[-2]} #{counts[-1]}/#{filter.layers.last.capacity})")
@@ -656,7 +641,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
     end
 
     it "reads fill, rate and count from each layer's bits" do
-      filter = described_class.new(error_rate: 0.01, initial_capacity: 100).add_all(keys(3000))
+      filter = described_class.new(error_rate: 0.01, initial_capacity: 100).add_all(numbered_keys(3000))
       layers = filter.layers
       expect(filter.fill_ratio).to be_within(1e-12).of(layers.sum { |l| l.fill_ratio * l.m } / filter.m)
       expect(layers.map(&:fill_ratio)).to all(be_between(0.0, 0.55))
@@ -665,18 +650,18 @@ RSpec.describe Bloomc::ScalableBloomFilter do
     end
 
     it "clear forgets every key: one empty first layer, size 0, the same parameters" do
-      filter = described_class.new(error_rate: 0.01, initial_capacity: 10, seed: 4).add_all(keys(500))
+      filter = described_class.new(error_rate: 0.01, initial_capacity: 10, seed: 4).add_all(numbered_keys(500))
       first = filter.layers.first.m
       expect(filter.clear).to equal(filter)
       expect([filter.size, filter.distinct_count, filter.layers.size, filter.m, filter.empty?, filter.seed]).to eq([0, 0, 1, first, true, 4])
-      expect(filter.count_included(keys(500))).to eq(0)
+      expect(filter.count_included(numbered_keys(500))).to eq(0)
       expect(filter).to eq(described_class.new(error_rate: 0.01, initial_capacity: 10, seed: 4))
     end
   end
 
   describe "persistence" do
     it "round-trips through dump, Marshal and save as kind 9 of format version 2, and adds on alike" do
-      filter = described_class.new(error_rate: 0.001, initial_capacity: 30, growth: 1.5, max_capacity: 5000, seed: 8).add_all(keys(1000))
+      filter = described_class.new(error_rate: 0.001, initial_capacity: 30, growth: 1.5, max_capacity: 5000, seed: 8).add_all(numbered_keys(1000))
       data = filter.dump
       expect(data.unpack("S<2", offset: 8)).to eq([2, 9])
       Dir.mktmpdir do |dir|
@@ -688,7 +673,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
           expect(copy.hash).to eq(filter.hash)
           expect(copy.layers).to eq(filter.layers)
           expect([copy.size, copy.max_capacity, copy.growth]).to eq([1000, 5000, 1.5])
-          expect(copy.add_new(keys(1200))).to eq(filter.dup.add_new(keys(1200)))
+          expect(copy.add_new(numbered_keys(1200))).to eq(filter.dup.add_new(numbered_keys(1200)))
         end
       end
       expect { Bloomc::BloomFilter.load(data) }.to raise_error(Bloomc::FormatError, /holds a #{described_class}/)

@@ -9,21 +9,6 @@ require "tmpdir"
 # own): what each kind calls a new key, and the capacity it was sized for,
 # kept wherever the filter goes.
 RSpec.describe "add?, add_new and sizing on every local filter" do
-  def keys(count, prefix = "key") = Array.new(count) { |i| "#{prefix}-#{i}" }
-
-  # Adds keys "prefix-0", "prefix-1", ... one at a time until +count+ were
-  # new; returns the new ones.
-  def add_new_keys(filter, count, prefix = "fill")
-    taken = []
-    i = 0
-    until taken.size == count
-      key = "#{prefix}-#{i}"
-      taken << key if filter.add?(key)
-      i += 1
-    end
-    taken
-  end
-
   def absent_key(filter, prefix = "absent")
     (0..).lazy.map { |i| "#{prefix}-#{i}" }.find { |key| !filter.include?(key) }
   end
@@ -84,7 +69,7 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
       end
 
       it "add_new answers as add? would one key at a time, and leaves the same filter" do
-        stream = keys(600).each_with_index.flat_map { |key, i| i % 4 == 1 ? [key, key] : [key] } + keys(300)
+        stream = numbered_keys(600).each_with_index.flat_map { |key, i| i % 4 == 1 ? [key, key] : [key] } + numbered_keys(300)
         filter = kind[:sized].call(200, 0.01)
         twin = kind[:sized].call(200, 0.01)
         expected = stream.select { |key| twin.add?(key) }
@@ -99,7 +84,7 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
         expect(plain.error_rate).to be_nil
         expect(plain.capacity).to be_nil unless plain.is_a?(Bloomc::A2BloomFilter) # its capacity is keys per half
         expect(plain.over_capacity?).to be(false)
-        plain.add_all(keys(5000))
+        plain.add_all(numbered_keys(5000))
         expect(plain.over_capacity?).to be(false)
         expect(version(plain.dump)).to eq(1)
         # a whole capacity given as a Float reads back as an Integer (A2 takes Integers only)
@@ -108,7 +93,7 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
 
       it "keeps capacity, error_rate and its count of new keys through dup, clone, Marshal, dump, load and save" do
         filter = sized
-        filter.add_new(keys(60))
+        filter.add_new(numbered_keys(60))
         data = filter.dump
         expect(version(data)).to eq(2)
         Dir.mktmpdir do |dir|
@@ -123,7 +108,7 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
 
             # the same keys new to it as the original would take before it is over
             twin = filter.dup
-            expect(copy.add_new(keys(300, "more"))).to eq(twin.add_new(keys(300, "more")))
+            expect(copy.add_new(numbered_keys(300, "more"))).to eq(twin.add_new(numbered_keys(300, "more")))
             expect(copy.over_capacity?).to eq(twin.over_capacity?)
             expect(copy.over_capacity?).to be(!kind[:never])
             expect(version(copy.dump)).to eq(2)
@@ -215,13 +200,13 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
 
     it "continuous filter: over_capacity? estimates the live keys" do
       filter = Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 0)
-      filter.add_all(keys(800))
+      filter.add_all(numbered_keys(800))
       expect(filter.over_capacity?).to be(false)
-      filter.add_all(keys(400, "more"))
+      filter.add_all(numbered_keys(400, "more"))
       expect(filter.over_capacity?).to be(true)
       expect(Bloomc.load(filter.dump).over_capacity?).to be(true)
       filter.inc_time_slot
-      filter.add_all(keys(300, "late"))
+      filter.add_all(numbered_keys(300, "late"))
       expect(filter.over_capacity?).to be(true)
       2.times { filter.inc_time_slot } # the first 1200 have expired
       expect(filter.over_capacity?).to be(false)
@@ -243,7 +228,7 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
 
     it "A2 filter: over_capacity? is false however many keys come, and after a union" do
       filter = Bloomc::A2BloomFilter.new(capacity: 100, error_rate: 0.01)
-      filter.add_all(keys(5000))
+      filter.add_all(numbered_keys(5000))
       expect([filter.over_capacity?, (filter | filter.dup).over_capacity?]).to eq([false, false])
     end
 
@@ -258,7 +243,7 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
 
       sized = Bloomc::StableBloomFilter.new(capacity: 50, error_rate: 0.01, random_seed: 5)
       twin = sized.dup
-      answers = keys(3000).map { |key| [key, twin.include?(key)].tap { twin << key } }
+      answers = numbered_keys(3000).map { |key| [key, twin.include?(key)].tap { twin << key } }
       expect(answers.map { |key, found| sized.add?(key).nil? == found }).to all(be(true))
       expect(answers.count { |_, found| found }).to be > 0
       expect([sized.over_capacity?, (sized | sized.dup).over_capacity?]).to eq([false, false])
