@@ -4088,9 +4088,11 @@ MODEL static void scalable_model_union(scalable_state *d, const scalable_state *
         for (uint64_t j = 0; j < m; j++) ones += d->model[i][j] |= s->model[i][j];
         d->ones[i] = ones;
         uint64_t larger = d->lcount[i] > s->lcount[i] ? d->lcount[i] : s->lcount[i];
+        uint64_t both = d->lcount[i] > UINT64_MAX - s->lcount[i] ? UINT64_MAX : d->lcount[i] + s->lcount[i];
         double mm = (double)m, k = d->f.layers[i].k;
         uint64_t estimate = ones >= m ? UINT64_MAX : (uint64_t)llround(-(mm / k) * log1p(-(double)ones / mm));
-        d->lcount[i] = estimate > larger ? estimate : larger;
+        /* the union holds at least the larger set and at most both */
+        d->lcount[i] = estimate < larger ? larger : estimate > both ? both : estimate;
     }
     d->count = s->count > UINT64_MAX - d->count ? UINT64_MAX : d->count + s->count;
     d->unions = 1;
