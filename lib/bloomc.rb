@@ -31,15 +31,11 @@ require_relative "bloomc/sizing"
 require_relative "bloomc/format"
 require_relative "bloomc/mapped"
 require_relative "bloomc/batch"
-require_relative "bloomc/bloom_filter"
-require_relative "bloomc/continuous_bloom_filter"
-require_relative "bloomc/blocked_bloom_filter"
-require_relative "bloomc/counting_bloom_filter"
-require_relative "bloomc/spectral_bloom_filter"
-require_relative "bloomc/bitwise_bloom_filter"
-require_relative "bloomc/stable_bloom_filter"
-require_relative "bloomc/a2_bloom_filter"
-require_relative "bloomc/scalable_bloom_filter"
+# Every filter kind, from the one list of them (Format::KINDS): each has its
+# lib/bloomc/<snake_case name>.rb.
+Bloomc::Format::KINDS.each_value do |name|
+  require_relative "bloomc/#{name.to_s.gsub(/(?<=[a-z0-9])(?=[A-Z])/, '_').downcase}"
+end
 require_relative "bloomc/fork"
 
 module Bloomc

@@ -2,6 +2,7 @@
  * least its last `capacity` distinct keys and forgets older ones in bulk.
  * Sizing from an error rate is in lib/bloomc/a2_bloom_filter.rb. */
 #include "bloomc.h"
+#include "bf_a2.h"
 
 static VALUE cA2BloomFilter;
 

@@ -1,7 +1,7 @@
 /* Bloomc::BitwiseBloomFilter: counts without an upper bound, in levels of
  * counters that are created as counts outgrow them. Keyword construction is
  * in lib/bloomc/bitwise_bloom_filter.rb. */
-#include "bloomc.h"
+#include "cells.h"
 
 static VALUE cBitwiseBloomFilter;
 

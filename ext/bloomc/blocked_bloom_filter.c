@@ -2,6 +2,7 @@
  * inside one 64-byte block (see bf_blocked.h). Construction from capacity and
  * error rate lives in lib/bloomc/blocked_bloom_filter.rb. */
 #include "bloomc.h"
+#include "bf_blocked.h"
 
 static VALUE cBlockedBloomFilter;
 

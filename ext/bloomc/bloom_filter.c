@@ -2,6 +2,7 @@
  * Construction from capacity and error rate lives in lib/bloomc/bloom_filter.rb. */
 #include <sys/mman.h>
 #include "bloomc.h"
+#include "bf_bloom.h"
 
 static VALUE cBloomFilter;
 

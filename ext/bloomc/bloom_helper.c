@@ -1,6 +1,7 @@
 /* Bloomc::BloomHelper's probe values, as the filters use them; the public
  * methods live in lib/bloomc/bloom_helper.rb. */
 #include "bloomc.h"
+#include "bf_bloom.h"
 
 /* :nodoc: probe_values(key, k, m_or_nil, hash_kind); see multi_hash in Ruby. */
 static VALUE bloom_helper_s_probe_values(VALUE mod, VALUE key, VALUE vk, VALUE vm, VALUE kind_arg)

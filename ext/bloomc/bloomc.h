@@ -3,15 +3,10 @@
 #define BLOOMC_H
 
 #include <ruby.h>
+/* Only what every binding shares: each binding includes its own core. */
 #include "bf_bits.h"
 #include "bf_buckets.h"
-#include "bf_bloom.h"
-#include "bf_continuous.h"
-#include "bf_blocked.h"
-#include "bf_counting.h"
-#include "bf_stable.h"
-#include "bf_a2.h"
-#include "bf_crc32c.h"
+#include "bf_probe.h"
 
 #ifndef RBOOL /* public from Ruby 3.2 on */
 #define RBOOL(v) ((v) ? Qtrue : Qfalse)
@@ -109,34 +104,30 @@ void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type);
 /* Bloomc::Mapped's own (private) methods, defined once. */
 void bloomc_init_mapped(VALUE mBloomc);
 
-/* cells.c: for the filters of counters. bloomc_buckets_replace returns
- * zeroed cells (or a copy of src's) and frees old, or raises ArgumentError
- * when the field cannot exist on this machine (and frees nothing). */
-uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src);
-/* A counting filter's saved fields into out, checked (FormatError); returns
- * the bytes its cells take. Then bloomc_counting_state_cells points out at
- * them, checks them (what is wrong, or NULL) and counts the saturated ones
- * (the saved count is not trusted: a mapped file's may be older). */
-size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t width, uint64_t seed, uint64_t count);
-const char *bloomc_counting_state_cells(bf_counting *out, const uint8_t *data);
-int bloomc_counting_equal(const bf_counting *a, const bf_counting *b);
-st_index_t bloomc_counting_hash(const bf_counting *f);
-
 /* Views that share a filter's storage (filter.bits, filter.buckets). */
 VALUE bloomc_bit_field_view(VALUE owner, bf_bits *bits);
 VALUE bloomc_bit_bucket_field_view(VALUE owner, bf_buckets *buckets);
 
+/* The filter classes, each defined by bloomc_init_<name> in <name>.c, in the
+ * order init.c defines them: the one list of kinds on the C side (the file
+ * format's kind numbers are Bloomc::Format::KINDS, in lib/bloomc/format.rb). */
+#define BLOOMC_FILTER_KINDS(X)                                                                                          \
+    X(bloom_filter)                                                                                                    \
+    X(continuous_bloom_filter)                                                                                         \
+    X(blocked_bloom_filter)                                                                                            \
+    X(counting_bloom_filter)                                                                                           \
+    X(spectral_bloom_filter)                                                                                           \
+    X(bitwise_bloom_filter)                                                                                            \
+    X(stable_bloom_filter)                                                                                             \
+    X(a2_bloom_filter)                                                                                                 \
+    X(scalable_bloom_filter)
+
+#define BLOOMC_DECLARE_INIT(name) void bloomc_init_##name(VALUE mBloomc);
+BLOOMC_FILTER_KINDS(BLOOMC_DECLARE_INIT)
+#undef BLOOMC_DECLARE_INIT
+
 void bloomc_init_bit_field(VALUE mBloomc);
 void bloomc_init_bit_bucket_field(VALUE mBloomc);
-void bloomc_init_bloom_filter(VALUE mBloomc);
-void bloomc_init_continuous_bloom_filter(VALUE mBloomc);
-void bloomc_init_blocked_bloom_filter(VALUE mBloomc);
-void bloomc_init_counting_bloom_filter(VALUE mBloomc);
-void bloomc_init_spectral_bloom_filter(VALUE mBloomc);
-void bloomc_init_bitwise_bloom_filter(VALUE mBloomc);
-void bloomc_init_stable_bloom_filter(VALUE mBloomc);
-void bloomc_init_a2_bloom_filter(VALUE mBloomc);
-void bloomc_init_scalable_bloom_filter(VALUE mBloomc);
 void bloomc_init_redis_layout(VALUE mBloomc);
 void bloomc_init_bloom_helper(VALUE mBloomc);
 void bloomc_init_fnv(VALUE mBloomc);

@@ -1,5 +1,5 @@
 /* Helpers shared by the bindings of the filters of counters. */
-#include "bloomc.h"
+#include "cells.h"
 
 uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src)
 {

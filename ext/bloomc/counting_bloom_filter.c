@@ -2,7 +2,7 @@
  * delete keys and estimate how often each was added. Keyword construction is
  * in lib/bloomc/counting_bloom_filter.rb. */
 #include <sys/mman.h>
-#include "bloomc.h"
+#include "cells.h"
 
 static VALUE cCountingBloomFilter;
 

@@ -34,15 +34,9 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_init_bit_bucket_field(bloomc_mBloomc);
     bloomc_init_bloom_helper(bloomc_mBloomc);
     bloomc_init_mapped(bloomc_mBloomc);
-    bloomc_init_bloom_filter(bloomc_mBloomc);
-    bloomc_init_continuous_bloom_filter(bloomc_mBloomc);
-    bloomc_init_blocked_bloom_filter(bloomc_mBloomc);
-    bloomc_init_counting_bloom_filter(bloomc_mBloomc);
-    bloomc_init_spectral_bloom_filter(bloomc_mBloomc);
-    bloomc_init_bitwise_bloom_filter(bloomc_mBloomc);
-    bloomc_init_stable_bloom_filter(bloomc_mBloomc);
-    bloomc_init_a2_bloom_filter(bloomc_mBloomc);
-    bloomc_init_scalable_bloom_filter(bloomc_mBloomc);
+#define BLOOMC_CALL_INIT(name) bloomc_init_##name(bloomc_mBloomc);
+    BLOOMC_FILTER_KINDS(BLOOMC_CALL_INIT)
+#undef BLOOMC_CALL_INIT
     bloomc_init_crc32c(bloomc_mBloomc);
     bloomc_init_redis_layout(bloomc_mBloomc);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <ruby/thread.h>
 #include "bloomc.h"
+#include "bf_crc32c.h"
 
 /* Whether the file still has the length its mapping was made with: a page
  * of the mapping past the end of the file raises SIGBUS when touched, so a

@@ -11,6 +11,7 @@
  * differ from the local layout and are converted by cells_to_redis and
  * cells_from_redis. */
 #include "bloomc.h"
+#include "bf_continuous.h"
 
 static VALUE cRedisLayout;
 

@@ -1,7 +1,7 @@
 /* Bloomc::SpectralBloomFilter: counts by minimum increase (MI) or recurring
  * minimum (RM). Keyword construction is in
  * lib/bloomc/spectral_bloom_filter.rb. */
-#include "bloomc.h"
+#include "cells.h"
 
 static VALUE cSpectralBloomFilter;
 

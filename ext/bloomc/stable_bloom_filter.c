@@ -2,6 +2,8 @@
  * keys at a steady rate. Keyword construction is in
  * lib/bloomc/stable_bloom_filter.rb. */
 #include "bloomc.h"
+#include "bf_stable.h"
+#include "cells.h"
 
 static VALUE cStableBloomFilter;
 

@@ -1,0 +1,22 @@
+/* Shared by the bindings of the filters of counters (counting, spectral,
+ * bitwise): cells.c. */
+#ifndef BLOOMC_CELLS_H
+#define BLOOMC_CELLS_H
+
+#include "bloomc.h"
+#include "bf_counting.h"
+
+/* cells.c: for the filters of counters. bloomc_buckets_replace returns
+ * zeroed cells (or a copy of src's) and frees old, or raises ArgumentError
+ * when the field cannot exist on this machine (and frees nothing). */
+uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src);
+/* A counting filter's saved fields into out, checked (FormatError); returns
+ * the bytes its cells take. Then bloomc_counting_state_cells points out at
+ * them, checks them (what is wrong, or NULL) and counts the saturated ones
+ * (the saved count is not trusted: a mapped file's may be older). */
+size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t width, uint64_t seed, uint64_t count);
+const char *bloomc_counting_state_cells(bf_counting *out, const uint8_t *data);
+int bloomc_counting_equal(const bf_counting *a, const bf_counting *b);
+st_index_t bloomc_counting_hash(const bf_counting *f);
+
+#endif
