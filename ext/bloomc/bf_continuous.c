@@ -1,6 +1,9 @@
 #include "bf_continuous.h"
 #include <string.h>
 #include "bf_batch.h"
+#include "bf_crc32c.h"
+#include "bf_endian.h"
+#include "bf_format.h"
 
 /* Bucket i is the low nibble of byte i / 2 when i is even, the high one when
  * odd (bf_buckets' layout at width 4): one byte load, no multiply. */
@@ -164,7 +167,7 @@ static void sweep(bf_continuous *f)
     sweep_words(f->buckets.data, bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS) / 8, live[0], live[1], live[2]);
 }
 
-void bf_continuous_advance(bf_continuous *f, uint64_t n)
+static void advance(bf_continuous *f, uint64_t n)
 {
     f->ticks += n;
     for (uint32_t d = BF_CONT_DIVISOR + 1; d-- > 0;)
@@ -172,22 +175,46 @@ void bf_continuous_advance(bf_continuous *f, uint64_t n)
     f->slot = (uint32_t)((f->slot - 1 + n % BF_CONT_SLOTS) % BF_CONT_SLOTS) + 1;
 }
 
-void bf_continuous_tick(bf_continuous *f, uint64_t n)
+static void expire(bf_continuous *f, uint64_t n)
 {
-    if (n == 0) return;
-    bf_continuous_advance(f, n);
-    bf_continuous_expire(f, n);
-}
-
-void bf_continuous_expire(bf_continuous *f, uint64_t n)
-{
-    if (n == 0) return;
     if (n > BF_CONT_DIVISOR) {
         /* Everything written before these ticks is now more than 2 ticks old. */
         memset(f->buckets.data, 0, bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS));
     } else {
         sweep(f);
     }
+}
+
+void bf_continuous_tick(bf_continuous *f, uint64_t n, void (*between)(void *ctx, const bf_continuous *f), void *ctx)
+{
+    if (n == 0) return;
+    advance(f, n);
+    if (between) between(ctx, f);
+    expire(f, n);
+}
+
+void bf_continuous_store_clock(const bf_continuous *f, uint8_t *header)
+{
+    uint64_t clock[BF_CONT_CLOCK_FIELDS] = {f->slot, f->ticks};
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++) clock[2 + d] = f->recent_adds[d];
+    for (size_t i = 0; i < BF_CONT_CLOCK_FIELDS; i++) bf_store_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD + i), clock[i]);
+    /* a version 2 header has parameters after the clock's: the checksum's
+     * place comes from the header's own count */
+    size_t nfields = (size_t)header[BF_FORMAT_NFIELDS_AT] | (size_t)header[BF_FORMAT_NFIELDS_AT + 1] << 8;
+    size_t crc_at = bf_format_header_crc_at(nfields);
+    uint32_t crc = bf_crc32c(0, header, crc_at);
+    for (int i = 0; i < 4; i++) header[crc_at + i] = (uint8_t)(crc >> (8 * i));
+}
+
+int bf_continuous_load_clock(bf_continuous *f, const uint8_t *header)
+{
+    uint64_t slot = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD));
+    if (slot < 1 || slot > BF_CONT_SLOTS) return 0;
+    f->slot = (uint32_t)slot;
+    f->ticks = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD + 1));
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++)
+        f->recent_adds[d] = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD + 2 + d));
+    return 1;
 }
 
 #define NOT_LIVE 0xFF

@@ -43,11 +43,21 @@ int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired);
 /* Batches of n hashed keys, as bf_bloom_add_many and bf_bloom_contains_many. */
 void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n, uint8_t *out);
 void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n, int clear_expired, uint8_t *out);
-/* Advance the clock by n ticks and clear what they expire: the two halves
- * of it, for a caller that records the new clock in between. */
-void bf_continuous_tick(bf_continuous *f, uint64_t n);
-void bf_continuous_advance(bf_continuous *f, uint64_t n);
-void bf_continuous_expire(bf_continuous *f, uint64_t n); /* after bf_continuous_advance(f, n) */
+/* Advance the clock by n ticks and clear the buckets they expire. Between
+ * the two, between(ctx, f) runs when given: a mapped file records the new
+ * clock there, so that a process killed during the clearing leaves no
+ * bucket newer than the clock its file holds. */
+void bf_continuous_tick(bf_continuous *f, uint64_t n, void (*between)(void *ctx, const bf_continuous *f), void *ctx);
+
+/* The clock in a header of bloomc's format (bf_format.h): parameters
+ * BF_CONT_CLOCK_FIELD.. hold the slot, the ticks and the recent adds. */
+#define BF_CONT_CLOCK_FIELD 4
+#define BF_CONT_CLOCK_FIELDS (2 + BF_CONT_DIVISOR + 1)
+/* Writes f's clock into header and rewrites the header's checksum. */
+void bf_continuous_store_clock(const bf_continuous *f, uint8_t *header);
+/* Reads the clock a writer stored into f; 0 (f unchanged) when the header's
+ * slot is not one a writer stores (the file was never ticked so). */
+int bf_continuous_load_clock(bf_continuous *f, const uint8_t *header);
 
 /* Whether every bucket is empty or holds a live slot, as ticks leave them
  * (checked on state read from outside). */

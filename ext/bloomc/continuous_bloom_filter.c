@@ -3,29 +3,10 @@
  * in lib/bloomc/continuous_bloom_filter.rb; the buckets and every per-key step
  * are here. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
-#include <math.h>
-#include <time.h>
 #include <sys/mman.h>
-#include "bloomc.h"
+#include "continuous.h"
 
 static VALUE cContinuousBloomFilter;
-
-/* The filter and its clock's schedule: tick n is due at epoch + n * period
- * (seconds on the monotonic clock); applied ticks have been applied. The
- * timer thread applies due ticks when it wakes, and, while the schedule is
- * live, so does every add and lookup: an add must never write a slot the
- * clock has already left, or its key would expire early by the timer's
- * lateness (a timer thread kept from the GVL by busy threads). */
-typedef struct {
-    bloomc_mapping map; /* first: mapping.c reads it */
-    bf_continuous core;
-    double epoch, period; /* period 0: no schedule */
-    uint64_t applied;
-    int live;             /* read the real clock on add and lookup */
-    int clocks;           /* Clock handles sharing this struct */
-    int gone;             /* the filter was collected: only handles remain */
-    int still;            /* the filter was frozen: its clock stands still */
-} continuous_t;
 
 /* The struct outlives its filter while a Clock handle (the timer thread's)
  * holds it; the cells go with the filter. */
@@ -62,49 +43,22 @@ static VALUE continuous_alloc(VALUE klass)
     return TypedData_Make_Struct(klass, continuous_t, &continuous_type, c);
 }
 
-/* ContinuousBloomFilter::Clock: what the timer thread holds instead of its
- * filter. It shares the filter's struct, so the thread reaches the clock
- * without holding the filter alive, and never through a weak reference,
- * which can hand out a filter already dead. */
-static VALUE cClock;
-
-static void clock_free(void *ptr)
-{
-    continuous_t *c = ptr;
-    if (--c->clocks == 0 && c->gone) ruby_xfree(c);
-}
-
-static size_t clock_memsize(const void *ptr)
-{
-    (void)ptr;
-    return 0; /* the struct is the filter's */
-}
-
-static const rb_data_type_t clock_type = {
-    .wrap_struct_name = "bloomc/continuous_clock",
-    .function = {
-        .dfree = clock_free,
-        .dsize = clock_memsize,
-    },
-    .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
-};
-
 /* A reader of a mapped file follows the writer's clock, which the writer
- * records in the header at every tick (store_clock): the slot and ticks are
- * read from there whenever the reader is used (an aligned 8-byte load each),
- * so its lookups, copies, dumps and merges all see the writer's live slots. */
-static void follow_clock(continuous_t *c)
+ * records in the header at every tick: the slot and ticks are read from
+ * there whenever the reader is used (an aligned 8-byte load each), so its
+ * lookups, copies, dumps and merges all see the writer's live slots. A
+ * header never ticked so keeps the last good clock. */
+static inline void follow_clock(continuous_t *c)
 {
-    if (!c->map.base || c->map.writable) return;
-    const uint8_t *header = c->map.base;
-    uint64_t slot = bf_load_le64(header + 16 + 8 * 4);
-    if (slot < 1 || slot > BF_CONT_SLOTS) return; /* never written so: keep the last good one */
-    c->core.slot = (uint32_t)slot;
-    c->core.ticks = bf_load_le64(header + 16 + 8 * 5);
-    for (int d = 0; d <= BF_CONT_DIVISOR; d++) c->core.recent_adds[d] = bf_load_le64(header + 16 + 8 * (6 + d));
+    if (c->map.base && !c->map.writable) bf_continuous_load_clock(&c->core, c->map.base);
 }
 
-static continuous_t *get_state(VALUE self)
+continuous_t *bloomc_continuous_struct(VALUE self)
+{
+    return bloomc_typed_data(self, &continuous_type);
+}
+
+continuous_t *bloomc_continuous_state(VALUE self)
 {
     continuous_t *c = bloomc_typed_data(self, &continuous_type);
     bloomc_mapping_check(&c->map, self);
@@ -115,7 +69,7 @@ static continuous_t *get_state(VALUE self)
 
 static bf_continuous *get_filter(VALUE self)
 {
-    return &get_state(self)->core;
+    return &bloomc_continuous_state(self)->core;
 }
 
 /* The filter's state, for setup and copies: a mapped filter keeps its file. */
@@ -127,101 +81,11 @@ static continuous_t *replaceable(VALUE self)
     return c;
 }
 
-/* The number of ticks due at time now under the schedule (0 without one). */
-static uint64_t due_ticks(const continuous_t *c, double now)
-{
-    if (c->period <= 0 || now < c->epoch) return 0;
-    double due = floor((now - c->epoch) / c->period);
-    return due >= 1.8e19 ? UINT64_MAX : (uint64_t)due;
-}
-
-/* The parameters the clock changes, and the header checksum, rewritten in
- * a mapped file (docs/FORMAT.md: slot, ticks and recent adds are parameters
- * 4..8; a version 2 header has three more after the ttl, so the checksum's
- * place comes from the parameter count at bytes 14..15). */
-static void store_clock(continuous_t *c)
-{
-    uint8_t *header = c->map.base;
-    const bf_continuous *f = &c->core;
-    uint64_t clock[] = {f->slot, f->ticks, f->recent_adds[0], f->recent_adds[1], f->recent_adds[2]};
-    for (int i = 0; i < 5; i++) bf_store_le64(header + 16 + 8 * (4 + i), clock[i]);
-    size_t nfields = (size_t)header[14] | (size_t)header[15] << 8;
-    size_t crc_at = 16 + 8 * nfields + 20;
-    uint32_t crc = bf_crc32c(0, header, crc_at);
-    for (int i = 0; i < 4; i++) header[crc_at + i] = (uint8_t)(crc >> (8 * i));
-}
-
-/* Advance the clock by n ticks. A mapped file gets the new clock before the
- * expired buckets are cleared, so that a process killed in between leaves
- * no bucket newer than the clock its file records (reopening clears what
- * that clock has expired). */
-static void tick(continuous_t *c, uint64_t n)
-{
-    if (n == 0) return;
-    bf_continuous_advance(&c->core, n);
-    if (c->map.base && c->map.writable) store_clock(c);
-    bf_continuous_expire(&c->core, n);
-}
-
-/* Apply the ticks due at time now; returns how many. */
-static uint64_t catch_up(continuous_t *c, double now)
-{
-    uint64_t due = due_ticks(c, now);
-    if (due <= c->applied) return 0;
-    uint64_t n = due - c->applied;
-    tick(c, n);
-    c->applied = due;
-    return n;
-}
-
-/* Seconds on clock id, or -1 if it cannot be read. */
-static double clock_seconds(clockid_t id)
-{
-    struct timespec ts;
-    if (clock_gettime(id, &ts) != 0) return -1;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Before any epoch (due_ticks: no tick due) if the clock cannot be read. */
-static double monotonic_now(void)
-{
-    return clock_seconds(CLOCK_MONOTONIC);
-}
-
-/* Linux's coarse monotonic clock and its resolution (the kernel's tick, e.g.
- * 4 ms), or 0 where there is none. (Elsewhere a clock of that name may
- * report its counter's resolution rather than how often it moves.) Set once
- * at load. */
-#if defined(__linux__) && defined(CLOCK_MONOTONIC_COARSE)
-#define LOOKUP_CLOCK CLOCK_MONOTONIC_COARSE
-#endif
-static double coarse_resolution;
-
-/* The time a lookup catches the clock up to. The coarse clock reads the
- * same timeline as CLOCK_MONOTONIC as of the kernel's last update: never
- * ahead, so a lookup never applies a tick early, only late, normally by up
- * to a kernel tick, which keeps an expired key visible that much longer
- * (the upper bound's slack, README). It costs 3 ns where CLOCK_MONOTONIC
- * cost 26 on the development VM, a quarter of a lookup. Used when its
- * resolution is at most 1% of the period. Adds always read CLOCK_MONOTONIC:
- * a tick applied late there would stamp the key with a slot already left,
- * and it would expire early. */
-static double lookup_now(const continuous_t *c)
-{
-#ifdef LOOKUP_CLOCK
-    if (coarse_resolution > 0 && c->period >= 100 * coarse_resolution) {
-        double now = clock_seconds(LOOKUP_CLOCK);
-        if (now >= 0) return now;
-    }
-#endif
-    return monotonic_now();
-}
-
 /* The filter for an add or lookup, its clock brought up to now (for a
  * lookup, to lookup_now). */
 static bf_continuous *get_current_filter(VALUE self, int for_add)
 {
-    continuous_t *c = get_state(self);
+    continuous_t *c = bloomc_continuous_state(self);
     if (c->live && !OBJ_FROZEN(self)) catch_up(c, for_add ? monotonic_now() : lookup_now(c));
     return &c->core;
 }
@@ -270,7 +134,7 @@ static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE ha
  * stands. */
 static const bf_continuous *snapshot(VALUE self, bf_continuous *out, VALUE *buf)
 {
-    continuous_t *c = get_state(self);
+    continuous_t *c = bloomc_continuous_state(self);
     if (!c->map.base || c->map.writable) return &c->core;
     size_t nbytes = bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS);
     *buf = rb_obj_hide(rb_str_buf_new((long)nbytes));
@@ -374,7 +238,7 @@ static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint
 static VALUE continuous_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
-    continuous_t *c = get_state(self);
+    continuous_t *c = bloomc_continuous_state(self);
     bloomc_batch b = {c, c->core.seed, c->core.hash, add_many, lookup_many};
     return bloomc_batch_add(&b, keys, collect);
 }
@@ -383,7 +247,7 @@ static VALUE continuous_batch_add(VALUE self, VALUE keys, VALUE collect)
 static VALUE continuous_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length)
 {
     rb_check_frozen(self);
-    continuous_t *c = get_state(self);
+    continuous_t *c = bloomc_continuous_state(self);
     bloomc_batch b = {c, c->core.seed, c->core.hash, add_many, lookup_many};
     return bloomc_batch_dedup(&b, chunk, out, length);
 }
@@ -391,93 +255,9 @@ static VALUE continuous_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE le
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
 static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode)
 {
-    continuous_t *c = get_state(self);
+    continuous_t *c = bloomc_continuous_state(self);
     bloomc_batch b = {c, c->core.seed, c->core.hash, add_many, OBJ_FROZEN(self) ? lookup_many_frozen : lookup_many};
     return bloomc_batch_lookup(&b, keys, mode);
-}
-
-/*
- * call-seq: inc_time_slot -> Integer
- *
- * Advances the clock by one tick (ttl / 2), expiring what the tick expires, and
- * returns the new slot (1..15). The timer thread calls this; call it yourself
- * to keep time by other means.
- */
-static VALUE continuous_inc_time_slot(VALUE self)
-{
-    rb_check_frozen(self);
-    continuous_t *c = get_state(self);
-    tick(c, 1);
-    return UINT2NUM(c->core.slot);
-}
-
-/* :nodoc: schedule_clock(epoch, period, live): tick n is due at epoch + n *
- * period; live makes add and lookup read the monotonic clock too. */
-static VALUE continuous_schedule_clock(VALUE self, VALUE epoch, VALUE period, VALUE live)
-{
-    continuous_t *c = get_state(self);
-    double e = NUM2DBL(epoch), p = NUM2DBL(period);
-    if (!(p > 0) || !isfinite(p) || !isfinite(e)) rb_raise(rb_eArgError, "bad clock schedule");
-    c->epoch = e;
-    c->period = p;
-    c->applied = 0;
-    c->live = RTEST(live);
-    return self;
-}
-
-/* :nodoc: a Clock handle on this filter's struct (for its timer). */
-static VALUE continuous_clock_handle(VALUE self)
-{
-    continuous_t *c = get_state(self);
-    VALUE handle = TypedData_Wrap_Struct(cClock, &clock_type, c);
-    c->clocks++;
-    return handle;
-}
-
-/* The shared struct, or NULL once the clock cannot move: its filter was
- * collected or closed, or is a mapped filter this process may not write. */
-static continuous_t *clock_target(VALUE handle)
-{
-    continuous_t *c = bloomc_typed_data(handle, &clock_type);
-    if (c->gone || c->still || c->map.closed || (c->map.base && !c->map.writable)) return NULL;
-    return c;
-}
-
-/* :nodoc: the filter is being frozen (ContinuousBloomFilter#freeze): no
- * Clock may move it from now on. */
-static VALUE continuous_stop_clocks(VALUE self)
-{
-    continuous_t *c = bloomc_typed_data(self, &continuous_type);
-    c->still = 1;
-    return self;
-}
-
-/* :nodoc: Clock#catch_up(now): the ticks due by now applied (how many), or
- * nil when the clock cannot move (the timer then ends). */
-static VALUE clock_catch_up(VALUE handle, VALUE now)
-{
-    double t = NUM2DBL(now);
-    continuous_t *c = clock_target(handle);
-    return c ? ULL2NUM(catch_up(c, t)) : Qnil;
-}
-
-/* :nodoc: Clock#next_tick_at: when the next tick is due; nil without a
- * schedule or when the clock cannot move. */
-static VALUE clock_next_tick_at(VALUE handle)
-{
-    const continuous_t *c = clock_target(handle);
-    if (!c || c->period <= 0) return Qnil;
-    return DBL2NUM(c->epoch + (double)(c->applied + 1) * c->period);
-}
-
-/* :nodoc: Clock#unschedule: the clock moves only by inc_time_slot again. */
-static VALUE clock_unschedule(VALUE handle)
-{
-    continuous_t *c = bloomc_typed_data(handle, &clock_type);
-    c->epoch = c->period = 0;
-    c->applied = 0;
-    c->live = 0;
-    return handle;
 }
 
 /* :nodoc: the current slot, 1..15. */
@@ -744,11 +524,6 @@ static VALUE continuous_body_bytes_for(VALUE self, VALUE m)
 
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
 {
-#ifdef LOOKUP_CLOCK
-    struct timespec resolution;
-    if (clock_getres(LOOKUP_CLOCK, &resolution) == 0)
-        coarse_resolution = (double)resolution.tv_sec + (double)resolution.tv_nsec * 1e-9;
-#endif
     cContinuousBloomFilter = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
     rb_define_alloc_func(cContinuousBloomFilter, continuous_alloc);
     /* Bits per bucket. */
@@ -764,15 +539,8 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(cContinuousBloomFilter, "[]", continuous_include_p, 1);
     rb_define_private_method(cContinuousBloomFilter, "dedup_lines", continuous_dedup_lines, 3);
     bloomc_define_batch_methods(cContinuousBloomFilter, continuous_batch_add, continuous_batch_lookup);
-    rb_define_method(cContinuousBloomFilter, "inc_time_slot", continuous_inc_time_slot, 0);
-    rb_define_private_method(cContinuousBloomFilter, "schedule_clock", continuous_schedule_clock, 3);
-    rb_define_private_method(cContinuousBloomFilter, "clock_handle", continuous_clock_handle, 0);
-    rb_define_private_method(cContinuousBloomFilter, "stop_clocks", continuous_stop_clocks, 0);
-    cClock = rb_define_class_under(cContinuousBloomFilter, "Clock", rb_cObject);
-    rb_undef_alloc_func(cClock);
-    rb_define_method(cClock, "catch_up", clock_catch_up, 1);
-    rb_define_method(cClock, "next_tick_at", clock_next_tick_at, 0);
-    rb_define_method(cClock, "unschedule", clock_unschedule, 0);
+    rb_define_method(cContinuousBloomFilter, "inc_time_slot", bloomc_continuous_inc_time_slot, 0); /* in continuous_clock.c */
+    bloomc_init_continuous_clock(cContinuousBloomFilter);
     rb_define_private_method(cContinuousBloomFilter, "current_slot", continuous_current_slot, 0);
     rb_define_private_method(cContinuousBloomFilter, "hash_kind", continuous_hash_kind, 0);
     rb_define_method(cContinuousBloomFilter, "ticks", continuous_ticks, 0);
