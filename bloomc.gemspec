@@ -16,7 +16,8 @@ Gem::Specification.new do |spec|
   spec.license = "MIT"
   spec.required_ruby_version = ">= 3.0"
 
-  spec.files = Dir["lib/**/*.rb", "ext/bloomc/*.{c,h,rb}", "ext/bloomc/depend", "sig/**/*.rbs", "exe/*",
+  # lib/**/*.lua: the Redis filters' scripts, read at require time.
+  spec.files = Dir["lib/**/*.{rb,lua}", "ext/bloomc/*.{c,h,rb}", "ext/bloomc/depend", "sig/**/*.rbs", "exe/*",
                    "README.md", "LICENSE", "CHANGELOG.md"]
   spec.bindir = "exe"
   spec.executables = ["bloomc"]

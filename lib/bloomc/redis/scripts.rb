@@ -1,0 +1,93 @@
+# frozen_string_literal: true
+
+# Part of bloomc/redis (require "bloomc/redis"): its Lua scripts, each in
+# its own NAME.lua beside this file.
+
+require "digest/sha1"
+
+module Bloomc
+  module Redis
+    # Cells per script call in the batch forms (8192 / k keys): bounds how
+    # long one call holds the server (a few milliseconds).
+    CELLS_PER_CALL = 8192
+
+    # NAME.lua's text, read once, at require time. The files hold the
+    # scripts byte for byte as they were (time.lua has no final newline), so
+    # the SHAs (EVALSHA) stay those of earlier versions.
+    lua = ->(name) { File.read(File.join(__dir__, "#{name}.lua"), encoding: Encoding::UTF_8).freeze }
+
+    # The continuous scripts' clock: the period (of ms) the server's TIME is
+    # in, and the bitmap key of a period (KEYS[1] is the shard's prefix).
+    GENERATION_LUA = lua.call(:generation)
+    private_constant :GENERATION_LUA
+
+    # A write script's first step: every key it writes must be a string (or
+    # absent), so that a key of another type fails the call before anything
+    # changes (Redis does not undo a script's writes when a later one fails).
+    STRINGS_LUA = lua.call(:strings)
+    private_constant :STRINGS_LUA
+
+    # A script that calls shared functions (generation.lua, strings.lua) is
+    # sent as their text, each followed by a blank line, then its own file:
+    # Redis runs one source per script, with no include of its own.
+    with = ->(name, *shared) { shared.map { |text| "#{text}\n" }.push(lua.call(name)).join }
+
+    # Lua scripts, loaded on first use (EVALSHA; loaded again after a server
+    # restart or SCRIPT FLUSH). ARGV[1] is k; cells follow, k per key.
+    # The add scripts answer, for each key in order, 1 if it was new (some
+    # cell changed; a counter's minimum was 0; not live in any generation)
+    # and 0 if it was probably there: add ignores it, add? and add_new
+    # return it. A key given twice in one call is new at most once, as the
+    # second sees the first's cells. KEYS[2] counts the keys added (size),
+    # and for BloomFilter and CountingBloomFilter KEYS[3] those that were
+    # new (less those a delete took to 0), for over_capacity?.
+    SCRIPTS = {
+      # The cells, then the count: a server out of memory refuses the first
+      # write. SETBIT answers the bit it replaced.
+      bits_add: with.call(:bits_add, STRINGS_LUA),
+      bits_lookup: lua.call(:bits_lookup),
+      # ARGV[2]: the cell type (u4); saturating, as the local counters. The
+      # key was new when one of its cells was 0: an increment that answers
+      # 1 (a cell probed twice answers its first increment's 1 first). A
+      # cell of one bit saturates at 1: u1 sets it, and SET answers the old
+      # value.
+      counting_add: with.call(:counting_add, STRINGS_LUA),
+      counting_count: lua.call(:counting_count),
+      # ARGV[3]: the cell maximum. A key counted (minimum above 0) loses one
+      # from each cell that is neither 0 nor saturated, as locally; when
+      # that takes its count (the least of its cells after) to 0, it is no
+      # longer one of the keys new to the filter. A cell probed twice is
+      # read again after its first decrement, so the least of the values
+      # after is the count after.
+      counting_delete: with.call(:counting_delete, STRINGS_LUA),
+      # The clock is the server's: generation G covers [G, G + 1) periods of
+      # ARGV[2] ms. A key lives in the bitmap of the generation it was added
+      # in and is found while that is one of the last three (at least ttl,
+      # two periods; at most 1.5 ttl). A bitmap expires when the third
+      # period after its own begins, when no lookup reads it any more, so no
+      # stale cell comes back and nothing needs sweeping.
+      #
+      # A key was live when each of its cells is set in one of those three
+      # bitmaps: SETBIT on the current one answers the cell there; the older
+      # two are read only for a cell it did not have, and only until one
+      # cell is found in none of them.
+      continuous_add: with.call(:continuous_add, GENERATION_LUA, STRINGS_LUA),
+      continuous_lookup: with.call(:continuous_lookup, GENERATION_LUA),
+      # The bits set in any live generation (KEYS[2]: a scratch key of the
+      # shard's, written and deleted within the call), for the estimate of
+      # the live keys.
+      continuous_live_bits: with.call(:continuous_live_bits, GENERATION_LUA),
+      continuous_clear: with.call(:continuous_clear, GENERATION_LUA),
+      # The clock of the node holding KEYS[1].
+      time: lua.call(:time),
+      # KEYS[1] renamed to KEYS[2], to expire at ARGV[1] (ms): both deleted
+      # if that time has passed (PEXPIREAT would delete KEYS[1] and leave
+      # KEYS[2] as it was).
+      install_expiring: lua.call(:install_expiring),
+      # Creates the meta hash, or returns the one there.
+      meta: lua.call(:meta)
+    }.transform_values(&:freeze).freeze
+    SHAS = SCRIPTS.transform_values { |source| Digest::SHA1.hexdigest(source) }.freeze
+    private_constant :SCRIPTS, :SHAS
+  end
+end
