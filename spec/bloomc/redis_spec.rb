@@ -4,7 +4,6 @@ require "spec_helper"
 require "bigdecimal"
 require "set"
 require "tmpdir"
-require_relative "../support/redis"
 
 RSpec.describe "bloomc/redis without the redis gem" do
   it "raises a LoadError that names the gem to add" do
