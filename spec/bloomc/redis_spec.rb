@@ -21,13 +21,17 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
     keys = Array.new(2000) { |i| "key-#{i}" }.freeze
     probes = Array.new(5000) { |i| "probe-#{i}" }.freeze
 
-    # The same filter kinds, locally and in Redis, with the same shape.
-    kinds = {
-      Bloomc::Redis::BloomFilter => ->(m, k) { Bloomc::BloomFilter.new(m, k, seed: 7) },
-      Bloomc::Redis::CountingBloomFilter => ->(m, k) { Bloomc::CountingBloomFilter.new(m, k, width: 4, seed: 7) },
-      Bloomc::Redis::ContinuousBloomFilter => ->(m, k) { Bloomc::ContinuousBloomFilter.new(m, k, 60, seed: 7) }
-    }
-    extra = { Bloomc::Redis::ContinuousBloomFilter => { ttl: 60 } }
+    # The same filter kinds, locally and in Redis, with the same shape:
+    # kind => [the local filter's own keywords, the keywords both take (a
+    # Redis filter must be given them too: extra)].
+    kinds = {}
+    extra = {}
+    { "BloomFilter" => [{}, {}], "CountingBloomFilter" => [{ width: 4 }, {}],
+      "ContinuousBloomFilter" => [{}, { ttl: 60 }] }.each do |kind, (local_kw, shared_kw)|
+      redis_class = Bloomc::Redis.const_get(kind)
+      kinds[redis_class] = ->(m, k) { Kinds.plain(kind, m, k, seed: 7, **local_kw, **shared_kw) }
+      extra[redis_class] = shared_kw
+    end
 
     before(:all) { RedisSpecSupport.client.flushdb }
 
