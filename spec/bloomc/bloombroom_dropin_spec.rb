@@ -165,7 +165,7 @@ RSpec.describe "Bloombroom drop-in (require \"bloomc/bloombroom\")" do
       expect(bf["key3"]).to be(false)
     end
 
-    it "ContinuousBloomFilter.new(1000, 3, 2) with its timer: keys gone after 3 seconds" do
+    it "ContinuousBloomFilter.new(1000, 3, 2) with its timer: keys gone after 3 seconds", :slow do
       bf = Bloombroom::ContinuousBloomFilter.new(1000, 3, 2)
       thread = bf.start_timer
       expect(thread).to be_a(Thread)
