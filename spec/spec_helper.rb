@@ -78,6 +78,12 @@ module SpecHelpers
   end
 end
 
+# The helpers in spec/support/, for every spec file. redis_servers.rb is the
+# command .ci/run starts and stops the servers with (redis.rb loads its module).
+Dir[File.join(__dir__, "support", "*.rb")].sort.each do |file|
+  require file unless File.basename(file) == "redis_servers.rb"
+end
+
 RSpec.configure do |config|
   config.include SpecHelpers
   config.disable_monkey_patching!

@@ -23,22 +23,16 @@ RSpec.describe "allocations on the hot paths" do
 
   keys = Array.new(100) { |i| "key-#{i}-#{'x' * (i % 50)}" }.freeze
   batch = (keys * 100).freeze # 10,000 keys
-  filters = {
-    "BloomFilter" => -> { Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01) },
-    "BloomFilter (fnv1a)" => -> { Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01, hash: :fnv1a) },
-    "BlockedBloomFilter" => -> { Bloomc::BlockedBloomFilter.new(capacity: 1000, error_rate: 0.01) },
-    "ContinuousBloomFilter" => -> { Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 3600) },
-    "ContinuousBloomFilter with its timer" => -> { Bloomc::ContinuousBloomFilter.new(capacity: 1000, error_rate: 0.01, ttl: 3600).start_timer },
-    "CountingBloomFilter" => -> { Bloomc::CountingBloomFilter.new(capacity: 1000, error_rate: 0.01) },
-    "SpectralBloomFilter (MI)" => -> { Bloomc::SpectralBloomFilter.new(capacity: 1000, error_rate: 0.01) },
-    "SpectralBloomFilter (RM)" => -> { Bloomc::SpectralBloomFilter.new(capacity: 1000, error_rate: 0.01, algorithm: :rm) },
-    "BitwiseBloomFilter" => -> { Bloomc::BitwiseBloomFilter.new(capacity: 1000, error_rate: 0.01) },
-    "StableBloomFilter" => -> { Bloomc::StableBloomFilter.new(capacity: 1000, error_rate: 0.01, random_seed: 1) },
-    "A2BloomFilter" => -> { Bloomc::A2BloomFilter.new(capacity: 1000, error_rate: 0.01) },
-    # several layers: a key is looked for in each
-    "ScalableBloomFilter" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 8) },
-    "ScalableBloomFilter with max_capacity" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 8, max_capacity: 50_000) }
-  }
+  filters = Kinds.sized_builders(1000, 0.01, {
+    "BloomFilter" => {}, "BloomFilter (fnv1a)" => {}, "BlockedBloomFilter" => {}, "ContinuousBloomFilter" => { ttl: 3600 },
+    "CountingBloomFilter" => {}, "SpectralBloomFilter (MI)" => {}, "SpectralBloomFilter (RM)" => {},
+    "BitwiseBloomFilter" => {}, "StableBloomFilter" => { random_seed: 1 }, "A2BloomFilter" => {}
+  }).merge(
+    "ContinuousBloomFilter with its timer" => -> { Kinds.sized("ContinuousBloomFilter", 1000, 0.01, ttl: 3600).start_timer },
+    # several layers: a key is looked for in each (capacity 8: the first layer's)
+    "ScalableBloomFilter" => -> { Kinds.sized("ScalableBloomFilter", 8, 0.01) },
+    "ScalableBloomFilter with max_capacity" => -> { Kinds.sized("ScalableBloomFilter", 8, 0.01, max_capacity: 50_000) }
+  )
 
   # New layers come from the C heap, not Ruby's: each run of the block adds
   # keys the filter has not seen (Integers, which allocate nothing), so that
@@ -80,11 +74,9 @@ RSpec.describe "allocations on the hot paths" do
 
   # count and delete, where a class has them, are hot paths too.
   describe "count and delete" do
-    {
-      "CountingBloomFilter" => -> { Bloomc::CountingBloomFilter.new(capacity: 1000, error_rate: 0.01, width: 8) },
-      "SpectralBloomFilter (RM)" => -> { Bloomc::SpectralBloomFilter.new(capacity: 1000, error_rate: 0.01, algorithm: :rm, width: 8) },
-      "BitwiseBloomFilter" => -> { Bloomc::BitwiseBloomFilter.new(capacity: 1000, error_rate: 0.01) }
-    }.each do |name, make|
+    Kinds.sized_builders(1000, 0.01, {
+      "CountingBloomFilter" => { width: 8 }, "SpectralBloomFilter (RM)" => { width: 8 }, "BitwiseBloomFilter" => {}
+    }).each do |name, make|
       it "#{name} allocates nothing in 10,000 counts and deletes" do
         filter = make.call
         filter.add_all(keys)

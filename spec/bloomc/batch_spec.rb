@@ -6,12 +6,10 @@ require "set"
 # The batch forms (Bloomc::Batch) on every filter class: the same answers as
 # one call per key, in bulk.
 RSpec.describe Bloomc::Batch do
-  makers = {
-    "BloomFilter" => ->(m) { Bloomc::BloomFilter.new(m, 5, seed: 3) },
-    "BloomFilter (fnv1a)" => ->(m) { Bloomc::BloomFilter.new(m, 5, hash: :fnv1a) },
-    "BlockedBloomFilter" => ->(m) { Bloomc::BlockedBloomFilter.new(m, 6, seed: 3) },
-    "ContinuousBloomFilter" => ->(m) { Bloomc::ContinuousBloomFilter.new(m, 5, 0, seed: 3) }
-  }
+  # name => [k, its own keywords]
+  makers = { "BloomFilter" => [5, { seed: 3 }], "BloomFilter (fnv1a)" => [5, {}], "BlockedBloomFilter" => [6, { seed: 3 }],
+             "ContinuousBloomFilter" => [5, { seed: 3 }] }
+           .to_h { |name, (k, own)| [name, ->(m) { Kinds.plain(name, m, k, **own) }] }
   mixed = ["a", :b, 7, -3, 2**70, "", "nul\0", "\u00e9".encode("ISO-8859-1")]
 
   makers.each do |name, make|

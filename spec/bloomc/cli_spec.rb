@@ -9,7 +9,8 @@ require "tmpdir"
 
 # exe/bloomc run as a subprocess: exit statuses, stdout and stderr of every
 # command and error path.
-RSpec.describe "exe/bloomc" do
+# :slow: nearly every example starts Ruby processes (about a minute in all).
+RSpec.describe "exe/bloomc", :slow do
   exe = File.expand_path("../../exe/bloomc", __dir__)
   lib = File.expand_path("../../lib", __dir__)
   bloomc = [RbConfig.ruby, "-I", lib, exe].freeze

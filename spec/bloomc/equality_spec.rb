@@ -8,14 +8,14 @@ RSpec.describe "equality, hashing and inspect" do
   builders = {
     Bloomc::BitField => -> { Bloomc::BitField.new(100).set(3).set(99) },
     Bloomc::BitBucketField => -> { Bloomc::BitBucketField.new(5, 40).tap { |f| f[7] = 31 } },
-    Bloomc::BloomFilter => -> { Bloomc::BloomFilter.new(1000, 3).tap { |f| f << "k" } },
-    Bloomc::CountingBloomFilter => -> { Bloomc::CountingBloomFilter.new(1000, 3).tap { |f| f << "k" << "k" } },
-    Bloomc::SpectralBloomFilter => -> { Bloomc::SpectralBloomFilter.new(1000, 3, algorithm: :rm).tap { |f| f << "k" << "k" } },
-    Bloomc::BitwiseBloomFilter => -> { Bloomc::BitwiseBloomFilter.new(1000, 3, width: 1).tap { |f| 3.times { f << "k" } } },
-    Bloomc::StableBloomFilter => -> { Bloomc::StableBloomFilter.new(1000, 3, 5, random_seed: 9).tap { |f| f << "k" } },
-    Bloomc::A2BloomFilter => -> { Bloomc::A2BloomFilter.new(1000, 3, capacity: 1).tap { |f| f << "j" << "k" } },
+    Bloomc::BloomFilter => -> { Kinds.plain("BloomFilter", 1000, 3).tap { |f| f << "k" } },
+    Bloomc::CountingBloomFilter => -> { Kinds.plain("CountingBloomFilter", 1000, 3).tap { |f| f << "k" << "k" } },
+    Bloomc::SpectralBloomFilter => -> { Kinds.plain("SpectralBloomFilter (RM)", 1000, 3).tap { |f| f << "k" << "k" } },
+    Bloomc::BitwiseBloomFilter => -> { Kinds.plain("BitwiseBloomFilter", 1000, 3, width: 1).tap { |f| 3.times { f << "k" } } },
+    Bloomc::StableBloomFilter => -> { Kinds.plain("StableBloomFilter", 1000, 3, d: 5, random_seed: 9).tap { |f| f << "k" } },
+    Bloomc::A2BloomFilter => -> { Kinds.plain("A2BloomFilter", 1000, 3, capacity: 1).tap { |f| f << "j" << "k" } },
     # three layers
-    Bloomc::ScalableBloomFilter => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1).tap { |f| f << "i" << "j" << "k" } }
+    Bloomc::ScalableBloomFilter => -> { Kinds.sized("ScalableBloomFilter", 1, 0.01).tap { |f| f << "i" << "j" << "k" } }
   }
 
   builders.each do |klass, build|

@@ -1,7 +1,6 @@
 # frozen_string_literal: true
 
 require "spec_helper"
-require_relative "../support/format_samples"
 
 # Thousands of mutated dumps, from a fixed seed: each must raise
 # Bloomc::FormatError or load into a working filter of its kind, never crash,

@@ -3,7 +3,6 @@
 require "spec_helper"
 require "tmpdir"
 require "timeout"
-require_relative "../support/format_samples"
 
 # The binary format (docs/FORMAT.md): every class round-trips, byte for byte
 # against golden files written by an earlier build, and bad input raises

@@ -59,7 +59,7 @@ RSpec.describe "Bloomc under GC pressure" do
     expect(state[:batch].size).to eq((count + 2) / 3 + count)
   end
 
-  it "answers correctly under GC.stress" do
+  it "answers correctly under GC.stress", :slow do
     GC.stress = true
     state = workload(40)
     # Look up under stress too; RSpec's matchers would only slow the run.
@@ -121,7 +121,7 @@ RSpec.describe "Bloomc under GC pressure" do
     end
   end
 
-  it "keeps the libBf family right under GC.stress and across compaction" do
+  it "keeps the libBf family right under GC.stress and across compaction", :slow do
     GC.stress = true
     state = family_workload(30)
     counts = state[:keys].map { |key| state[:bitwise].count(key) }
@@ -177,7 +177,7 @@ RSpec.describe "Bloomc under GC pressure" do
     expect(Bloomc.load(state[:grown].dump(compress: true))).to eq(state[:grown])
   end
 
-  it "keeps scalable filters right under GC.stress and across compaction" do
+  it "keeps scalable filters right under GC.stress and across compaction", :slow do
     keys = Array.new(20) { |i| "sc-#{i}-#{'z' * (i % 30)}" }
     GC.stress = true
     state = scalable_workload(keys)

@@ -4,7 +4,7 @@ require "spec_helper"
 
 # Long-running loops must not grow the process beyond the filters themselves:
 # a leak of even a few bytes per call shows up as megabytes here.
-RSpec.describe "memory over long runs" do
+RSpec.describe "memory over long runs", :slow do
   def rss_kib
     File.read("/proc/self/status")[/^VmRSS:\s+(\d+)/, 1].to_i
   end

@@ -199,7 +199,7 @@ RSpec.describe "memory-mapped filters" do
   # cells then would see buckets its new clock has expired (and a dump of
   # them would not load); one that copied across a tick, buckets of two
   # clocks.
-  it "dumps and copies a continuous reader consistently while its writer ticks" do
+  it "dumps and copies a continuous reader consistently while its writer ticks", :slow do
     Bloomc::ContinuousBloomFilter.open(path, m: 4_000_000, k: 3, ttl: 0) { |f| f.add_all(Array.new(50_000) { |i| "k#{i}" }) }
     ready, go = IO.pipe
     writer = fork do
@@ -256,7 +256,7 @@ RSpec.describe "memory-mapped filters" do
   # which must have let go of the dropped ones and followed the moved one. A
   # weak table of filters, used before, could hand the child a dead filter
   # whose state the GC had freed (seen in a full run, seed 39654).
-  it "hands a forked child only live filters, after many were dropped and the live one was moved" do
+  it "hands a forked child only live filters, after many were dropped and the live one was moved", :slow do
     200.times do |i|
       Bloomc::BloomFilter.open(path("dropped-#{i % 4}.bloom"), m: 20_000, k: 3) { |f| f << i }
       Array.new(2000) { Object.new } # minor collections while the dropped filters age
@@ -427,7 +427,7 @@ RSpec.describe "memory-mapped filters" do
     filter.close
   end
 
-  it "maps a sparse file of 32 GiB, larger than this machine's memory, touching only the pages its keys set" do
+  it "maps a sparse file of 32 GiB, larger than this machine's memory, touching only the pages its keys set", :slow do
     big = Bloomc::BloomFilter.open(path, m: 2**38, k: 7, reserve: false) # never built on the heap, nor reserved
     big.add_all(keys)
     expect(ObjectSpace.memsize_of(big)).to be < 1024 # the cells are the page cache's, not the heap's

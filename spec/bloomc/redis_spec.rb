@@ -4,7 +4,6 @@ require "spec_helper"
 require "bigdecimal"
 require "set"
 require "tmpdir"
-require_relative "../support/redis"
 
 RSpec.describe "bloomc/redis without the redis gem" do
   it "raises a LoadError that names the gem to add" do
@@ -22,13 +21,17 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
     keys = Array.new(2000) { |i| "key-#{i}" }.freeze
     probes = Array.new(5000) { |i| "probe-#{i}" }.freeze
 
-    # The same filter kinds, locally and in Redis, with the same shape.
-    kinds = {
-      Bloomc::Redis::BloomFilter => ->(m, k) { Bloomc::BloomFilter.new(m, k, seed: 7) },
-      Bloomc::Redis::CountingBloomFilter => ->(m, k) { Bloomc::CountingBloomFilter.new(m, k, width: 4, seed: 7) },
-      Bloomc::Redis::ContinuousBloomFilter => ->(m, k) { Bloomc::ContinuousBloomFilter.new(m, k, 60, seed: 7) }
-    }
-    extra = { Bloomc::Redis::ContinuousBloomFilter => { ttl: 60 } }
+    # The same filter kinds, locally and in Redis, with the same shape:
+    # kind => [the local filter's own keywords, the keywords both take (a
+    # Redis filter must be given them too: extra)].
+    kinds = {}
+    extra = {}
+    { "BloomFilter" => [{}, {}], "CountingBloomFilter" => [{ width: 4 }, {}],
+      "ContinuousBloomFilter" => [{}, { ttl: 60 }] }.each do |kind, (local_kw, shared_kw)|
+      redis_class = Bloomc::Redis.const_get(kind)
+      kinds[redis_class] = ->(m, k) { Kinds.plain(kind, m, k, seed: 7, **local_kw, **shared_kw) }
+      extra[redis_class] = shared_kw
+    end
 
     before(:all) { RedisSpecSupport.client.flushdb }
 
@@ -81,7 +84,8 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
             # include? before each add; sharded, from the Redis filter's own
             # include? before each add?, and for add_new from a twin that
             # adds the batch's keys one at a time with add?.
-            it "says which keys were new (add?, add_new) as a local filter of the same shape would, sharded or not" do
+            # :slow: a round trip per key, on a cluster too
+            it "says which keys were new (add?, add_new) as a local filter of the same shape would, sharded or not", :slow do
               stream = (keys.first(180) + keys.first(25) + keys[180, 120]).shuffle(random: Random.new(5))
               singles, batch = stream.each_slice(150).to_a.then { |first, *rest| [first, rest.flatten] }
               [1, 5].each do |shards|
@@ -320,7 +324,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         filter.destroy
       end
 
-      it "loads a local dump and gives it back bit for bit" do
+      it "loads a local dump and gives it back bit for bit", :slow do
         local = Bloomc::BloomFilter.new(capacity: 10_000, error_rate: 0.001, seed: 3)
         local.add_all(keys)
         remote = Bloomc::Redis::BloomFilter.from_local(redis, "dumped", local)
@@ -584,7 +588,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
     # does the same write once on a client that is never stopped. Afterwards
     # each shard of each filter must hold what it held before (and then the
     # caller got ConnectionError) or what its twin's shard holds.
-    context "on servers stopped (SIGSTOP) while writes are under way" do
+    context "on servers stopped (SIGSTOP) while writes are under way", :slow do
       slow = { timeout: 0.3, reconnect_attempts: 2 }
 
       before(:all) do
@@ -745,7 +749,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
     end
 
     # A server of this spec's own, with AOF, killed and started again.
-    context "on a server that is killed and restarted" do
+    context "on a server that is killed and restarted", :slow do
       around do |example|
         Dir.mktmpdir do |dir|
           @dir = dir

@@ -10,31 +10,30 @@ RSpec.describe "set operations" do
   both = Array.new(100) { |i| "both-#{i}" }.freeze
   misses = Array.new(20_000) { |i| "miss-#{i}" }.freeze
 
-  # A filter like builders' but for one parameter (m, unless named).
-  other_m = {
-    Bloomc::BloomFilter => -> { Bloomc::BloomFilter.new(8001, 5, seed: 3) },
-    Bloomc::BlockedBloomFilter => -> { Bloomc::BlockedBloomFilter.new(8192 + 512, 6, seed: 3) },
-    Bloomc::ContinuousBloomFilter => -> { Bloomc::ContinuousBloomFilter.new(8001, 5, 0, seed: 3) },
-    Bloomc::CountingBloomFilter => -> { Bloomc::CountingBloomFilter.new(8001, 5, width: 8, seed: 3) },
-    Bloomc::SpectralBloomFilter => -> { Bloomc::SpectralBloomFilter.new(8001, 5, width: 8, seed: 3) },
-    Bloomc::StableBloomFilter => -> { Bloomc::StableBloomFilter.new(8001, 5, 3, width: 8, random_seed: 4) },
-    Bloomc::A2BloomFilter => -> { Bloomc::A2BloomFilter.new(16_002, 5, capacity: 1000) },
-    Bloomc::ScalableBloomFilter => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 101, seed: 3) }
+  # A filter of each class: name => [m, k, its own keywords]; the scalable
+  # filter's initial capacity instead of m (400 keys: three layers of 100,
+  # 200 and 400).
+  shapes = {
+    "BloomFilter" => [8000, 5, { seed: 3 }], "BlockedBloomFilter" => [8192, 6, { seed: 3 }],
+    "ContinuousBloomFilter" => [8000, 5, { seed: 3 }], "CountingBloomFilter" => [8000, 5, { width: 8, seed: 3 }],
+    "SpectralBloomFilter (MI)" => [8000, 5, { width: 8, seed: 3 }],
+    "StableBloomFilter" => [8000, 5, { d: 3, width: 8, random_seed: 4 }], "A2BloomFilter" => [16_000, 5, { capacity: 1000 }],
+    "ScalableBloomFilter" => [100, nil, { seed: 3 }]
   }
+  # The next valid m: a blocked filter's is whole blocks, an A2 filter's two halves.
+  m_step = Hash.new(1).merge("BlockedBloomFilter" => 512, "A2BloomFilter" => 2)
+  build_of = lambda do |name, bump|
+    m, k, own = shapes.fetch(name)
+    next Kinds.sized(name, m + bump, 0.01, **own) if name == "ScalableBloomFilter"
+
+    Kinds.plain(name, m + bump * m_step[name], k, **own)
+  end
+  builders = shapes.keys.to_h { |name| [Kinds.fetch(name).klass, -> { build_of[name, 0] }] }
+  # A filter like builders' but for one parameter (m, unless named).
+  other_m = shapes.keys.to_h { |name| [Kinds.fetch(name).klass, -> { build_of[name, 1] }] }
   reshaped_by = Hash.new(:m).merge(Bloomc::ScalableBloomFilter => :initial_capacity)
   # A scalable filter's union is layer by layer; it has no intersection.
   intersects = ->(klass) { klass != Bloomc::ScalableBloomFilter }
-  builders = {
-    Bloomc::BloomFilter => -> { Bloomc::BloomFilter.new(8000, 5, seed: 3) },
-    Bloomc::BlockedBloomFilter => -> { Bloomc::BlockedBloomFilter.new(8192, 6, seed: 3) },
-    Bloomc::ContinuousBloomFilter => -> { Bloomc::ContinuousBloomFilter.new(8000, 5, 0, seed: 3) },
-    Bloomc::CountingBloomFilter => -> { Bloomc::CountingBloomFilter.new(8000, 5, width: 8, seed: 3) },
-    Bloomc::SpectralBloomFilter => -> { Bloomc::SpectralBloomFilter.new(8000, 5, width: 8, seed: 3) },
-    Bloomc::StableBloomFilter => -> { Bloomc::StableBloomFilter.new(8000, 5, 3, width: 8, random_seed: 4) },
-    Bloomc::A2BloomFilter => -> { Bloomc::A2BloomFilter.new(16_000, 5, capacity: 1000) },
-    # 400 keys: three layers of 100, 200 and 400
-    Bloomc::ScalableBloomFilter => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 100, seed: 3) }
-  }
   shape_of = Hash.new(%i[m k seed]).merge(
     Bloomc::ScalableBloomFilter => %i[error_rate initial_capacity growth tightening even_layers max_capacity seed]
   )

@@ -15,29 +15,20 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
 
   def version(data) = data.unpack1("S<", offset: 8)
 
-  # Each kind sized by capacity: and error_rate: (sized), and built from m
-  # and k (plain). exact: over_capacity? counts the keys new to the filter;
-  # never: it is always false.
-  kinds = {
-    "BloomFilter" => { sized: ->(c, e) { Bloomc::BloomFilter.new(capacity: c, error_rate: e, seed: 1) },
-                       plain: -> { Bloomc::BloomFilter.new(2000, 3) }, exact: true },
-    "BlockedBloomFilter" => { sized: ->(c, e) { Bloomc::BlockedBloomFilter.new(capacity: c, error_rate: e) },
-                              plain: -> { Bloomc::BlockedBloomFilter.new(2048, 3) }, exact: true },
-    "CountingBloomFilter" => { sized: ->(c, e) { Bloomc::CountingBloomFilter.new(capacity: c, error_rate: e, width: 3) },
-                               plain: -> { Bloomc::CountingBloomFilter.new(2000, 3) }, exact: true },
-    "SpectralBloomFilter (MI)" => { sized: ->(c, e) { Bloomc::SpectralBloomFilter.new(capacity: c, error_rate: e) },
-                                    plain: -> { Bloomc::SpectralBloomFilter.new(2000, 3) }, exact: true },
-    "SpectralBloomFilter (RM)" => { sized: ->(c, e) { Bloomc::SpectralBloomFilter.new(capacity: c, error_rate: e, algorithm: :rm) },
-                                    plain: -> { Bloomc::SpectralBloomFilter.new(2000, 3, algorithm: :rm) }, exact: true },
-    "BitwiseBloomFilter" => { sized: ->(c, e) { Bloomc::BitwiseBloomFilter.new(capacity: c, error_rate: e, width: 1) },
-                              plain: -> { Bloomc::BitwiseBloomFilter.new(2000, 3) }, exact: true },
-    "ContinuousBloomFilter" => { sized: ->(c, e) { Bloomc::ContinuousBloomFilter.new(capacity: c, error_rate: e, ttl: 0) },
-                                 plain: -> { Bloomc::ContinuousBloomFilter.new(2000, 3, 0) } },
-    "StableBloomFilter" => { sized: ->(c, e) { Bloomc::StableBloomFilter.new(capacity: c, error_rate: e, random_seed: 3) },
-                             plain: -> { Bloomc::StableBloomFilter.new(2000, 3, 10, random_seed: 3) }, never: true },
-    "A2BloomFilter" => { sized: ->(c, e) { Bloomc::A2BloomFilter.new(capacity: c, error_rate: e) },
-                         plain: -> { Bloomc::A2BloomFilter.new(4000, 3) }, never: true }
-  }
+  # Each kind (the scalable one has its own spec) sized by capacity: and
+  # error_rate: (sized), and built from m and k (plain), with keywords of its
+  # own here. never: over_capacity? is always false; exact: it counts the
+  # keys new to the filter (not so a continuous filter's, whose keys expire).
+  sized_own = { "BloomFilter" => { seed: 1 }, "CountingBloomFilter" => { width: 3 }, "BitwiseBloomFilter" => { width: 1 },
+                "StableBloomFilter" => { random_seed: 3 } }
+  plain_m = Hash.new(2000).merge("BlockedBloomFilter" => 2048, "A2BloomFilter" => 4000)
+  plain_own = { "StableBloomFilter" => { d: 10, random_seed: 3 } }
+  never = ["StableBloomFilter", "A2BloomFilter"]
+  kinds = (Kinds::LIST.map(&:name) - ["BloomFilter (fnv1a)", "ScalableBloomFilter"]).to_h do |name|
+    [name, { sized: ->(c, e) { Kinds.sized(name, c, e, **sized_own.fetch(name, {})) },
+             plain: -> { Kinds.plain(name, plain_m[name], 3, **plain_own.fetch(name, {})) },
+             exact: !never.include?(name) && name != "ContinuousBloomFilter", never: never.include?(name) }]
+  end
 
   kinds.each do |name, kind|
     describe name do

@@ -8,16 +8,11 @@ require "spec_helper"
 # keys (the keys are fixed, so the run is deterministic).
 RSpec.describe "live statistics" do
   capacity = 20_000
-  builders = {
-    "BloomFilter" => -> { Bloomc::BloomFilter.new(capacity: capacity, error_rate: 0.01) },
-    "BloomFilter (fnv1a)" => -> { Bloomc::BloomFilter.new(capacity: capacity, error_rate: 0.01, hash: :fnv1a) },
-    "BlockedBloomFilter" => -> { Bloomc::BlockedBloomFilter.new(capacity: capacity, error_rate: 0.01) },
-    "ContinuousBloomFilter" => -> { Bloomc::ContinuousBloomFilter.new(capacity: capacity, error_rate: 0.01, ttl: 0) },
-    "CountingBloomFilter" => -> { Bloomc::CountingBloomFilter.new(capacity: capacity, error_rate: 0.01) },
-    "SpectralBloomFilter (RM)" => -> { Bloomc::SpectralBloomFilter.new(capacity: capacity, error_rate: 0.01, algorithm: :rm) },
-    "BitwiseBloomFilter" => -> { Bloomc::BitwiseBloomFilter.new(capacity: capacity, error_rate: 0.01, width: 1) },
-    "A2BloomFilter" => -> { Bloomc::A2BloomFilter.new(capacity: capacity, error_rate: 0.01) }
-  }
+  builders = Kinds.sized_builders(capacity, 0.01, {
+    "BloomFilter" => {}, "BloomFilter (fnv1a)" => {}, "BlockedBloomFilter" => {}, "ContinuousBloomFilter" => {},
+    "CountingBloomFilter" => {}, "SpectralBloomFilter (RM)" => {}, "BitwiseBloomFilter" => { width: 1 },
+    "A2BloomFilter" => {}
+  })
   distinct = capacity / 2
   keys = Array.new(distinct) { |i| "stat-#{i}" }.freeze
   misses = Array.new(200_000) { |i| "never-#{i}" }.freeze

@@ -1,0 +1,55 @@
+# frozen_string_literal: true
+
+# Every filter kind the specs build, in one list: the name the specs print,
+# its class and the keywords that make it that kind. A spec picks the kinds
+# it covers by name and builds each at its own size, with keywords of its own
+# on top (Kinds.sized, Kinds.plain), so that a new kind is added here once.
+module Kinds
+  Kind = Struct.new(:name, :klass, :options, :positional, keyword_init: true)
+
+  LIST = [
+    Kind.new(name: "BloomFilter", klass: Bloomc::BloomFilter),
+    Kind.new(name: "BloomFilter (fnv1a)", klass: Bloomc::BloomFilter, options: { hash: :fnv1a }),
+    Kind.new(name: "BlockedBloomFilter", klass: Bloomc::BlockedBloomFilter),
+    # plain form: new(m, k, ttl)
+    Kind.new(name: "ContinuousBloomFilter", klass: Bloomc::ContinuousBloomFilter, options: { ttl: 0 }, positional: :ttl),
+    Kind.new(name: "CountingBloomFilter", klass: Bloomc::CountingBloomFilter),
+    Kind.new(name: "SpectralBloomFilter (MI)", klass: Bloomc::SpectralBloomFilter),
+    Kind.new(name: "SpectralBloomFilter (RM)", klass: Bloomc::SpectralBloomFilter, options: { algorithm: :rm }),
+    Kind.new(name: "BitwiseBloomFilter", klass: Bloomc::BitwiseBloomFilter),
+    # plain form: new(m, k, d)
+    Kind.new(name: "StableBloomFilter", klass: Bloomc::StableBloomFilter, positional: :d),
+    Kind.new(name: "A2BloomFilter", klass: Bloomc::A2BloomFilter),
+    Kind.new(name: "ScalableBloomFilter", klass: Bloomc::ScalableBloomFilter)
+  ].freeze
+  BY_NAME = LIST.to_h { |kind| [kind.name, kind] }.freeze
+
+  module_function
+
+  def fetch(name) = BY_NAME.fetch(name)
+
+  # The kinds of these names, in this order (a name not in LIST raises).
+  def pick(*names) = names.map { |name| fetch(name) }
+
+  # Sized by capacity and error rate; a scalable filter takes the capacity
+  # as its initial_capacity.
+  def sized(name, capacity, error_rate, **extra)
+    kind = fetch(name)
+    size = kind.klass == Bloomc::ScalableBloomFilter ? { initial_capacity: capacity } : { capacity: capacity }
+    kind.klass.new(error_rate: error_rate, **size, **(kind.options || {}), **extra)
+  end
+
+  # name => a lambda that builds it sized, for { name => its own keywords }.
+  def sized_builders(capacity, error_rate, extras)
+    extras.to_h { |name, extra| fetch(name) && [name, -> { sized(name, capacity, error_rate, **extra) }] }
+  end
+
+  # Built from m and k (and the kind's positional argument: a continuous
+  # filter's ttl, a stable filter's d, from extra or the kind's options).
+  def plain(name, m, k, **extra)
+    kind = fetch(name)
+    options = (kind.options || {}).merge(extra)
+    rest = kind.positional ? [options.delete(kind.positional)] : []
+    kind.klass.new(m, k, *rest, **options)
+  end
+end
