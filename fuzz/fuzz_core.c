@@ -82,11 +82,30 @@ __extension__ typedef unsigned __int128 fuzz_u128;
 #endif
 
 /* The structures that OP_REINIT, twin_make, twin_op and merge pick by a
- * byte % STRUCTURES: the first ten in the orders their switches give (which
- * differ between OP_REINIT and the twin ops), then the scalable filter, at
- * SCALABLE in all four. */
-#define STRUCTURES 11
-#define SCALABLE 10
+ * byte % STRUCTURES. The twin ops' byte is the kind itself; OP_REINIT's byte
+ * came first and numbers them in another order, which reinit_kinds (by
+ * OP_REINIT) maps, so that the seed corpus keeps its meaning. */
+typedef enum {
+    KIND_BITS,
+    KIND_BUCKETS,
+    KIND_CONT,
+    KIND_COUNTING,
+    KIND_SPECTRAL,
+    KIND_BITWISE,
+    KIND_STABLE,
+    KIND_A2,
+    KIND_BLOOM,
+    KIND_BLOCKED,
+    KIND_SCALABLE,
+    STRUCTURES
+} structure_kind;
+
+/* OP_REINIT's byte % STRUCTURES, as fuzz/make_corpus.rb writes it. */
+static const structure_kind reinit_kinds[] = {
+    KIND_BITS, KIND_BUCKETS, KIND_BLOOM, KIND_CONT, KIND_BLOCKED, KIND_COUNTING,
+    KIND_SPECTRAL, KIND_BITWISE, KIND_STABLE, KIND_A2, KIND_SCALABLE,
+};
+_Static_assert(sizeof reinit_kinds / sizeof reinit_kinds[0] == STRUCTURES, "every kind has its OP_REINIT byte");
 
 /* Limits of what the input may ask for. */
 #define BITS_MAX_N 5000
@@ -131,6 +150,12 @@ static int may_scan(reader *r, uint64_t cost)
 static uint8_t rd_u8(reader *r)
 {
     return r->pos < r->size ? r->data[r->pos++] : 0;
+}
+
+/* The twin ops' structure: a byte % STRUCTURES, the kind itself. */
+static structure_kind rd_kind(reader *r)
+{
+    return (structure_kind)(rd_u8(r) % STRUCTURES);
 }
 
 static uint16_t rd_u16(reader *r)
@@ -3588,60 +3613,64 @@ static void scalable_twin(scalable_state *t, const scalable_state *s, int copy)
  * state for an empty twin. */
 static void twin_make_op(world *w, reader *r)
 {
-    uint8_t which = rd_u8(r) % STRUCTURES, mode = rd_u8(r);
+    structure_kind which = rd_kind(r);
+    uint8_t mode = rd_u8(r);
     int copy = mode & 1;
     switch (which) {
-    case 0: bits_twin(&w->bits2, &w->bits, copy); break;
-    case 1: buckets_twin(&w->buckets2, &w->buckets, copy); break;
-    case 2: cont_twin(&w->cont2, &w->cont, copy, (uint8_t)(mode >> 1)); break;
-    case 3: counting_twin(&w->counting2, &w->counting, copy); break;
-    case 4: spectral_twin(&w->spectral2, &w->spectral, copy); break;
-    case 5: bitwise_twin(&w->bitwise2, &w->bitwise, copy); break;
-    case 6: stable_twin(&w->stable2, &w->stable, copy, rd_u64(r)); break;
-    case 7: a2_twin(&w->a22, &w->a2, copy); break;
-    case 8: bloom_twin(&w->bloom2, &w->bloom, copy); break;
-    case SCALABLE: scalable_twin(&w->scalable2, &w->scalable, copy); break;
-    default: blocked_twin(&w->blocked2, &w->blocked, copy); break;
+    case KIND_BITS: bits_twin(&w->bits2, &w->bits, copy); break;
+    case KIND_BUCKETS: buckets_twin(&w->buckets2, &w->buckets, copy); break;
+    case KIND_CONT: cont_twin(&w->cont2, &w->cont, copy, (uint8_t)(mode >> 1)); break;
+    case KIND_COUNTING: counting_twin(&w->counting2, &w->counting, copy); break;
+    case KIND_SPECTRAL: spectral_twin(&w->spectral2, &w->spectral, copy); break;
+    case KIND_BITWISE: bitwise_twin(&w->bitwise2, &w->bitwise, copy); break;
+    case KIND_STABLE: stable_twin(&w->stable2, &w->stable, copy, rd_u64(r)); break;
+    case KIND_A2: a2_twin(&w->a22, &w->a2, copy); break;
+    case KIND_BLOOM: bloom_twin(&w->bloom2, &w->bloom, copy); break;
+    case KIND_BLOCKED: blocked_twin(&w->blocked2, &w->blocked, copy); break;
+    case KIND_SCALABLE: scalable_twin(&w->scalable2, &w->scalable, copy); break;
+    case STRUCTURES: break; /* not read: rd_kind is % STRUCTURES */
     }
 }
 
 /* u8 which (as twin_make_op), u8 op: any op of that structure, on its twin. */
 static void twin_op(world *w, reader *r)
 {
-    uint8_t which = rd_u8(r) % STRUCTURES, sub = rd_u8(r);
+    structure_kind which = rd_kind(r);
+    uint8_t sub = rd_u8(r);
     switch (which) {
-    case 0:
+    case KIND_BITS:
         if (sub % 4 == 3) bits_check(&w->bits2, r);
         else bits_op(&w->bits2, sub % 4, r);
         break;
-    case 1:
+    case KIND_BUCKETS:
         sub %= 6;
         if (sub < 4) buckets_op(&w->buckets2, sub, r);
         else if (sub == 4) buckets_check(&w->buckets2, r);
         else buckets_dec_run_op(&w->buckets2, r);
         break;
-    case 2:
+    case KIND_CONT:
         sub %= 5;
         if (sub < 4) cont_op(&w->cont2, sub, r);
         else cont_batch_op(&w->cont2, r);
         break;
-    case 3: counting_op(&w->counting2, sub % 5, r); break;
-    case 4: spectral_op(&w->spectral2, sub % 5, r); break;
-    case 5: bitwise_op(&w->bitwise2, sub % 3, r); break;
-    case 6: stable_op(&w->stable2, sub % 3, r); break;
-    case 7: a2_op(&w->a22, sub % 3, r); break;
-    case 8:
+    case KIND_COUNTING: counting_op(&w->counting2, sub % 5, r); break;
+    case KIND_SPECTRAL: spectral_op(&w->spectral2, sub % 5, r); break;
+    case KIND_BITWISE: bitwise_op(&w->bitwise2, sub % 3, r); break;
+    case KIND_STABLE: stable_op(&w->stable2, sub % 3, r); break;
+    case KIND_A2: a2_op(&w->a22, sub % 3, r); break;
+    case KIND_BLOOM:
         sub %= 4;
         if (sub < 3) bloom_op(&w->bloom2, sub, r);
         else bloom_batch_op(&w->bloom2, r);
         break;
-    case SCALABLE: scalable_op(&w->scalable2, sub % 4, r); break;
-    default:
+    case KIND_BLOCKED:
         sub %= 5;
         if (sub < 3) blocked_op(&w->blocked2, sub, r);
         else if (sub == 3) blocked_recent(&w->blocked2, r);
         else blocked_rate_now(&w->blocked2);
         break;
+    case KIND_SCALABLE: scalable_op(&w->scalable2, sub % 4, r); break;
+    case STRUCTURES: break;
     }
 }
 
@@ -4148,22 +4177,24 @@ static void scalable_union(scalable_state *d, scalable_state *s, reader *r)
  * the first merged into the twin instead. */
 static void merge_op(world *w, reader *r)
 {
-    uint8_t which = rd_u8(r) % STRUCTURES, flags = rd_u8(r);
+    structure_kind which = rd_kind(r);
+    uint8_t flags = rd_u8(r);
     int rev = flags >> 7, and = flags & 1;
     bf_combine_op op = and ? BF_COMBINE_MIN : BF_COMBINE_SUM;
 #define PICK(a, b) (rev ? &w->b : &w->a), (rev ? &w->a : &w->b)
     switch (which) {
-    case 0: bits_merge(PICK(bits, bits2), and, r); break;
-    case 1: buckets_merge(PICK(buckets, buckets2), combine_ops[(flags & 0x7f) % 3], r); break;
-    case 2: cont_merge(PICK(cont, cont2), and, r); break;
-    case 3: counting_merge(PICK(counting, counting2), op, r); break;
-    case 4: spectral_merge(PICK(spectral, spectral2), op, r); break;
-    case 5: bitwise_merge(PICK(bitwise, bitwise2), and, r); break;
-    case 6: stable_merge(PICK(stable, stable2), and, r); break;
-    case 7: a2_merge(PICK(a2, a22), and, r); break;
-    case 8: bloom_merge(PICK(bloom, bloom2), and, r); break;
-    case SCALABLE: scalable_union(PICK(scalable, scalable2), r); break;
-    default: blocked_merge(PICK(blocked, blocked2), and, r); break;
+    case KIND_BITS: bits_merge(PICK(bits, bits2), and, r); break;
+    case KIND_BUCKETS: buckets_merge(PICK(buckets, buckets2), combine_ops[(flags & 0x7f) % 3], r); break;
+    case KIND_CONT: cont_merge(PICK(cont, cont2), and, r); break;
+    case KIND_COUNTING: counting_merge(PICK(counting, counting2), op, r); break;
+    case KIND_SPECTRAL: spectral_merge(PICK(spectral, spectral2), op, r); break;
+    case KIND_BITWISE: bitwise_merge(PICK(bitwise, bitwise2), and, r); break;
+    case KIND_STABLE: stable_merge(PICK(stable, stable2), and, r); break;
+    case KIND_A2: a2_merge(PICK(a2, a22), and, r); break;
+    case KIND_BLOOM: bloom_merge(PICK(bloom, bloom2), and, r); break;
+    case KIND_BLOCKED: blocked_merge(PICK(blocked, blocked2), and, r); break;
+    case KIND_SCALABLE: scalable_union(PICK(scalable, scalable2), r); break;
+    case STRUCTURES: break;
     }
 #undef PICK
 }
@@ -4580,26 +4611,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             positions_op(&r);
             break;
         case OP_REINIT: { /* check one structure in full, then start it over */
-            unsigned which = rd_u8(&r) % STRUCTURES;
+            structure_kind which = reinit_kinds[rd_u8(&r) % STRUCTURES];
             if (r.reinits++ >= MAX_REINITS) break; /* the header bytes then read as ops */
             switch (which) {
-            case 0: bits_check(&w.bits, NULL); bits_init(&w.bits, &r); break;
-            case 1: buckets_check(&w.buckets, NULL); buckets_init(&w.buckets, &r); break;
-            case 2: bloom_final(&w.bloom, &r); bloom_init(&w.bloom, &r); break;
-            case 4: blocked_final(&w.blocked, &r); blocked_rate_now(&w.blocked); blocked_init(&w.blocked, &r); break;
-            case 5: counting_check_all(&w.counting, &r); counting_init(&w.counting, &r); break;
-            case 6: spectral_check_all(&w.spectral, &r); spectral_init(&w.spectral, &r); break;
-            case 7: bitwise_check_all(&w.bitwise, &r); bitwise_init(&w.bitwise, &r); break;
-            case 8: stable_check_all(&w.stable, &r); stable_init(&w.stable, &r); break;
-            case 9: a2_check_all(&w.a2, &r); a2_init(&w.a2, &r); break;
-            case SCALABLE: sc_check_all(&w.scalable, &r); scalable_init(&w.scalable, &r); break;
-            default:
+            case KIND_BITS: bits_check(&w.bits, NULL); bits_init(&w.bits, &r); break;
+            case KIND_BUCKETS: buckets_check(&w.buckets, NULL); buckets_init(&w.buckets, &r); break;
+            case KIND_BLOOM: bloom_final(&w.bloom, &r); bloom_init(&w.bloom, &r); break;
+            case KIND_CONT:
                 if (w.cont.f.buckets.data) {
                     cont_check_all(&w.cont, NULL);
                     cont_check_keys(&w.cont, &r);
                 }
                 cont_init(&w.cont, &r);
                 break;
+            case KIND_BLOCKED: blocked_final(&w.blocked, &r); blocked_rate_now(&w.blocked); blocked_init(&w.blocked, &r); break;
+            case KIND_COUNTING: counting_check_all(&w.counting, &r); counting_init(&w.counting, &r); break;
+            case KIND_SPECTRAL: spectral_check_all(&w.spectral, &r); spectral_init(&w.spectral, &r); break;
+            case KIND_BITWISE: bitwise_check_all(&w.bitwise, &r); bitwise_init(&w.bitwise, &r); break;
+            case KIND_STABLE: stable_check_all(&w.stable, &r); stable_init(&w.stable, &r); break;
+            case KIND_A2: a2_check_all(&w.a2, &r); a2_init(&w.a2, &r); break;
+            case KIND_SCALABLE: sc_check_all(&w.scalable, &r); scalable_init(&w.scalable, &r); break;
+            case STRUCTURES: break;
             }
             break;
         }

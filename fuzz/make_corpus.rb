@@ -76,7 +76,7 @@ OPS = {
   cont_plant: 54, cont_tick_split: 55, blocked_rate_now: 56,
   sc_add: 57, sc_contains: 58, sc_batch: 59, sc_check: 60
 }.freeze
-# The scalable filter's number, for reinit and the twins alike (the harness's SCALABLE).
+# The scalable filter's number, for reinit and the twins alike (the harness's KIND_SCALABLE).
 SCALABLE = 10
 TWINS = { bits: 0, buckets: 1, cont: 2, counting: 3, spectral: 4, bitwise: 5, stable: 6, a2: 7, bloom: 8, blocked: 9,
           scalable: SCALABLE }.freeze

@@ -46,7 +46,7 @@ int bf_a2_contains(const bf_a2 *f, bf_key_hash h)
 uint32_t bf_a2_optimal_k(double p)
 {
     double p1 = p / (1.0 + sqrt(1.0 - p)); /* 1 - sqrt(1 - p), without its cancellation for tiny p */
-    double k = ceil(-log2(p1) - 1e-9); /* the manual floors; see bf_a2.h */
+    double k = ceil(-log2(p1) - 1e-9);     /* the manual floors; see bf_a2.h */
     if (!(k >= 1)) return 1;
     return k > BF_K_MAX ? BF_K_MAX : (uint32_t)k;
 }

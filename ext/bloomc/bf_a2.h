@@ -12,12 +12,12 @@
 #include "bf_probe.h"
 
 typedef struct {
-    bf_bits halves[2];   /* halves[active] takes new keys; both share one allocation */
+    bf_bits halves[2]; /* halves[active] takes new keys; both share one allocation */
     unsigned active;
     uint32_t k, seed;
-    uint64_t capacity;   /* keys the active half takes before a swap */
-    uint64_t in_active;  /* distinct keys added to the active half */
-    uint64_t count;      /* adds */
+    uint64_t capacity;  /* keys the active half takes before a swap */
+    uint64_t in_active; /* distinct keys added to the active half */
+    uint64_t count;     /* adds */
     uint64_t swaps;
 } bf_a2;
 

@@ -6,8 +6,8 @@
 #include "bf_batch.h"
 #include "bf_endian.h"
 
-#define LANES 8              /* 64-bit words per block */
-#define PROBES_PER_WORD 10    /* 6-bit positions in a 64-bit hash word */
+#define LANES 8            /* 64-bit words per block */
+#define PROBES_PER_WORD 10 /* 6-bit positions in a 64-bit hash word */
 
 /* A new 64-bit word from a spent one: multiply by an odd constant (the
  * 64-bit golden ratio, 2^64 / phi) after folding the high half down, so every

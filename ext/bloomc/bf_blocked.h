@@ -28,12 +28,12 @@
 #define BF_BLOCKS_MAX (BF_BITS_MAX / BF_BLOCK_BITS)
 
 typedef struct {
-    bf_bits bits;       /* nbits = nblocks * BF_BLOCK_BITS; data 64-byte aligned */
+    bf_bits bits; /* nbits = nblocks * BF_BLOCK_BITS; data 64-byte aligned */
     uint64_t nblocks;
-    uint32_t k;         /* bits per key, 1..BF_K_MAX */
-    uint32_t seed;      /* MurmurHash3 seed */
-    uint64_t count;     /* keys added */
-    uint64_t distinct;  /* adds that set a bit: keys new to the filter */
+    uint32_t k;        /* bits per key, 1..BF_K_MAX */
+    uint32_t seed;     /* MurmurHash3 seed */
+    uint64_t count;    /* keys added */
+    uint64_t distinct; /* adds that set a bit: keys new to the filter */
 } bf_blocked;
 
 /* 1 when the key was new (a bit changed), 0 when it was probably present. */

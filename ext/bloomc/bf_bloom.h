@@ -9,11 +9,11 @@
 
 typedef struct {
     bf_bits bits;
-    uint32_t k;         /* probes per key, 1..BF_K_MAX */
-    uint32_t seed;      /* MurmurHash3 seed */
-    bf_hash_kind hash;  /* how keys map to positions */
-    uint64_t count;     /* keys added */
-    uint64_t distinct;  /* adds that set a bit: keys new to the filter */
+    uint32_t k;        /* probes per key, 1..BF_K_MAX */
+    uint32_t seed;     /* MurmurHash3 seed */
+    bf_hash_kind hash; /* how keys map to positions */
+    uint64_t count;    /* keys added */
+    uint64_t distinct; /* adds that set a bit: keys new to the filter */
 } bf_bloom;
 
 /* Sets the key's k bits of b; returns 1 when one of them was clear (the key

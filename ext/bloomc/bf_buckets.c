@@ -4,7 +4,7 @@ size_t bf_buckets_nbytes(uint64_t count, unsigned width)
 {
     if (count == 0 || count > BF_BUCKETS_MAX || width < 1 || width > BF_BUCKET_WIDTH_MAX)
         return 0;
-    uint64_t bytes = (count * width + 7) / 8 + 7;  /* 7: room for the last 8-byte load */
+    uint64_t bytes = (count * width + 7) / 8 + 7; /* 7: room for the last 8-byte load */
     if (bytes > SIZE_MAX) return 0;
     return (size_t)bytes;
 }
@@ -74,7 +74,7 @@ uint64_t bf_buckets_count_nonzero(const bf_buckets *b)
         uint64_t x = bf_load_le64(b->data + (bit >> 3)) >> (bit & 7);
         uint64_t rem = b->count - i;
         unsigned n = rem < lanes ? (unsigned)rem : lanes;
-        x &= ((uint64_t)1 << (n * w)) - 1;  /* n * w <= 57 */
+        x &= ((uint64_t)1 << (n * w)) - 1; /* n * w <= 57 */
         total += bf_popcount64(nonzero_lanes(x, low, high));
     }
     return total;

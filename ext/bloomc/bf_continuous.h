@@ -18,16 +18,16 @@
 #include "bf_probe.h"
 
 #define BF_CONT_BITS 4
-#define BF_CONT_SLOTS 15     /* 2^BF_CONT_BITS - 1 */
-#define BF_CONT_DIVISOR 2    /* a bucket lives while elapsed <= BF_CONT_DIVISOR */
+#define BF_CONT_SLOTS 15  /* 2^BF_CONT_BITS - 1 */
+#define BF_CONT_DIVISOR 2 /* a bucket lives while elapsed <= BF_CONT_DIVISOR */
 
 typedef struct {
-    bf_buckets buckets;  /* width BF_CONT_BITS */
+    bf_buckets buckets; /* width BF_CONT_BITS */
     uint32_t k;
     uint32_t seed;
     bf_hash_kind hash;
-    uint32_t slot;       /* current slot, 1..BF_CONT_SLOTS */
-    uint64_t ticks;      /* ticks since creation */
+    uint32_t slot;  /* current slot, 1..BF_CONT_SLOTS */
+    uint64_t ticks; /* ticks since creation */
     /* Adds in the current tick and the BF_CONT_DIVISOR before it: at most
      * that many keys are live, which bounds how full the buckets are. */
     uint64_t recent_adds[BF_CONT_DIVISOR + 1];

@@ -43,20 +43,20 @@ typedef struct {
 } bf_layer;
 
 typedef struct {
-    double error_rate;        /* of all layers together, 0 < error_rate < 1 */
+    double error_rate; /* of all layers together, 0 < error_rate < 1 */
     uint64_t initial_capacity;
-    double growth;            /* BF_SCALABLE_GROWTH_MIN .. BF_SCALABLE_GROWTH_MAX */
-    double tightening;        /* 0 < r < 1 */
-    uint32_t even_layers;     /* 0 .. BF_SCALABLE_LAYERS_MAX */
-    uint64_t max_capacity;    /* 0: none */
+    double growth;         /* BF_SCALABLE_GROWTH_MIN .. BF_SCALABLE_GROWTH_MAX */
+    double tightening;     /* 0 < r < 1 */
+    uint32_t even_layers;  /* 0 .. BF_SCALABLE_LAYERS_MAX */
+    uint64_t max_capacity; /* 0: none */
 } bf_scalable_params;
 
 typedef struct {
     bf_layer *layers; /* layers[0 .. nlayers), the newest last */
     size_t nlayers;
     bf_scalable_params params;
-    uint32_t seed;    /* MurmurHash3 seed */
-    uint64_t count;   /* adds */
+    uint32_t seed;  /* MurmurHash3 seed */
+    uint64_t count; /* adds */
 } bf_scalable;
 
 /* The error rate layer i is sized for. */

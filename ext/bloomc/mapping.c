@@ -99,12 +99,15 @@ static bloomc_mapping *mapping_of(VALUE self, const rb_data_type_t *type)
     return m;
 }
 
+/* The classes whose filters map files (BloomFilter, ContinuousBloomFilter,
+ * CountingBloomFilter), each registered once at load time. */
 static const rb_data_type_t *mappable[3];
-static int nmappable;
+#define MAPPABLE_MAX (sizeof mappable / sizeof mappable[0])
+static size_t nmappable;
 
 static bloomc_mapping *find_mapping(VALUE self)
 {
-    for (int i = 0; i < nmappable; i++)
+    for (size_t i = 0; i < nmappable; i++)
         if (rb_typeddata_is_kind_of(self, mappable[i])) return mapping_of(self, mappable[i]);
     rb_raise(rb_eTypeError, "%" PRIsVALUE " cannot be mapped", rb_obj_class(self));
 }
@@ -225,7 +228,7 @@ static VALUE mapping_s_file_crc(VALUE module, VALUE fd, VALUE at, VALUE end)
  */
 static VALUE mapping_mapped_p(VALUE self)
 {
-    for (int i = 0; i < nmappable; i++)
+    for (size_t i = 0; i < nmappable; i++)
         if (rb_typeddata_is_kind_of(self, mappable[i])) {
             const bloomc_mapping *m = RTYPEDDATA_DATA(self);
             return RBOOL(m->base || m->closed);
@@ -396,6 +399,8 @@ static VALUE mapping_s_reserve_blocks(VALUE module, VALUE fd, VALUE length, VALU
 
 void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type)
 {
+    /* A class more than the array holds needs a larger array, not a write past it. */
+    if (nmappable >= MAPPABLE_MAX) rb_bug("bloomc: more mappable classes than the %d in mapping.c", (int)MAPPABLE_MAX);
     mappable[nmappable++] = type;
     rb_define_private_method(klass, "write_header", mapping_write_header, 1);
     rb_define_private_method(klass, "sync_mapping", mapping_sync, 0);
