@@ -7,14 +7,14 @@
 
 #include <stddef.h>
 
-#define BF_FORMAT_MAGIC_BYTES 8  /* "\x89BLOOMC\n" */
-#define BF_FORMAT_VERSION_AT 8   /* u16 */
-#define BF_FORMAT_KIND_AT 10     /* u16 */
-#define BF_FORMAT_FLAGS_AT 12    /* u16 */
-#define BF_FORMAT_NFIELDS_AT 14  /* u16: the parameters that follow */
-#define BF_FORMAT_HEADER 16      /* the parameters start here, a u64 each */
-#define BF_FORMAT_TRAILER 24     /* after them: stored and raw body length (u64), body and header CRC32C (u32) */
-#define BF_FORMAT_ALIGN 64       /* the body starts on a multiple of this */
+#define BF_FORMAT_MAGIC_BYTES 8 /* "\x89BLOOMC\n" */
+#define BF_FORMAT_VERSION_AT 8  /* u16 */
+#define BF_FORMAT_KIND_AT 10    /* u16 */
+#define BF_FORMAT_FLAGS_AT 12   /* u16 */
+#define BF_FORMAT_NFIELDS_AT 14 /* u16: the parameters that follow */
+#define BF_FORMAT_HEADER 16     /* the parameters start here, a u64 each */
+#define BF_FORMAT_TRAILER 24    /* after them: stored and raw body length (u64), body and header CRC32C (u32) */
+#define BF_FORMAT_ALIGN 64      /* the body starts on a multiple of this */
 
 /* Where parameter i starts. */
 static inline size_t bf_format_field_at(size_t i)

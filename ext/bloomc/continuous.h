@@ -20,10 +20,10 @@ typedef struct {
     bf_continuous core;
     double epoch, period; /* period 0: no schedule */
     uint64_t applied;
-    int live;             /* read the real clock on add and lookup */
-    int clocks;           /* Clock handles sharing this struct */
-    int gone;             /* the filter was collected: only handles remain */
-    int still;            /* the filter was frozen: its clock stands still */
+    int live;   /* read the real clock on add and lookup */
+    int clocks; /* Clock handles sharing this struct */
+    int gone;   /* the filter was collected: only handles remain */
+    int still;  /* the filter was frozen: its clock stands still */
 } continuous_t;
 
 /* continuous_bloom_filter.c: the state of an initialized, open filter (a
