@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 typedef struct {
-    uint8_t *data;  /* bf_bits_nbytes(nbits) zeroed bytes */
+    uint8_t *data; /* bf_bits_nbytes(nbits) zeroed bytes */
     uint64_t nbits;
 } bf_bits;
 
@@ -43,7 +43,7 @@ static inline unsigned bf_bits_test_and_set(bf_bits *b, uint64_t i)
 
 static inline void bf_bits_clear(bf_bits *b, uint64_t i)
 {
-    b->data[i >> 3] &= (uint8_t)~(1u << (i & 7));
+    b->data[i >> 3] &= (uint8_t)(~(1u << (i & 7)));
 }
 
 /* Number of bits set. */

@@ -17,10 +17,10 @@
 #define BF_BUCKETS_MAX ((uint64_t)1 << 56)
 
 typedef struct {
-    uint8_t *data;     /* bf_buckets_nbytes(count, width) zeroed bytes */
-    uint64_t count;    /* number of buckets */
-    unsigned width;    /* bits per bucket, 1..32 */
-    uint32_t max;      /* largest bucket value, 2^width - 1 */
+    uint8_t *data;  /* bf_buckets_nbytes(count, width) zeroed bytes */
+    uint64_t count; /* number of buckets */
+    unsigned width; /* bits per bucket, 1..32 */
+    uint32_t max;   /* largest bucket value, 2^width - 1 */
 } bf_buckets;
 
 /* Bytes to allocate; 0 when count is 0, width is out of range, or the field is
@@ -79,7 +79,11 @@ uint64_t bf_buckets_count_full(const bf_buckets *b);
 
 /* Bucket by bucket, dst = dst + src (stopping at the maximum), min(dst, src)
  * or max(dst, src); both of the same count and width. */
-typedef enum { BF_COMBINE_SUM, BF_COMBINE_MIN, BF_COMBINE_MAX } bf_combine_op;
+typedef enum {
+    BF_COMBINE_SUM,
+    BF_COMBINE_MIN,
+    BF_COMBINE_MAX
+} bf_combine_op;
 void bf_buckets_combine(bf_buckets *dst, const bf_buckets *src, bf_combine_op op);
 
 #endif

@@ -118,7 +118,7 @@ void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n,
     }
 }
 
-#define NIBBLES(v) ((uint64_t)(v) * 0x1111111111111111ULL)
+#define NIBBLES(v) (0x1111111111111111ULL * (uint64_t)(v))
 #define LOW3 NIBBLES(0x7)
 #define HIGH1 NIBBLES(0x8)
 
@@ -138,9 +138,11 @@ static inline uint64_t nonzero_nibbles(uint64_t x)
  * nibble alone, and a byte swap keeps nibbles whole, so the result is the
  * same on any endianness. */
 #ifdef BLOOMC_TARGET_CLONES
-__attribute__((target_clones("avx2", "default")))
+#define SWEEP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SWEEP_CLONES
 #endif
-static void sweep_words(uint8_t *data, size_t nwords, uint64_t live0, uint64_t live1, uint64_t live2)
+SWEEP_CLONES static void sweep_words(uint8_t *data, size_t nwords, uint64_t live0, uint64_t live1, uint64_t live2)
 {
     for (size_t i = 0; i < nwords; i++) {
         uint64_t x;
@@ -235,7 +237,7 @@ static void combine(bf_continuous *dst, const bf_continuous *src, int keep_young
     for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++) slot_of_age[d] = (uint8_t)((dst->slot + BF_CONT_SLOTS - 1 - d) % BF_CONT_SLOTS + 1);
     for (uint64_t i = 0; i < dst->buckets.count; i++) {
         unsigned a = age_dst[nibble_get(dst->buckets.data, i)], b = age_src[nibble_get(src->buckets.data, i)], age;
-        if (keep_younger) age = a < b ? a : b;          /* NOT_LIVE loses */
+        if (keep_younger) age = a < b ? a : b; /* NOT_LIVE loses */
         else age = a == NOT_LIVE || b == NOT_LIVE ? NOT_LIVE : (a > b ? a : b);
         nibble_set(dst->buckets.data, i, age == NOT_LIVE ? 0 : slot_of_age[age]);
     }

@@ -16,11 +16,11 @@
 
 typedef struct {
     bf_buckets cells;
-    uint32_t k;          /* cells per key, 1..BF_K_MAX */
-    uint32_t seed;       /* MurmurHash3 seed */
-    uint64_t count;      /* adds minus successful deletes */
-    uint64_t saturated;  /* cells at their maximum (they stay there) */
-    uint64_t distinct;   /* keys present: adds that found a count of 0, less
+    uint32_t k;         /* cells per key, 1..BF_K_MAX */
+    uint32_t seed;      /* MurmurHash3 seed */
+    uint64_t count;     /* adds minus successful deletes */
+    uint64_t saturated; /* cells at their maximum (they stay there) */
+    uint64_t distinct;  /* keys present: adds that found a count of 0, less
                           * deletes that left one */
 } bf_counting;
 
@@ -56,11 +56,14 @@ uint32_t bf_counting_count(const bf_counting *f, bf_key_hash h);
  * key by raising only its smallest cells; recurring minimum (RM) counts in
  * the primary as a counting filter does and keeps the keys whose minimum is
  * held by a single cell in a secondary filter too. */
-typedef enum { BF_SPECTRAL_MI = 0, BF_SPECTRAL_RM = 1 } bf_spectral_algorithm;
+typedef enum {
+    BF_SPECTRAL_MI = 0,
+    BF_SPECTRAL_RM = 1
+} bf_spectral_algorithm;
 
 typedef struct {
     bf_counting primary;
-    bf_counting secondary;  /* RM only (cells.data is NULL for MI) */
+    bf_counting secondary; /* RM only (cells.data is NULL for MI) */
     bf_spectral_algorithm algorithm;
 } bf_spectral;
 
@@ -80,13 +83,13 @@ int bf_spectral_contains(const bf_spectral *f, bf_key_hash h);
  * the levels it reached. Nothing is ever decremented, so no key's count ever
  * falls below the number of times it was added. */
 typedef struct {
-    bf_buckets *levels;  /* levels[0 .. nlevels) */
+    bf_buckets *levels; /* levels[0 .. nlevels) */
     size_t nlevels;
-    uint64_t m;          /* cells per level */
+    uint64_t m; /* cells per level */
     uint32_t k, seed;
-    unsigned width;      /* level 0's cell width */
-    uint64_t count;      /* adds */
-    uint64_t distinct;   /* adds that found the key's level-0 count at 0 */
+    unsigned width;    /* level 0's cell width */
+    uint64_t count;    /* adds */
+    uint64_t distinct; /* adds that found the key's level-0 count at 0 */
 } bf_bitwise;
 
 /* Cell width of level l. */

@@ -20,7 +20,10 @@
 
 #define BF_K_MAX 128
 
-typedef enum { BF_HASH_MURMUR3 = 0, BF_HASH_FNV1A = 1 } bf_hash_kind;
+typedef enum {
+    BF_HASH_MURMUR3 = 0,
+    BF_HASH_FNV1A = 1
+} bf_hash_kind;
 
 typedef struct {
     uint64_t h1, h2;

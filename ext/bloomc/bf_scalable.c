@@ -227,7 +227,7 @@ void bf_scalable_union(bf_scalable *dst, const bf_scalable *src, size_t nlayers)
          * the estimate within those (a layer whose bits are all set has no
          * estimate, UINT64_MAX, which would also wrap the filter's sum). */
         uint64_t estimate = bf_layer_estimate(d);
-        d->count = estimate < larger ? larger : estimate > both ? both : estimate;
+        d->count = estimate < larger ? larger : (estimate > both ? both : estimate);
     }
     dst->count = dst->count > UINT64_MAX - src->count ? UINT64_MAX : dst->count + src->count;
 }

@@ -41,7 +41,12 @@ typedef struct {
 } bloomc_batch;
 
 /* What a batch lookup returns (the mode argument, as a Fixnum). */
-enum { BLOOMC_BATCH_RESULTS, BLOOMC_BATCH_COUNT, BLOOMC_BATCH_ALL, BLOOMC_BATCH_ANY };
+enum {
+    BLOOMC_BATCH_RESULTS,
+    BLOOMC_BATCH_COUNT,
+    BLOOMC_BATCH_ALL,
+    BLOOMC_BATCH_ANY
+};
 
 /* add_all (collect false: returns nil) and add_new (collect true: returns
  * the Array of the keys that were new, in order). */
@@ -56,10 +61,10 @@ static inline VALUE bloomc_add_p_result(VALUE self, int fresh)
 }
 
 /* args.c: argument checks that raise clear Ruby exceptions. */
-uint64_t bloomc_index_arg(VALUE pos, uint64_t size);                  /* IndexError */
-uint64_t bloomc_count_arg(VALUE v, const char *name, uint64_t max);   /* ArgumentError */
-uint32_t bloomc_uint32_arg(VALUE v, const char *name);                /* RangeError */
-bf_hash_kind bloomc_hash_kind_arg(VALUE v);                           /* ArgumentError */
+uint64_t bloomc_index_arg(VALUE pos, uint64_t size);                /* IndexError */
+uint64_t bloomc_count_arg(VALUE v, const char *name, uint64_t max); /* ArgumentError */
+uint32_t bloomc_uint32_arg(VALUE v, const char *name);              /* RangeError */
+bf_hash_kind bloomc_hash_kind_arg(VALUE v);                         /* ArgumentError */
 /* The private combine(other, op) of every filter: op is :union or
  * :intersection (ArgumentError otherwise), and same_shape must hold (the Ruby
  * layer names the difference first; this guards the memory). */
@@ -86,9 +91,9 @@ typedef struct bloomc_mapping {
     size_t length;      /* of the mapping: the whole file */
     size_t body_offset; /* where the cells start */
     int writable;
-    int closed;         /* unmapped by close: every method raises IOError */
-    int fd;             /* the mapped file's descriptor (its Ruby File owns it) */
-    VALUE owner;        /* the filter; not marked: its struct goes with it */
+    int closed;  /* unmapped by close: every method raises IOError */
+    int fd;      /* the mapped file's descriptor (its Ruby File owns it) */
+    VALUE owner; /* the filter; not marked: its struct goes with it */
     struct bloomc_mapping *prev, *next;
 } bloomc_mapping;
 void *bloomc_map_file(int fd, size_t length, int writable); /* SystemCallError */
@@ -111,15 +116,15 @@ VALUE bloomc_bit_bucket_field_view(VALUE owner, bf_buckets *buckets);
 /* The filter classes, each defined by bloomc_init_<name> in <name>.c, in the
  * order init.c defines them: the one list of kinds on the C side (the file
  * format's kind numbers are Bloomc::Format::KINDS, in lib/bloomc/format.rb). */
-#define BLOOMC_FILTER_KINDS(X)                                                                                          \
-    X(bloom_filter)                                                                                                    \
-    X(continuous_bloom_filter)                                                                                         \
-    X(blocked_bloom_filter)                                                                                            \
-    X(counting_bloom_filter)                                                                                           \
-    X(spectral_bloom_filter)                                                                                           \
-    X(bitwise_bloom_filter)                                                                                            \
-    X(stable_bloom_filter)                                                                                             \
-    X(a2_bloom_filter)                                                                                                 \
+#define BLOOMC_FILTER_KINDS(X) \
+    X(bloom_filter) \
+    X(continuous_bloom_filter) \
+    X(blocked_bloom_filter) \
+    X(counting_bloom_filter) \
+    X(spectral_bloom_filter) \
+    X(bitwise_bloom_filter) \
+    X(stable_bloom_filter) \
+    X(a2_bloom_filter) \
     X(scalable_bloom_filter)
 
 #define BLOOMC_DECLARE_INIT(name) void bloomc_init_##name(VALUE mBloomc);

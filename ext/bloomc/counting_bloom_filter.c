@@ -276,9 +276,9 @@ static VALUE counting_combine(VALUE self, VALUE other, VALUE op)
     rb_check_frozen(self);
     bf_counting *f = get_filter(self);
     const bf_counting *o = get_filter(other);
-    int and = bloomc_intersection_arg(op, f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k &&
-                                              f->seed == o->seed);
-    bf_counting_combine(f, o, and ? BF_COMBINE_MIN : BF_COMBINE_SUM);
+    int intersect = bloomc_intersection_arg(op, f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k &&
+                                                    f->seed == o->seed);
+    bf_counting_combine(f, o, intersect ? BF_COMBINE_MIN : BF_COMBINE_SUM);
     return self;
 }
 

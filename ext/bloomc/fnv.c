@@ -2,13 +2,13 @@
 #include "bloomc.h"
 #include "bf_hash.h"
 
-#define FNV_METHOD(name, bits)                                                          \
-    static VALUE fnv_s_##name(VALUE mod, VALUE str)                                     \
-    {                                                                                   \
-        StringValue(str);                                                               \
+#define FNV_METHOD(name, bits) \
+    static VALUE fnv_s_##name(VALUE mod, VALUE str) \
+    { \
+        StringValue(str); \
         VALUE h = ULL2NUM(bf_##name((const uint8_t *)RSTRING_PTR(str), (size_t)RSTRING_LEN(str))); \
-        RB_GC_GUARD(str);                                                               \
-        return h;                                                                       \
+        RB_GC_GUARD(str); \
+        return h; \
     }
 
 /* call-seq: FNV.fnv1_32(str) -> Integer (FNV-1, 32 bits, over every byte) */

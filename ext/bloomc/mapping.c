@@ -329,7 +329,7 @@ static int write_zeros(reservation *r, off_t at, off_t length)
             if (errno == EINTR) continue;
             return errno;
         }
-        if (got == 0) return EIO; /* the file shrank under the writer's lock */
+        if (got == 0) return EIO;        /* the file shrank under the writer's lock */
         size_t n = (size_t)got, run = 0; /* the run of zero grains starts at run */
         for (size_t i = 0; i < n; i += ZERO_GRAIN) {
             size_t grain = n - i < ZERO_GRAIN ? n - i : ZERO_GRAIN;
@@ -394,7 +394,7 @@ static VALUE mapping_s_reserve_blocks(VALUE module, VALUE fd, VALUE length, VALU
     ALLOCV_END(tmp);
     if (r.error)
         rb_syserr_fail_str(r.error, rb_sprintf("reserving the %" PRIsVALUE " bytes of %" PRIsVALUE, length, path));
-    return ID2SYM(rb_intern(already ? "allocated" : r.writing ? "zeros" : "fallocate"));
+    return ID2SYM(rb_intern(already ? "allocated" : (r.writing ? "zeros" : "fallocate")));
 }
 
 void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type)

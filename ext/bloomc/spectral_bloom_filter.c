@@ -298,10 +298,10 @@ static VALUE spectral_combine(VALUE self, VALUE other, VALUE op)
     bf_spectral *f = get_filter(self);
     const bf_spectral *o = get_filter(other);
     const bf_counting *a = &f->primary, *b = &o->primary;
-    int and = bloomc_intersection_arg(op, f->algorithm == o->algorithm && a->cells.count == b->cells.count &&
-                                              a->cells.width == b->cells.width && a->k == b->k && a->seed == b->seed &&
-                                              f->secondary.cells.count == o->secondary.cells.count);
-    bf_spectral_combine(f, o, and ? BF_COMBINE_MIN : BF_COMBINE_SUM);
+    int intersect = bloomc_intersection_arg(op, f->algorithm == o->algorithm && a->cells.count == b->cells.count &&
+                                                    a->cells.width == b->cells.width && a->k == b->k && a->seed == b->seed &&
+                                                    f->secondary.cells.count == o->secondary.cells.count);
+    bf_spectral_combine(f, o, intersect ? BF_COMBINE_MIN : BF_COMBINE_SUM);
     return self;
 }
 

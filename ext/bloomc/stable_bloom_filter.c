@@ -264,9 +264,9 @@ static VALUE stable_combine(VALUE self, VALUE other, VALUE op)
     rb_check_frozen(self);
     bf_stable *f = get_filter(self);
     const bf_stable *o = get_filter(other);
-    int and = bloomc_intersection_arg(op, f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k &&
-                                              f->d == o->d && f->seed == o->seed);
-    bf_stable_combine(f, o, and ? BF_COMBINE_MIN : BF_COMBINE_MAX);
+    int intersect = bloomc_intersection_arg(op, f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k &&
+                                                    f->d == o->d && f->seed == o->seed);
+    bf_stable_combine(f, o, intersect ? BF_COMBINE_MIN : BF_COMBINE_MAX);
     return self;
 }
 
