@@ -34,6 +34,7 @@
  * table half built. spec/bloomc/crc32c_spec.rb reaches every entry: it checks
  * each byte value at each of the 8 positions of a block against a bitwise
  * reference. */
+/* clang-format off */
 static const uint32_t crc32c_table[8][256] = {
     { /* [0][n]: n followed by 0 zero bytes */
         0x00000000, 0xf26b8303, 0xe13b70f7, 0x1350f3f4, 0xc79a971f, 0x35f1141c,
@@ -396,6 +397,7 @@ static const uint32_t crc32c_table[8][256] = {
         0xc451b7cc, 0x8d6dcaeb, 0x56294d82, 0x1f1530a5
     }
 };
+/* clang-format on */
 
 uint32_t bf_crc32c_sw(uint32_t crc, const void *data, size_t len)
 {
@@ -419,8 +421,7 @@ uint32_t bf_crc32c_sw(uint32_t crc, const void *data, size_t len)
 /* Set once by bf_crc32c_init, before the extension's methods can run. */
 static int use_sse42;
 
-__attribute__((target("sse4.2")))
-static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t len)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t len)
 {
     uint32_t c = ~crc;
     /* Bytes up to an 8-byte boundary, so no word load straddles cache lines. */
