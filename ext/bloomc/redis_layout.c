@@ -227,9 +227,12 @@ static VALUE layout_s_continuous_to_redis(VALUE klass, VALUE src, VALUE count, V
         if (age > BF_CONT_DIVISOR) continue;
         char bit = (char)(1u << (i & 7)); /* Redis offset (i & ~7) | (7 - (i & 7)), as the probes */
         /* bitmap a is the period a - 1 back */
-        char *bitmap = RSTRING_PTR(ages[age]), *bitmap1 = RSTRING_PTR(ages[1]);
+        char *bitmap = RSTRING_PTR(ages[age]);
         bitmap[i >> 3] |= bit;
-        if (age == 0) bitmap1[i >> 3] |= bit;
+        if (age == 0) {
+            bitmap = RSTRING_PTR(ages[1]);
+            bitmap[i >> 3] |= bit;
+        }
     }
     ruby_xfree(b.data);
     return rb_ary_new_from_values(BF_CONT_DIVISOR + 1, ages);
