@@ -67,9 +67,9 @@ __extension__ typedef unsigned __int128 fuzz_u128;
 
 /* Any mismatch with the model: stop right here so libFuzzer records the input
  * and the stack shows which check failed. */
-#define CHECK(cond)              \
-    do {                         \
-        if (!(cond)) abort();    \
+#define CHECK(cond) \
+    do { \
+        if (!(cond)) abort(); \
     } while (0)
 
 /* Model bookkeeping and whole-structure scans are kept out of libFuzzer's
@@ -103,8 +103,7 @@ typedef enum {
 /* OP_REINIT's byte % STRUCTURES, as fuzz/make_corpus.rb writes it. */
 static const structure_kind reinit_kinds[] = {
     KIND_BITS, KIND_BUCKETS, KIND_BLOOM, KIND_CONT, KIND_BLOCKED, KIND_COUNTING,
-    KIND_SPECTRAL, KIND_BITWISE, KIND_STABLE, KIND_A2, KIND_SCALABLE,
-};
+    KIND_SPECTRAL, KIND_BITWISE, KIND_STABLE, KIND_A2, KIND_SCALABLE};
 _Static_assert(sizeof reinit_kinds / sizeof reinit_kinds[0] == STRUCTURES, "every kind has its OP_REINIT byte");
 
 /* Limits of what the input may ask for. */
@@ -131,12 +130,12 @@ typedef struct {
     size_t size, pos;
     uint64_t scan_budget; /* see SCAN_BUDGET */
     unsigned reinits;
-    unsigned sizings;     /* blocked-filter sizings (milliseconds each): one per input */
-    unsigned rates;       /* blocked-filter rate spot checks, see MAX_RATES */
-    uint64_t add_budget;  /* probes of repeated adds, see ADD_BUDGET */
-    unsigned merges;      /* merges of twins, see MAX_MERGES */
-    unsigned plants;      /* slots planted in continuous filters, see MAX_PLANTS */
-    uint64_t crc_budget;  /* bytes checksummed, see CRC_BUDGET */
+    unsigned sizings;    /* blocked-filter sizings (milliseconds each): one per input */
+    unsigned rates;      /* blocked-filter rate spot checks, see MAX_RATES */
+    uint64_t add_budget; /* probes of repeated adds, see ADD_BUDGET */
+    unsigned merges;     /* merges of twins, see MAX_MERGES */
+    unsigned plants;     /* slots planted in continuous filters, see MAX_PLANTS */
+    uint64_t crc_budget; /* bytes checksummed, see CRC_BUDGET */
 } reader;
 
 /* Whether a mid-program scan costing `cost` may run (and pay for it). */
@@ -307,10 +306,20 @@ static void ref_murmur3_128(const uint8_t *data, size_t len, uint32_t seed, uint
     uint64_t h1 = seed, h2 = seed;
     for (size_t i = 0; i < nblocks; i++) {
         uint64_t k1 = ref_block64(data + 16 * i), k2 = ref_block64(data + 16 * i + 8);
-        k1 *= c1; k1 = ref_rotl64(k1, 31); k1 *= c2; h1 ^= k1;
-        h1 = ref_rotl64(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
-        k2 *= c2; k2 = ref_rotl64(k2, 33); k2 *= c1; h2 ^= k2;
-        h2 = ref_rotl64(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+        k1 *= c1;
+        k1 = ref_rotl64(k1, 31);
+        k1 *= c2;
+        h1 ^= k1;
+        h1 = ref_rotl64(h1, 27);
+        h1 += h2;
+        h1 = h1 * 5 + 0x52dce729;
+        k2 *= c2;
+        k2 = ref_rotl64(k2, 33);
+        k2 *= c1;
+        h2 ^= k2;
+        h2 = ref_rotl64(h2, 31);
+        h2 += h1;
+        h2 = h2 * 5 + 0x38495ab5;
     }
     const uint8_t *tail = data + 16 * nblocks;
     uint64_t k1 = 0, k2 = 0;
@@ -323,7 +332,10 @@ static void ref_murmur3_128(const uint8_t *data, size_t len, uint32_t seed, uint
     case 10: k2 ^= (uint64_t)tail[9] << 8;   /* fall through */
     case 9:
         k2 ^= (uint64_t)tail[8];
-        k2 *= c2; k2 = ref_rotl64(k2, 33); k2 *= c1; h2 ^= k2;
+        k2 *= c2;
+        k2 = ref_rotl64(k2, 33);
+        k2 *= c1;
+        h2 ^= k2;
         /* fall through */
     case 8: k1 ^= (uint64_t)tail[7] << 56; /* fall through */
     case 7: k1 ^= (uint64_t)tail[6] << 48; /* fall through */
@@ -334,7 +346,10 @@ static void ref_murmur3_128(const uint8_t *data, size_t len, uint32_t seed, uint
     case 2: k1 ^= (uint64_t)tail[1] << 8;  /* fall through */
     case 1:
         k1 ^= (uint64_t)tail[0];
-        k1 *= c1; k1 = ref_rotl64(k1, 31); k1 *= c2; h1 ^= k1;
+        k1 *= c1;
+        k1 = ref_rotl64(k1, 31);
+        k1 *= c2;
+        h1 ^= k1;
     }
     h1 ^= (uint64_t)len;
     h2 ^= (uint64_t)len;
@@ -608,7 +623,7 @@ typedef struct {
     bf_bloom f;
     uint8_t *model; /* one byte per bit */
     uint64_t ones, adds;
-    uint64_t distinct;  /* adds that found a clear bit: the model of f.distinct */
+    uint64_t distinct; /* adds that found a clear bit: the model of f.distinct */
     key_list keys;
 } bloom_state;
 
@@ -738,13 +753,13 @@ typedef struct {
      * (0..2 live; 3..14 only for a slot planted from outside, "stale"), or
      * AGE_EMPTY. */
     uint8_t *age;
-    uint32_t *expect;   /* scratch: expected bucket values */
-    uint64_t nonzero;   /* buckets not empty */
+    uint32_t *expect;                     /* scratch: expected bucket values */
+    uint64_t nonzero;                     /* buckets not empty */
     uint64_t recent[BF_CONT_DIVISOR + 1]; /* the model of f.recent_adds */
-    uint32_t slot0;     /* slot at creation */
-    uint32_t tmod;      /* ticks since creation, mod BF_CONT_SLOTS */
-    uint64_t ticks;     /* ticks since creation, mod 2^64 */
-    key_list keys;      /* adds of the last 0..2 ticks, with their age */
+    uint32_t slot0;                       /* slot at creation */
+    uint32_t tmod;                        /* ticks since creation, mod BF_CONT_SLOTS */
+    uint64_t ticks;                       /* ticks since creation, mod 2^64 */
+    key_list keys;                        /* adds of the last 0..2 ticks, with their age */
 } cont_state;
 
 static void cont_free(cont_state *s)
@@ -1714,7 +1729,7 @@ static void buckets_dec_run_op(buckets_state *s, reader *r)
             buckets_check_span(s, 0, n - to_end);
         }
     } else {
-        first %= count + 1;          /* first == count: an empty run at the end */
+        first %= count + 1; /* first == count: an empty run at the end */
         n %= count - first + 1;
         bf_buckets_decrement_run(&s->f, first, n);
         buckets_model_dec_run(s, first, n);
@@ -1730,13 +1745,13 @@ static void buckets_dec_run_op(buckets_state *s, reader *r)
  * keys with MurmurHash3 only and place them with bf_positions (checked by
  * positions() above). Their models keep cells as plain uint32s. */
 
-#define CELLS_MAX_M 1024     /* counting, spectral (each of the two), stable */
+#define CELLS_MAX_M 1024 /* counting, spectral (each of the two), stable */
 #define BITWISE_MAX_M 512
-#define BITWISE_K_MAX 32     /* larger k is the counting and spectral filters' */
+#define BITWISE_K_MAX 32      /* larger k is the counting and spectral filters' */
 #define BITWISE_MAX_LEVELS 16 /* 6 levels take 2^32 adds of a key; more is a bug */
-#define A2_MAX_BITS 2048     /* per half */
+#define A2_MAX_BITS 2048      /* per half */
 #define A2_MAX_CAPACITY 48
-#define MAX_REPEAT 16        /* adds per counting/spectral add op */
+#define MAX_REPEAT 16 /* adds per counting/spectral add op */
 #define BITWISE_MAX_REPEAT 1024
 /* Repeated adds (past the first of each op) cost up to this many probes per
  * input, over all structures (a bitwise add costs k per level it may scan):
@@ -1878,11 +1893,11 @@ MODEL static void cells_check_all(const bf_buckets *b, const uint32_t *model)
  * lower-bound checks need to know of each. */
 typedef struct {
     key_ref key;
-    bf_key_hash h;       /* under the structure's seed */
-    uint64_t n;          /* true count: adds less deletes while it had any */
-    uint64_t sc;         /* RM: what it put into the secondary cells, less what it took */
-    uint64_t last;       /* stable: adds so far at its last add; A2: swaps so far at it */
-    uint8_t unreliable;  /* RM: it entered the secondary through a false positive */
+    bf_key_hash h;      /* under the structure's seed */
+    uint64_t n;         /* true count: adds less deletes while it had any */
+    uint64_t sc;        /* RM: what it put into the secondary cells, less what it took */
+    uint64_t last;      /* stable: adds so far at its last add; A2: swaps so far at it */
+    uint8_t unreliable; /* RM: it entered the secondary through a false positive */
 } tally_entry;
 
 typedef struct {
@@ -2101,8 +2116,8 @@ typedef struct {
     bf_spectral f;
     uint32_t *pmodel, *smodel; /* smodel: RM only */
     uint64_t pcount, psat, scount, ssat;
-    uint64_t pdistinct;  /* f.primary.distinct, as the counting filter's */
-    int ptaint, staint;  /* a false positive deleted from the primary / the secondary */
+    uint64_t pdistinct; /* f.primary.distinct, as the counting filter's */
+    int ptaint, staint; /* a false positive deleted from the primary / the secondary */
     tally keys;
 } spectral_state;
 
@@ -2521,7 +2536,7 @@ typedef struct {
     uint32_t *model;
     uint64_t random; /* the model's generator */
     uint64_t adds;
-    tally keys;      /* last: adds so far at the key's last add */
+    tally keys; /* last: adds so far at the key's last add */
 } stable_state;
 
 static void stable_free(stable_state *s)
@@ -2791,10 +2806,10 @@ typedef struct {
     uint8_t *model[BF_SCALABLE_LAYERS_MAX];  /* a byte per bit of each layer */
     uint64_t lcount[BF_SCALABLE_LAYERS_MAX]; /* each layer's count */
     uint64_t ones[BF_SCALABLE_LAYERS_MAX];   /* each layer's bits set */
-    uint64_t count;   /* adds that found or took their key (f.count) */
-    uint64_t added;   /* adds that took a new key: distinct, until a union */
-    int unions;       /* a union made the counts estimates (past capacity, maybe) */
-    key_list keys;    /* every key taken: found ever after */
+    uint64_t count;                          /* adds that found or took their key (f.count) */
+    uint64_t added;                          /* adds that took a new key: distinct, until a union */
+    int unions;                              /* a union made the counts estimates (past capacity, maybe) */
+    key_list keys;                           /* every key taken: found ever after */
 } scalable_state;
 
 static void scalable_free(scalable_state *s)
@@ -3677,21 +3692,21 @@ static void twin_op(world *w, reader *r)
 /* ------------------------------------------------------------ merges */
 
 /* bf_bits_or / bf_bits_and: bit by bit. */
-MODEL static void bits_model_merge(bits_state *d, const bits_state *s, int and)
+MODEL static void bits_model_merge(bits_state *d, const bits_state *s, int intersect)
 {
     d->ones = 0;
     for (uint64_t i = 0; i < d->f.nbits; i++) {
-        d->model[i] = and ? (d->model[i] & s->model[i]) : (d->model[i] | s->model[i]);
+        d->model[i] = intersect ? (d->model[i] & s->model[i]) : (d->model[i] | s->model[i]);
         d->ones += d->model[i];
     }
 }
 
-static void bits_merge(bits_state *d, bits_state *s, int and, reader *r)
+static void bits_merge(bits_state *d, bits_state *s, int intersect, reader *r)
 {
     if (!d->f.data || !s->f.data || d->f.nbits != s->f.nbits || !may_merge(r)) return;
-    if (and) bf_bits_and(&d->f, &s->f);
+    if (intersect) bf_bits_and(&d->f, &s->f);
     else bf_bits_or(&d->f, &s->f);
-    bits_model_merge(d, s, and);
+    bits_model_merge(d, s, intersect);
     bits_check(d, NULL);
     bits_check(s, NULL);
 }
@@ -3732,7 +3747,7 @@ MODEL static void cont_model_merge(cont_state *d, const cont_state *s, const rea
         uint8_t a = d->age[i], b = s->age[i], n;
         int la = age_live(a), lb = age_live(b);
         if (intersect) n = la && lb ? (a > b ? a : b) : AGE_EMPTY;
-        else n = la ? (lb && b < a ? b : a) : lb ? b : AGE_EMPTY;
+        else n = la ? (lb && b < a ? b : a) : (lb ? b : AGE_EMPTY);
         if (a != AGE_EMPTY) d->nonzero--;
         if (n != AGE_EMPTY) d->nonzero++;
         d->age[i] = n;
@@ -3778,7 +3793,11 @@ static void cont_merge(cont_state *d, cont_state *s, int intersect, reader *r)
 
 /* Tallies of merged histories. Sum: each key's true counts added. Min: the
  * smaller of the two (0 for a key of one history only). Max: the larger. */
-enum { TALLY_SUM, TALLY_MIN, TALLY_MAX };
+enum {
+    TALLY_SUM,
+    TALLY_MIN,
+    TALLY_MAX
+};
 
 MODEL static void tally_merge_counts(tally *d, const tally *s, const reader *r, int how)
 {
@@ -4054,10 +4073,10 @@ static void a2_merge(a2_state *d, a2_state *s, int intersect, reader *r)
  * intersection. distinct is left to the binding, which recounts it from the
  * fill: the model takes dst's from here on. */
 MODEL static void filter_model_merge(uint8_t *dm, const uint8_t *sm, uint64_t nbits, key_list *dk, const key_list *sk,
-                                     const reader *r, int and)
+                                     const reader *r, int intersect)
 {
-    for (uint64_t i = 0; i < nbits; i++) dm[i] = and ? (dm[i] & sm[i]) : (dm[i] | sm[i]);
-    if (and) {
+    for (uint64_t i = 0; i < nbits; i++) dm[i] = intersect ? (dm[i] & sm[i]) : (dm[i] | sm[i]);
+    if (intersect) {
         key_index *ix = keys_index(sk, r);
         size_t keep = 0;
         for (size_t i = 0; i < dk->len; i++)
@@ -4070,41 +4089,41 @@ MODEL static void filter_model_merge(uint8_t *dm, const uint8_t *sm, uint64_t nb
     }
 }
 
-static uint64_t merged_count(uint64_t a, uint64_t b, int and)
+static uint64_t merged_count(uint64_t a, uint64_t b, int intersect)
 {
-    if (and) return a < b ? a : b;
+    if (intersect) return a < b ? a : b;
     return b > UINT64_MAX - a ? UINT64_MAX : a + b;
 }
 
-static void bloom_merge(bloom_state *d, bloom_state *s, int and, reader *r)
+static void bloom_merge(bloom_state *d, bloom_state *s, int intersect, reader *r)
 {
     if (!d->f.bits.data || !s->f.bits.data || d->f.bits.nbits != s->f.bits.nbits || d->f.k != s->f.k ||
         d->f.seed != s->f.seed || d->f.hash != s->f.hash || !may_merge(r))
         return;
-    if (and) bf_bits_and(&d->f.bits, &s->f.bits);
+    if (intersect) bf_bits_and(&d->f.bits, &s->f.bits);
     else bf_bits_or(&d->f.bits, &s->f.bits);
-    d->f.count = merged_count(d->f.count, s->f.count, and);
-    d->adds = merged_count(d->adds, s->adds, and);
+    d->f.count = merged_count(d->f.count, s->f.count, intersect);
+    d->adds = merged_count(d->adds, s->adds, intersect);
     d->distinct = d->f.distinct;
-    filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, and);
+    filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, intersect);
     d->ones = 0;
     for (uint64_t i = 0; i < d->f.bits.nbits; i++) d->ones += d->model[i];
     bloom_final(d, r);
     bloom_final(s, r);
 }
 
-static void blocked_merge(blocked_state *d, blocked_state *s, int and, reader *r)
+static void blocked_merge(blocked_state *d, blocked_state *s, int intersect, reader *r)
 {
     if (!d->f.bits.data || !s->f.bits.data || d->f.nblocks != s->f.nblocks || d->f.k != s->f.k ||
         d->f.seed != s->f.seed || !may_merge(r))
         return;
-    if (and) bf_bits_and(&d->f.bits, &s->f.bits);
+    if (intersect) bf_bits_and(&d->f.bits, &s->f.bits);
     else bf_bits_or(&d->f.bits, &s->f.bits);
-    d->f.count = merged_count(d->f.count, s->f.count, and);
-    d->adds = merged_count(d->adds, s->adds, and);
+    d->f.count = merged_count(d->f.count, s->f.count, intersect);
+    d->adds = merged_count(d->adds, s->adds, intersect);
     d->distinct = d->f.distinct;
-    filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, and);
-    if (and) d->last_rate = 0; /* bits cleared: the rate may fall */
+    filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, intersect);
+    if (intersect) d->last_rate = 0; /* bits cleared: the rate may fall */
     blocked_final(d, r);
     blocked_final(s, r);
     blocked_rate_now(d);
@@ -4138,7 +4157,7 @@ MODEL static void scalable_model_union(scalable_state *d, const scalable_state *
         double mm = (double)m, k = d->f.layers[i].k;
         uint64_t estimate = ones >= m ? UINT64_MAX : (uint64_t)llround(-(mm / k) * log1p(-(double)ones / mm));
         /* the union holds at least the larger set and at most both */
-        d->lcount[i] = estimate < larger ? larger : estimate > both ? both : estimate;
+        d->lcount[i] = estimate < larger ? larger : (estimate > both ? both : estimate);
     }
     d->count = s->count > UINT64_MAX - d->count ? UINT64_MAX : d->count + s->count;
     d->unions = 1;
@@ -4179,20 +4198,20 @@ static void merge_op(world *w, reader *r)
 {
     structure_kind which = rd_kind(r);
     uint8_t flags = rd_u8(r);
-    int rev = flags >> 7, and = flags & 1;
-    bf_combine_op op = and ? BF_COMBINE_MIN : BF_COMBINE_SUM;
+    int rev = flags >> 7, intersect = flags & 1;
+    bf_combine_op op = intersect ? BF_COMBINE_MIN : BF_COMBINE_SUM;
 #define PICK(a, b) (rev ? &w->b : &w->a), (rev ? &w->a : &w->b)
     switch (which) {
-    case KIND_BITS: bits_merge(PICK(bits, bits2), and, r); break;
+    case KIND_BITS: bits_merge(PICK(bits, bits2), intersect, r); break;
     case KIND_BUCKETS: buckets_merge(PICK(buckets, buckets2), combine_ops[(flags & 0x7f) % 3], r); break;
-    case KIND_CONT: cont_merge(PICK(cont, cont2), and, r); break;
+    case KIND_CONT: cont_merge(PICK(cont, cont2), intersect, r); break;
     case KIND_COUNTING: counting_merge(PICK(counting, counting2), op, r); break;
     case KIND_SPECTRAL: spectral_merge(PICK(spectral, spectral2), op, r); break;
-    case KIND_BITWISE: bitwise_merge(PICK(bitwise, bitwise2), and, r); break;
-    case KIND_STABLE: stable_merge(PICK(stable, stable2), and, r); break;
-    case KIND_A2: a2_merge(PICK(a2, a22), and, r); break;
-    case KIND_BLOOM: bloom_merge(PICK(bloom, bloom2), and, r); break;
-    case KIND_BLOCKED: blocked_merge(PICK(blocked, blocked2), and, r); break;
+    case KIND_BITWISE: bitwise_merge(PICK(bitwise, bitwise2), intersect, r); break;
+    case KIND_STABLE: stable_merge(PICK(stable, stable2), intersect, r); break;
+    case KIND_A2: a2_merge(PICK(a2, a22), intersect, r); break;
+    case KIND_BLOOM: bloom_merge(PICK(bloom, bloom2), intersect, r); break;
+    case KIND_BLOCKED: blocked_merge(PICK(blocked, blocked2), intersect, r); break;
     case KIND_SCALABLE: scalable_union(PICK(scalable, scalable2), r); break;
     case STRUCTURES: break;
     }
@@ -4240,7 +4259,7 @@ static void check_crc_vectors(void)
     CHECK(bf_crc32c(0, nine, 9) == 0xE3069283U && bf_crc32c_sw(0, nine, 9) == 0xE3069283U);
     static const uint32_t want[4] = {0x8A9136AAU, 0x62A8AB43U, 0x46DD794EU, 0x113FDB5CU};
     for (int v = 0; v < 4; v++) {
-        for (int i = 0; i < 32; i++) buf[i] = (uint8_t)(v == 0 ? 0 : v == 1 ? 0xff : v == 2 ? i : 31 - i);
+        for (int i = 0; i < 32; i++) buf[i] = (uint8_t)(v == 0 ? 0 : (v == 1 ? 0xff : (v == 2 ? i : 31 - i)));
         CHECK(ref_crc32c(0, buf, 32) == want[v]);
         CHECK(bf_crc32c(0, buf, 32) == want[v] && bf_crc32c_sw(0, buf, 32) == want[v]);
     }
@@ -4381,19 +4400,32 @@ static void tail_op(world *w, reader *r)
     uint16_t off = rd_u16(r);
     uint8_t flags = rd_u8(r);
     switch (which) {
-    case 0: if (w->bits.f.data) tail_bits(&w->bits.f, off, flags); break;
-    case 1: if (w->bits2.f.data) tail_bits(&w->bits2.f, off, flags); break;
-    case 2: if (w->buckets.f.data) tail_buckets(&w->buckets.f, off, flags, NULL, 1, 1); break;
-    case 3: if (w->buckets2.f.data) tail_buckets(&w->buckets2.f, off, flags, NULL, 1, 1); break;
-    case 4: case 5: {
+    case 0:
+        if (w->bits.f.data) tail_bits(&w->bits.f, off, flags);
+        break;
+    case 1:
+        if (w->bits2.f.data) tail_bits(&w->bits2.f, off, flags);
+        break;
+    case 2:
+        if (w->buckets.f.data) tail_buckets(&w->buckets.f, off, flags, NULL, 1, 1);
+        break;
+    case 3:
+        if (w->buckets2.f.data) tail_buckets(&w->buckets2.f, off, flags, NULL, 1, 1);
+        break;
+    case 4:
+    case 5: {
         cont_state *c = which == 4 ? &w->cont : &w->cont2;
         if (!c->f.buckets.data) break;
         uint64_t stale = cont_model_stale(c), last = c->f.buckets.count - 1;
         tail_buckets(&c->f.buckets, off, flags, &c->f, stale == 0, stale == (uint64_t)age_stale(c->age[last]));
         break;
     }
-    case 6: if (w->counting.f.cells.data) tail_buckets(&w->counting.f.cells, off, flags, NULL, 1, 1); break;
-    default: if (w->a2.f.halves[0].data) tail_bits(&w->a2.f.halves[off & 1], (uint16_t)(off >> 1), flags); break;
+    case 6:
+        if (w->counting.f.cells.data) tail_buckets(&w->counting.f.cells, off, flags, NULL, 1, 1);
+        break;
+    default:
+        if (w->a2.f.halves[0].data) tail_bits(&w->a2.f.halves[off & 1], (uint16_t)(off >> 1), flags);
+        break;
     }
 }
 
@@ -4473,6 +4505,7 @@ static void cont_tick_split_op(cont_state *s, reader *r)
 
 /* ------------------------------------------------------------------ main */
 
+/* clang-format off */
 enum {
     OP_BITS_SET, OP_BITS_CLEAR, OP_BITS_GET, OP_BITS_CHECK,
     OP_BK_SET, OP_BK_GET, OP_BK_INC, OP_BK_DEC, OP_BK_CHECK,
@@ -4493,6 +4526,7 @@ enum {
     OP_SC_ADD, OP_SC_CONTAINS, OP_SC_BATCH, OP_SC_CHECK,
     OP_COUNT
 };
+/* clang-format on */
 
 /* Everything compared in full, then freed. */
 static void world_final(world *w, reader *r)
@@ -4586,22 +4620,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (r.pos < r.size) {
         unsigned op = rd_u8(&r) % OP_COUNT;
         switch (op) {
-        case OP_BITS_SET: case OP_BITS_CLEAR: case OP_BITS_GET:
+        case OP_BITS_SET:
+        case OP_BITS_CLEAR:
+        case OP_BITS_GET:
             bits_op(&w.bits, op - OP_BITS_SET, &r);
             break;
         case OP_BITS_CHECK:
             bits_check(&w.bits, &r);
             break;
-        case OP_BK_SET: case OP_BK_GET: case OP_BK_INC: case OP_BK_DEC:
+        case OP_BK_SET:
+        case OP_BK_GET:
+        case OP_BK_INC:
+        case OP_BK_DEC:
             buckets_op(&w.buckets, op - OP_BK_SET, &r);
             break;
         case OP_BK_CHECK:
             buckets_check(&w.buckets, &r);
             break;
-        case OP_BLOOM_ADD: case OP_BLOOM_CONTAINS: case OP_BLOOM_RECENT:
+        case OP_BLOOM_ADD:
+        case OP_BLOOM_CONTAINS:
+        case OP_BLOOM_RECENT:
             bloom_op(&w.bloom, op - OP_BLOOM_ADD, &r);
             break;
-        case OP_CONT_ADD: case OP_CONT_TICK: case OP_CONT_LOOKUP: case OP_CONT_TICK_BIG:
+        case OP_CONT_ADD:
+        case OP_CONT_TICK:
+        case OP_CONT_LOOKUP:
+        case OP_CONT_TICK_BIG:
             cont_op(&w.cont, op - OP_CONT_ADD, &r);
             break;
         case OP_HASH:
@@ -4614,9 +4658,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             structure_kind which = reinit_kinds[rd_u8(&r) % STRUCTURES];
             if (r.reinits++ >= MAX_REINITS) break; /* the header bytes then read as ops */
             switch (which) {
-            case KIND_BITS: bits_check(&w.bits, NULL); bits_init(&w.bits, &r); break;
-            case KIND_BUCKETS: buckets_check(&w.buckets, NULL); buckets_init(&w.buckets, &r); break;
-            case KIND_BLOOM: bloom_final(&w.bloom, &r); bloom_init(&w.bloom, &r); break;
+            case KIND_BITS:
+                bits_check(&w.bits, NULL);
+                bits_init(&w.bits, &r);
+                break;
+            case KIND_BUCKETS:
+                buckets_check(&w.buckets, NULL);
+                buckets_init(&w.buckets, &r);
+                break;
+            case KIND_BLOOM:
+                bloom_final(&w.bloom, &r);
+                bloom_init(&w.bloom, &r);
+                break;
             case KIND_CONT:
                 if (w.cont.f.buckets.data) {
                     cont_check_all(&w.cont, NULL);
@@ -4624,13 +4677,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 }
                 cont_init(&w.cont, &r);
                 break;
-            case KIND_BLOCKED: blocked_final(&w.blocked, &r); blocked_rate_now(&w.blocked); blocked_init(&w.blocked, &r); break;
-            case KIND_COUNTING: counting_check_all(&w.counting, &r); counting_init(&w.counting, &r); break;
-            case KIND_SPECTRAL: spectral_check_all(&w.spectral, &r); spectral_init(&w.spectral, &r); break;
-            case KIND_BITWISE: bitwise_check_all(&w.bitwise, &r); bitwise_init(&w.bitwise, &r); break;
-            case KIND_STABLE: stable_check_all(&w.stable, &r); stable_init(&w.stable, &r); break;
-            case KIND_A2: a2_check_all(&w.a2, &r); a2_init(&w.a2, &r); break;
-            case KIND_SCALABLE: sc_check_all(&w.scalable, &r); scalable_init(&w.scalable, &r); break;
+            case KIND_BLOCKED:
+                blocked_final(&w.blocked, &r);
+                blocked_rate_now(&w.blocked);
+                blocked_init(&w.blocked, &r);
+                break;
+            case KIND_COUNTING:
+                counting_check_all(&w.counting, &r);
+                counting_init(&w.counting, &r);
+                break;
+            case KIND_SPECTRAL:
+                spectral_check_all(&w.spectral, &r);
+                spectral_init(&w.spectral, &r);
+                break;
+            case KIND_BITWISE:
+                bitwise_check_all(&w.bitwise, &r);
+                bitwise_init(&w.bitwise, &r);
+                break;
+            case KIND_STABLE:
+                stable_check_all(&w.stable, &r);
+                stable_init(&w.stable, &r);
+                break;
+            case KIND_A2:
+                a2_check_all(&w.a2, &r);
+                a2_init(&w.a2, &r);
+                break;
+            case KIND_SCALABLE:
+                sc_check_all(&w.scalable, &r);
+                scalable_init(&w.scalable, &r);
+                break;
             case STRUCTURES: break;
             }
             break;
@@ -4644,7 +4719,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_CONT_BATCH:
             cont_batch_op(&w.cont, &r);
             break;
-        case OP_BLOCKED_ADD: case OP_BLOCKED_CONTAINS: case OP_BLOCKED_BATCH:
+        case OP_BLOCKED_ADD:
+        case OP_BLOCKED_CONTAINS:
+        case OP_BLOCKED_BATCH:
             blocked_op(&w.blocked, op - OP_BLOCKED_ADD, &r);
             break;
         case OP_BLOCKED_SIZE:
@@ -4659,19 +4736,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_BK_DEC_RUN:
             buckets_dec_run_op(&w.buckets, &r);
             break;
-        case OP_CNT_ADD: case OP_CNT_REMOVE: case OP_CNT_REMOVE_KNOWN: case OP_CNT_COUNT: case OP_CNT_CHECK:
+        case OP_CNT_ADD:
+        case OP_CNT_REMOVE:
+        case OP_CNT_REMOVE_KNOWN:
+        case OP_CNT_COUNT:
+        case OP_CNT_CHECK:
             counting_op(&w.counting, op - OP_CNT_ADD, &r);
             break;
-        case OP_SPEC_ADD: case OP_SPEC_REMOVE: case OP_SPEC_REMOVE_KNOWN: case OP_SPEC_COUNT: case OP_SPEC_CHECK:
+        case OP_SPEC_ADD:
+        case OP_SPEC_REMOVE:
+        case OP_SPEC_REMOVE_KNOWN:
+        case OP_SPEC_COUNT:
+        case OP_SPEC_CHECK:
             spectral_op(&w.spectral, op - OP_SPEC_ADD, &r);
             break;
-        case OP_BW_ADD: case OP_BW_COUNT: case OP_BW_CHECK:
+        case OP_BW_ADD:
+        case OP_BW_COUNT:
+        case OP_BW_CHECK:
             bitwise_op(&w.bitwise, op - OP_BW_ADD, &r);
             break;
-        case OP_ST_ADD: case OP_ST_CONTAINS: case OP_ST_CHECK:
+        case OP_ST_ADD:
+        case OP_ST_CONTAINS:
+        case OP_ST_CHECK:
             stable_op(&w.stable, op - OP_ST_ADD, &r);
             break;
-        case OP_A2_ADD: case OP_A2_CONTAINS: case OP_A2_CHECK:
+        case OP_A2_ADD:
+        case OP_A2_CONTAINS:
+        case OP_A2_CHECK:
             a2_op(&w.a2, op - OP_A2_ADD, &r);
             break;
         case OP_TWIN_MAKE:
@@ -4701,7 +4792,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OP_BLOCKED_RATE_NOW:
             blocked_rate_now(&w.blocked);
             break;
-        case OP_SC_ADD: case OP_SC_CONTAINS: case OP_SC_BATCH: case OP_SC_CHECK:
+        case OP_SC_ADD:
+        case OP_SC_CONTAINS:
+        case OP_SC_BATCH:
+        case OP_SC_CHECK:
             scalable_op(&w.scalable, op - OP_SC_ADD, &r);
             break;
         }
