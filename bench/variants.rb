@@ -12,7 +12,7 @@ VARIANTS = {
   "SpectralBloomFilter :rm" => ->(c, e) { Bloomc::SpectralBloomFilter.new(capacity: c, error_rate: e, algorithm: :rm) },
   "BitwiseBloomFilter w=4" => ->(c, e) { Bloomc::BitwiseBloomFilter.new(capacity: c, error_rate: e) },
   "StableBloomFilter w=3" => ->(c, e) { Bloomc::StableBloomFilter.new(capacity: c, error_rate: e, random_seed: 1) },
-  "A2BloomFilter" => ->(c, e) { Bloomc::A2BloomFilter.new(capacity: c, error_rate: e) },
+  "A2BloomFilter" => ->(c, e) { Bloomc::A2BloomFilter.new(capacity: c, error_rate: e) }
 }.freeze
 
 def run_variants(capacity:, present:, absent:, rounds:, error: ERROR)

@@ -321,7 +321,6 @@ module Bloomc
       raise UsageError, "#{shown}: #{e.message.sub(/ @ \w+/, '').split(' - ').first}"
     end
 
-
     def info(argv)
       _, paths = parse(argv) || (return OK)
       raise UsageError, "give one FILTER" unless paths.size == 1

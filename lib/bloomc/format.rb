@@ -136,9 +136,7 @@ module Bloomc
           data << file.read(stored).to_s
         else # a pipe: no size to check, so read it a chunk at a time
           chunk = "".b
-          while data.bytesize < total && file.read([total - data.bytesize, 1 << 20].min, chunk)
-            data << chunk
-          end
+          data << chunk while data.bytesize < total && file.read([total - data.bytesize, 1 << 20].min, chunk)
         end
         fail!("truncated or padded: more bytes than the header says (#{total})") unless file.eof?
         data

@@ -167,6 +167,7 @@ module Bloomc
 
       if mapped.nlink.zero?
         raise IOError, "#{path} was replaced while mapped: the keys added since are in no file" if named
+
         raise IOError, "#{path} was deleted while mapped: its keys are in no file"
       end
       return if @mapped.warned_moved

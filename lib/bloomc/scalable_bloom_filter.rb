@@ -63,7 +63,7 @@ module Bloomc
     # @api private
     def self.check(error_rate:, initial_capacity:, growth:, tightening:, even_layers:, max_capacity:)
       real = ->(v) { v.is_a?(Numeric) && v.real? }
-      whole = ->(name, v, range) do
+      whole = lambda do |name, v, range|
         raise TypeError, "#{name} must be an Integer, not #{v.class}" unless v.is_a?(Integer)
         raise ArgumentError, "#{name} must be in #{range}, got #{v}" unless range.cover?(v)
       end
@@ -140,8 +140,8 @@ module Bloomc
       shown = rows.map { |_, _, capacity, count, _, _| count < capacity ? "#{count}/#{capacity}" : count.to_s }
       shown = [*shown.first(2), "...", *shown.last(2)] if shown.size > 5
       rate = current_fpr
-      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')})" \
-        " fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
+      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')}) " \
+        "fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
     end
   end
 end
