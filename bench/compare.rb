@@ -41,7 +41,9 @@ SAMPLE = 20_000
 SAMPLE_ABOVE = 500_000
 
 STARTED = now
-warn "bench: BLOOMC_DEBUG=1 builds the extension at -O1 with Ruby's checks on; these numbers are not the release build's" if ENV["BLOOMC_DEBUG"] == "1"
+if ENV["BLOOMC_DEBUG"] == "1"
+  warn "bench: BLOOMC_DEBUG=1 builds the extension at -O1 with Ruby's checks on; these numbers are not the release build's"
+end
 puts "bloomc #{Bloomc::VERSION} on ruby #{RUBY_VERSION} (#{RUBY_PLATFORM}), #{`nproc`.strip} cores, " \
      "fastest of #{ROUNDS} interleaved rounds#{" (large: #{LARGE_ROUNDS})" if LARGE}"
 
@@ -161,7 +163,7 @@ def run_scenario(title, capacity:, present:, absent:, rounds:)
   jobs = {
     ["floor", "empty loop"] => -> { present.each { |key| key } },
     # A block, like every other job (each(&:hash) would skip the block call).
-    ["floor", "String#hash loop"] => -> { present.each { |key| key.hash } },
+    ["floor", "String#hash loop"] => -> { present.each { |key| key.hash } }, # rubocop:disable Style/SymbolProc -- see above
     # The least any lookup of a String key can cost from Ruby: a call into C
     # that reads the key's first byte, nothing more.
     ["floor", "getbyte loop"] => -> { present.each { |key| key.getbyte(0) } }
@@ -237,7 +239,7 @@ def print_speed_table(results)
     BATCH_OPS.each { |op| rows << [impl.name, op, [impl.name, op]] } if impl.batch
   end
   header = %w[implementation operation]
-  results.each do |key, _|
+  results.each_key do |key|
     header += ["#{key} ns/key", "#{key} vs hash", "#{key} bloomc speed-up"]
   end
   table = rows.map do |name, op_label, job|
@@ -304,7 +306,6 @@ def time_ticks(sizes)
     best = Float::INFINITY
     set_after = nil
     rounds.times do
-      copy = nil
       GC.start
       copy = filter.dup
       started = now
@@ -419,7 +420,7 @@ def print_targets(results, tick_timings, scalable)
       checks = ["1%", "0.1%"].zip(sizes).to_h do |rate, size|
         array = size[:m].fdiv(bits_per_byte).ceil
         extra = size[:bytes] - array
-        [rate, ["m/#{bits_per_byte}+#{extra} B", extra >= 0 && extra <= 0.01 * array]]
+        [rate, ["m/#{bits_per_byte}+#{extra} B", extra.between?(0, 0.01 * array)]]
       end
       rows << target_row("#{key}: #{cls} memory", "m/#{bits_per_byte} + <= 1%", checks)
     end

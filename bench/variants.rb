@@ -21,7 +21,7 @@ def run_variants(capacity:, present:, absent:, rounds:, error: ERROR)
   filters = VARIANTS.transform_values do |make|
     make.(capacity, error).tap { |f| present.each { |key| f.add(key) } }
   end
-  jobs = { "String#hash loop" => -> { present.each { |key| key.hash } } }
+  jobs = { "String#hash loop" => -> { present.each { |key| key.hash } } } # rubocop:disable Style/SymbolProc -- a block, as every job has
   filters.each do |name, f|
     make = VARIANTS[name]
     jobs[[name, "add"]] = [-> { make.(capacity, error) }, ->(fresh) { present.each { |key| fresh.add(key) } }]

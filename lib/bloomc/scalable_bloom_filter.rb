@@ -69,14 +69,14 @@ module Bloomc
       end
       BloomHelper.send(:check_error_rate, error_rate)
 
-      whole["initial_capacity", initial_capacity, 1..2**60]
+      whole["initial_capacity", initial_capacity, 1..(2**60)]
       raise TypeError, "growth must be a number, not #{growth.class}" unless real[growth]
       raise ArgumentError, "growth must be in 1.25..64, got #{growth}" unless growth >= 1.25 && growth <= 64 # NaN too
       raise TypeError, "tightening must be a number, not #{tightening.class}" unless real[tightening]
       raise ArgumentError, "tightening must be in (0, 1), got #{tightening}" unless tightening.positive? && tightening < 1
 
       whole["even_layers", even_layers, 0..MAX_LAYERS]
-      whole["max_capacity", max_capacity, 1..2**60] unless max_capacity.nil?
+      whole["max_capacity", max_capacity, 1..(2**60)] unless max_capacity.nil?
     end
 
     # @return [Integer, nil] max_capacity: the most keys it takes, or nil
