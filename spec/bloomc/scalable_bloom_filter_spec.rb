@@ -166,7 +166,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
       it "gives layer i the capacity initial_capacity * #{growth}**i, sized by BloomFilter.find_m_k for its rate" do
         filter = described_class.new(error_rate: 0.01, initial_capacity: 100, growth: growth)
         layers = 6
-        add_new_keys(filter, (0...layers - 1).sum { |i| (100 * growth**i).round } + 1)
+        add_new_keys(filter, (0...(layers - 1)).sum { |i| (100 * growth**i).round } + 1)
         expect(filter.layers.size).to eq(layers)
         filter.layers.each_with_index do |layer, i|
           expect(layer.capacity).to eq((100 * growth**i).round)

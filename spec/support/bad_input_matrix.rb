@@ -170,7 +170,7 @@ module BadInputMatrix
       return [:ok] if v.nil?
       return [TypeError] unless v.is_a?(Integer)
 
-      (0...2**64).cover?(v) ? [:ok] : [RangeError]
+      (0...(2**64)).cover?(v) ? [:ok] : [RangeError]
     when :a2_m_or_nil then v.nil? ? [:ok] : count(v, BITS_MAX, 1r / 8)
     when :a2_capacity # keys per half; nil: the manual's optimum
       return [:ok] if v.nil?
@@ -1099,7 +1099,7 @@ module BadInputMatrix
   multi_hash_ok = lambda do |_, a, kw, r, _|
     key, k, m = a
     next "not k Integers" unless r.is_a?(Array) && r.size == k && r.all?(Integer)
-    next r.all? { |v| (0...2**64).cover?(v) } if m.nil?
+    next r.all? { |v| (0...(2**64)).cover?(v) } if m.nil?
     next false unless r.all? { |v| (0...m).cover?(v) }
     next true if m > 10_000
 
