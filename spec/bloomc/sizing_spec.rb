@@ -169,7 +169,8 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
     end
 
     it "MI and bitwise filters: a key whose count was 0" do
-      [Bloomc::SpectralBloomFilter.new(capacity: 100, error_rate: 0.01), Bloomc::BitwiseBloomFilter.new(capacity: 100, error_rate: 0.01, width: 1)].each do |filter|
+      [Bloomc::SpectralBloomFilter.new(capacity: 100, error_rate: 0.01),
+       Bloomc::BitwiseBloomFilter.new(capacity: 100, error_rate: 0.01, width: 1)].each do |filter|
         expect(filter.count("x")).to eq(0)
         expect(filter.add?("x")).to equal(filter)
         3.times { expect(filter.add?("x")).to be_nil }

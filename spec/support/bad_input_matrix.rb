@@ -1446,7 +1446,9 @@ module BadInputMatrix
     problems = []
     expect.each do |attr, value|
       actual = obj.public_send(attr)
-      problems << "#{desc}.#{attr} is #{label_of(actual)}, expected #{label_of(value)}" unless actual.eql?(value) || (value.is_a?(Float) && value.nan? && actual.nan?)
+      next if actual.eql?(value) || (value.is_a?(Float) && value.nan? && actual.nan?)
+
+      problems << "#{desc}.#{attr} is #{label_of(actual)}, expected #{label_of(value)}"
     end
     case obj
     when Bloomc::BitField, Bloomc::BitBucketField
