@@ -44,9 +44,11 @@ Dir.mktmpdir do |dir|
   puts format("%d lines (%d distinct), %.0f MB, written in %.1f s", LINES, DISTINCT, File.size(input) / 1e6, now - started)
 
   capacity = DISTINCT * 2
+  lib = File.expand_path("../lib", __dir__)
+  awk = File.basename(File.realpath(ENV.fetch("PATH").split(":").map { |d| File.join(d, "awk") }.find { |f| File.executable?(f) }))
   jobs = {
-    "bloomc dedup (--capacity #{capacity}, --error 1e-6)" => "ruby -I#{File.expand_path('../lib', __dir__)} #{EXE} dedup --capacity #{capacity} --error 1e-6",
-    "awk '!seen[$0]++' (#{File.basename(File.realpath(ENV['PATH'].split(':').map { |d| File.join(d, 'awk') }.find { |f| File.executable?(f) }))})" => "awk '!seen[$0]++'",
+    "bloomc dedup (--capacity #{capacity}, --error 1e-6)" => "ruby -I#{lib} #{EXE} dedup --capacity #{capacity} --error 1e-6",
+    "awk '!seen[$0]++' (#{awk})" => "awk '!seen[$0]++'",
     "sort -u" => "LC_ALL=C sort -u -S 25%"
   }
   rows = jobs.map do |name, command|

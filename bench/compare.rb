@@ -41,7 +41,9 @@ SAMPLE = 20_000
 SAMPLE_ABOVE = 500_000
 
 STARTED = now
-warn "bench: BLOOMC_DEBUG=1 builds the extension at -O1 with Ruby's checks on; these numbers are not the release build's" if ENV["BLOOMC_DEBUG"] == "1"
+if ENV["BLOOMC_DEBUG"] == "1"
+  warn "bench: BLOOMC_DEBUG=1 builds the extension at -O1 with Ruby's checks on; these numbers are not the release build's"
+end
 puts "bloomc #{Bloomc::VERSION} on ruby #{RUBY_VERSION} (#{RUBY_PLATFORM}), #{`nproc`.strip} cores, " \
      "fastest of #{ROUNDS} interleaved rounds#{" (large: #{LARGE_ROUNDS})" if LARGE}"
 
@@ -107,7 +109,7 @@ IMPLS = [
      # C struct's (m * bucket + 15) / 8-byte array is not reported to memsize_of; #bitmap dumps it.
      # Its include?(*keys) answers for the first key only, so it has no batch form to time.
      Impl.new(name: "bloomfilter-rb Native",
-              make: ->(c, e) do
+              make: lambda do |c, e|
                 m, k = m_k(c, e)
                 BloomFilter::Native.new(size: m, hashes: k, seed: 1, bucket: 1, raise: false)
               end,
@@ -117,7 +119,7 @@ IMPLS = [
   Impl.new(name: "Set", make: ->(_, _) { Set.new }, add: :add, lookup: :include?, ref: "bloomc BloomFilter",
            exact: true, memory: DEEP, measured_by: "deep_memsize, keys included"),
   Impl.new(name: "Hash", make: ->(_, _) { {} }, add: :[]=, lookup: :key?, ref: "bloomc BloomFilter",
-           exact: true, memory: DEEP, measured_by: "deep_memsize, keys included"),
+           exact: true, memory: DEEP, measured_by: "deep_memsize, keys included")
 ].compact
 
 # The per-key loops. Each is a plain method call in a block, like the floors.
@@ -136,7 +138,7 @@ def lookup_loop(f, keys, method)
   end
 end
 
-SINGLE_OPS = ["add", "hit", "miss"].freeze
+SINGLE_OPS = %w[add hit miss].freeze
 BATCH_OPS = ["add_all(keys)", "count_included(hits)", "count_included(misses)",
              "include_all(hits)", "include_all(misses)"].freeze
 
@@ -161,10 +163,10 @@ def run_scenario(title, capacity:, present:, absent:, rounds:)
   jobs = {
     ["floor", "empty loop"] => -> { present.each { |key| key } },
     # A block, like every other job (each(&:hash) would skip the block call).
-    ["floor", "String#hash loop"] => -> { present.each { |key| key.hash } },
+    ["floor", "String#hash loop"] => -> { present.each { |key| key.hash } }, # rubocop:disable Style/SymbolProc -- see above
     # The least any lookup of a String key can cost from Ruby: a call into C
     # that reads the key's first byte, nothing more.
-    ["floor", "getbyte loop"] => -> { present.each { |key| key.getbyte(0) } },
+    ["floor", "getbyte loop"] => -> { present.each { |key| key.getbyte(0) } }
   }
   counts = Hash.new(n)
   # A lookup that reads the filter's memory once: a BloomFilter of the same m
@@ -190,7 +192,7 @@ def run_scenario(title, capacity:, present:, absent:, rounds:)
       "count_included(hits)" => -> { f.count_included(present) },
       "count_included(misses)" => -> { f.count_included(absent) },
       "include_all(hits)" => -> { f.include_all(present) },
-      "include_all(misses)" => -> { f.include_all(absent) },
+      "include_all(misses)" => -> { f.include_all(absent) }
     }.each { |op, job| jobs[[impl.name, op]] = job }
   end
   phase << now
@@ -236,8 +238,8 @@ def print_speed_table(results)
     rows << [impl.name, "#{impl.lookup} miss#{star}", [impl.name, "miss"]]
     BATCH_OPS.each { |op| rows << [impl.name, op, [impl.name, op]] } if impl.batch
   end
-  header = ["implementation", "operation"]
-  results.each do |key, _|
+  header = %w[implementation operation]
+  results.each_key do |key|
     header += ["#{key} ns/key", "#{key} vs hash", "#{key} bloomc speed-up"]
   end
   table = rows.map do |name, op_label, job|
@@ -304,7 +306,6 @@ def time_ticks(sizes)
     best = Float::INFINITY
     set_after = nil
     rounds.times do
-      copy = nil
       GC.start
       copy = filter.dup
       started = now
@@ -399,8 +400,8 @@ def print_targets(results, tick_timings, scalable)
     end
   end
 
-  rows.concat(ScalableBench.targets(scalable, results[:cache], t: t, div: method(:div), row: method(:target_row),
-                                    checks: method(:ratio_checks)))
+  rows.concat(ScalableBench.targets(scalable, results[:cache],
+                                    t: t, div: method(:div), row: method(:target_row), checks: method(:ratio_checks)))
 
   results.each do |key, res|
     rows << target_row("#{key}: bloombroom / ContinuousBloomFilter", ">= 15x",
@@ -419,13 +420,13 @@ def print_targets(results, tick_timings, scalable)
       checks = ["1%", "0.1%"].zip(sizes).to_h do |rate, size|
         array = size[:m].fdiv(bits_per_byte).ceil
         extra = size[:bytes] - array
-        [rate, ["m/#{bits_per_byte}+#{extra} B", extra >= 0 && extra <= 0.01 * array]]
+        [rate, ["m/#{bits_per_byte}+#{extra} B", extra.between?(0, 0.01 * array)]]
       end
       rows << target_row("#{key}: #{cls} memory", "m/#{bits_per_byte} + <= 1%", checks)
     end
   end
 
-  print_table("targets (issues 2, 5 and 19), as ratios from this run", ["target", "measured", "limit", "verdict"], rows, left: 4)
+  print_table("targets (issues 2, 5 and 19), as ratios from this run", %w[target measured limit verdict], rows, left: 4)
   failed = rows.count { |r| r[3].start_with?("DOES NOT") }
   puts failed.zero? ? "all targets measured here hold" : "#{failed} of #{rows.size} targets DO NOT HOLD in this run"
   # The floors the single-key targets are judged against, and bloombroom's
@@ -444,13 +445,13 @@ end
 
 # Frozen keys: a Set or Hash then keeps the caller's String instead of a copy.
 results = {}
-results[:cache] = run_scenario("cache-resident: 200k keys at 1%", capacity: 200_000,
-                               present: hex_keys(200_000, 1).each(&:freeze),
+results[:cache] = run_scenario("cache-resident: 200k keys at 1%",
+                               capacity: 200_000, present: hex_keys(200_000, 1).each(&:freeze),
                                absent: hex_keys(200_000, 2).each(&:freeze), rounds: ROUNDS)
 GC.start
 if LARGE
-  results[:large] = run_scenario("large: sized for 10M at 1%, holding 2M keys", capacity: 10_000_000,
-                                 present: hex_keys(2_000_000, 3).each(&:freeze),
+  results[:large] = run_scenario("large: sized for 10M at 1%, holding 2M keys",
+                                 capacity: 10_000_000, present: hex_keys(2_000_000, 3).each(&:freeze),
                                  absent: hex_keys(2_000_000, 4).each(&:freeze), rounds: LARGE_ROUNDS)
   GC.start
 end

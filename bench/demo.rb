@@ -54,6 +54,6 @@ puts format("include?: %9.0f keys/s on hits, %.0f keys/s on misses", count / hit
 puts format("batches:  add_all %.0f keys/s, count_included %.0f keys/s (same answers: %s)",
             count / add_all_time, 2 * count / count_time, batched == filter && batch_hits == count && batch_fps == false_positives)
 puts format("memory:   %.2f MiB for the filter (%.1f bits/key); a Set needs %.2f MiB for its table " \
-            "plus %.2f MiB for the keys", ObjectSpace.memsize_of(filter) / 1048576.0,
-            ObjectSpace.memsize_of(filter) * 8.0 / count, set_bytes / 1048576.0, key_bytes / 1048576.0)
+            "plus %.2f MiB for the keys", ObjectSpace.memsize_of(filter) / 1_048_576.0,
+            ObjectSpace.memsize_of(filter) * 8.0 / count, set_bytes / 1_048_576.0, key_bytes / 1_048_576.0)
 exit(1) unless hits == count && batch_hits == count && batch_fps == false_positives

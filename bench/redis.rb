@@ -66,7 +66,7 @@ class RubyRedisBloom
 end
 
 def with_redis
-  if (url = ENV["BLOOMC_REDIS_URL"])
+  if (url = ENV.fetch("BLOOMC_REDIS_URL", nil))
     yield Redis.new(url: url), url
   else
     abort "set BLOOMC_REDIS_URL, or install redis-server (apt-get install redis-server)" unless system("command -v redis-server >/dev/null")
@@ -114,7 +114,7 @@ with_redis do |redis, where|
 
   ours_fp = ours.count_included(absent).fdiv(KEYS)
   theirs_fp = theirs.include_all(absent).count(true).fdiv(KEYS)
-  rows = %w[add include?\ hit include?\ miss add_all include_all].map do |op|
+  rows = ["add", "include? hit", "include? miss", "add_all", "include_all"].map do |op|
     mine = counts["bloomc #{op}"] / best["bloomc #{op}"]
     other = counts["ruby #{op}"] / best["ruby #{op}"]
     looped = best["loop #{op}"] && counts["loop #{op}"] / best["loop #{op}"]

@@ -117,7 +117,7 @@ module ScalableBench
       grown = ObjectSpace.memsize_of(filter).fdiv(presized.(added))
       x = count.fdiv(INITIAL)
       ratios[:full] << [x, full]
-      ratios[:grown] << [added.fdiv(INITIAL), grown] if x >= 10 && x <= 1000
+      ratios[:grown] << [added.fdiv(INITIAL), grown] if x.between?(10, 1000)
       rows << [format("%.0fx", x), count, layers, format("%.2fx", full), format("%.2fx at %d", grown, added), ""]
     end
     print_table("growing from #{INITIAL} at #{format('%g', ERROR * 100)}%: bytes over a BloomFilter sized for the count, " \

@@ -12,7 +12,7 @@ VARIANTS = {
   "SpectralBloomFilter :rm" => ->(c, e) { Bloomc::SpectralBloomFilter.new(capacity: c, error_rate: e, algorithm: :rm) },
   "BitwiseBloomFilter w=4" => ->(c, e) { Bloomc::BitwiseBloomFilter.new(capacity: c, error_rate: e) },
   "StableBloomFilter w=3" => ->(c, e) { Bloomc::StableBloomFilter.new(capacity: c, error_rate: e, random_seed: 1) },
-  "A2BloomFilter" => ->(c, e) { Bloomc::A2BloomFilter.new(capacity: c, error_rate: e) },
+  "A2BloomFilter" => ->(c, e) { Bloomc::A2BloomFilter.new(capacity: c, error_rate: e) }
 }.freeze
 
 def run_variants(capacity:, present:, absent:, rounds:, error: ERROR)
@@ -21,7 +21,7 @@ def run_variants(capacity:, present:, absent:, rounds:, error: ERROR)
   filters = VARIANTS.transform_values do |make|
     make.(capacity, error).tap { |f| present.each { |key| f.add(key) } }
   end
-  jobs = { "String#hash loop" => -> { present.each { |key| key.hash } } }
+  jobs = { "String#hash loop" => -> { present.each { |key| key.hash } } } # rubocop:disable Style/SymbolProc -- a block, as every job has
   filters.each do |name, f|
     make = VARIANTS[name]
     jobs[[name, "add"]] = [-> { make.(capacity, error) }, ->(fresh) { present.each { |key| fresh.add(key) } }]

@@ -110,10 +110,12 @@ def error_code(rate)
   end
   raise ArgumentError, "no error code for #{rate}"
 end
+
 def scalable_hdr(error: 0.01, initial: 4, growth: 2, tightening: 0.8, even: 2, max: nil, seed: 0)
   u16(error_code(error)) + u8(initial - 1) + u8(GROWTHS.index(growth)) + u8(TIGHTENINGS.index(tightening)) +
     u8(even) + u16(max ? ((max - 1) << 1) | 1 : 0) + u32(seed)
 end
+
 def batch(keys) = u8(keys.size - 1) + keys.map { |k| key(k) }.join
 # bf_blocked_fpr at n keys in nblocks (< 2^40) blocks, against nblocks + more and 2 * nblocks.
 def rate(n, nblocks, k, more) = op(:blocked_rate) + u32(n - 1) + u8(0) + u8(0) + u64((nblocks - 1) << 24) + u8(k - 1) + u8(more - 1)
@@ -125,10 +127,13 @@ def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 
     counting_hdr(*counting) + spectral_hdr(*spectral) + bitwise_hdr(*bitwise) + stable_hdr(*stable) + a2_hdr(*a2) +
     scalable_hdr(**scalable)
 end
+
 def dec_run(first, len, wrap) = op(:bk_dec_run) + u16(first) + u16(len) + u8(wrap ? 1 : 0)
+
 def twin_make(which, copy: false, slot: 0, random: nil)
   op(:twin_make) + u8(TWINS.fetch(which)) + u8((copy ? 1 : 0) | (slot << 1)) + (which == :stable ? u64(random || 7) : "".b)
 end
+
 def twin(which, sub) = op(:twin_op) + u8(TWINS.fetch(which)) + u8(sub)
 def merge(which, flags = 0) = op(:merge) + u8(TWINS.fetch(which)) + u8(flags)
 INTERSECT = 1
@@ -381,7 +386,7 @@ end
 
 # Spectral MI and RM: the secondary is emptied by every merge.
 [false, true].each do |rm|
-  seeds["merge_spectral_#{rm ? "rm" : "mi"}"] = header(spectral: [16, 6, 3, 3, rm, 7]) +
+  seeds["merge_spectral_#{rm ? 'rm' : 'mi'}"] = header(spectral: [16, 6, 3, 3, rm, 7]) +
     zipf.map { |k| op(:spec_add) + key(k) + u8(0) }.join + twin_make(:spectral) +
     zipf.first(10).map { |k| twin(:spectral, 0) + key(k) + u8(1) }.join + merge(:spectral) +
     op(:spec_count) + key("w1") + op(:spec_add) + key("w3") + u8(2) + op(:spec_remove) + key("w1") +
@@ -428,14 +433,14 @@ seeds["merge_blocked"] = header(blocked: [3, 7, 21]) +
 
 # CRC-32C: lengths around the 8-byte blocks, pieces at cut points, copies
 # at every alignment; runs of zeros short and long.
-crc_body = [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 300, 1000].each_with_index.map { |len, i|
+crc_body = [0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 300, 1000].each_with_index.map do |len, i|
   bytes = (0...len).map { |j| ((j * 131 + i * 7) & 0xff).chr }.join
   cuts = [len - 1, len / 3, len / 2].map { |c| c.clamp(0, len) }.first(i % 4)
   op(:crc) + key(bytes) + u32(i * 0x9e3779b9 & 0xffffffff) + u8(cuts.size | ((i % 8) << 3)) + cuts.map { |c| u16(c) }.join
-}.join
-zeros_body = [[0, 0], [1, 0], [7, 0], [8, 0], [4096, 0], [65_536, 0], [300_000, 0], [524_288, 0], [1000, 3]].map { |n, shift|
+end.join
+zeros_body = [[0, 0], [1, 0], [7, 0], [8, 0], [4096, 0], [65_536, 0], [300_000, 0], [524_288, 0], [1000, 3]].map do |n, shift|
   op(:crc_zeros) + u32(n * 2654435761 & 0xffffffff) + u32(n) + u8(shift) + u64(0x0123456789abcdef) + u64(0xfedcba9876543210)
-}.join
+end.join
 seeds["crc32c"] = header + crc_body + zeros_body
 
 # The blocked filter's rate as it is: empty, a few keys, k = 9 over 2 blocks, full.

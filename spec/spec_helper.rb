@@ -80,7 +80,7 @@ end
 
 # The helpers in spec/support/, for every spec file. redis_servers.rb is the
 # command .ci/run starts and stops the servers with (redis.rb loads its module).
-Dir[File.join(__dir__, "support", "*.rb")].sort.each do |file|
+Dir[File.join(__dir__, "support", "*.rb")].each do |file|
   require file unless File.basename(file) == "redis_servers.rb"
 end
 

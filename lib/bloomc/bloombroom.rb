@@ -41,8 +41,8 @@ module Bloombroom
 
     # bloombroom's add returns the number of keys added so far (Bloomc's
     # returns self, to chain).
-    alias_method :add, :add_counting
-    alias_method :<<, :add_counting
+    alias add add_counting
+    alias << add_counting
     public :add, :<<
   end
 

@@ -24,6 +24,7 @@ module Bloomc
     # filter of a large input.
     MAX_LINE = 4 << 20
     TTL_CAPACITY = 1_000_000 # dedup --ttl's default --capacity
+    DEFAULT_CAPACITY = 1_000_000 # build --kind bloom, blocked or counting without --capacity
     # Without --capacity, dedup and build grow a ScalableBloomFilter from a
     # first layer of this many lines: a large input needs few layers (10
     # million distinct lines take 6), and a small one costs under a
@@ -62,14 +63,10 @@ module Bloomc
       status
     rescue NoMemoryError
       fail_with("not enough memory for a filter of that --capacity and --error")
-    rescue UsageError, OptionParser::ParseError => e
+    rescue UsageError, OptionParser::ParseError, IOError, ArgumentError, TypeError, RangeError, Error => e
       fail_with(e.message)
     rescue SystemCallError => e
       fail_with(e.message.sub(/ @ \w+/, "").split(" - ", 2).reverse.join(": ")) # "PATH: No such file or directory"
-    rescue IOError => e
-      fail_with(e.message)
-    rescue ArgumentError, TypeError, RangeError, Error => e
-      fail_with(e.message)
     rescue Interrupt
       INTERRUPTED
     end
@@ -160,9 +157,6 @@ module Bloomc
       end
     end
 
-    # build --kind bloom, blocked or counting without --capacity.
-    DEFAULT_CAPACITY = 1_000_000
-
     def sizing(o, opts, what, capacity, error, miss, shown: capacity)
       o.on("--capacity N", "#{what} (default #{shown})") do |v|
         number = Float(v, exception: false) # 1e6 too
@@ -182,7 +176,9 @@ module Bloomc
       o.on("--max-line BYTES", "stop at a line longer than BYTES (K, M, G: KiB, MiB, GiB; default #{MAX_LINE >> 20}M)") do |v|
         digits, unit = v.match(/\A(\d+)([KMG]?)\z/i)&.captures
         bytes = digits.to_i << { "" => 0, "K" => 10, "M" => 20, "G" => 30 }.fetch(unit.to_s.upcase)
-        raise UsageError, "--max-line must be a positive whole number of bytes (K, M or G after it for KiB, MiB, GiB), not #{v}" unless bytes.positive?
+        unless bytes.positive?
+          raise UsageError, "--max-line must be a positive whole number of bytes (K, M or G after it for KiB, MiB, GiB), not #{v}"
+        end
 
         @max_line = bytes
       end
@@ -269,7 +265,7 @@ module Bloomc
       printed = false
       answer = lambda do |keys|
         found = filter.include_all(keys)
-        picked = keys.each_index.select { |i| found[i] != invert }
+        picked = keys.each_index.reject { |i| found[i] == invert }
         next if picked.empty?
 
         printed = true
@@ -320,7 +316,6 @@ module Bloomc
     rescue SystemCallError => e
       raise UsageError, "#{shown}: #{e.message.sub(/ @ \w+/, '').split(' - ').first}"
     end
-
 
     def info(argv)
       _, paths = parse(argv) || (return OK)

@@ -1,6 +1,5 @@
 # frozen_string_literal: true
 
-
 module Bloomc
   # A Bloom filter for an unbounded stream whose keys expire: a key is present
   # for at least +ttl+ seconds after its last add and gone by 1.5 x +ttl+.
@@ -106,6 +105,7 @@ module Bloomc
     def start_timer
       raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) if frozen?
       raise Bloomc::Error, "the timer thread runs only in the main Ractor" unless Ractor.current == Ractor.main
+
       lock = timer_lock
       if ttl < MIN_TIMER_TTL
         raise ArgumentError, "ttl #{ttl} is too short for the timer (at least #{MIN_TIMER_TTL}); " \

@@ -77,12 +77,14 @@ module Bloomc
       fail!("format version #{version} is newer than this bloomc reads (#{VERSION}); upgrade bloomc") if version > VERSION
       fail!("format version 0 does not exist") if version.zero?
       name = KINDS[kind] or fail!("unknown filter kind #{kind}")
-      fail!("unknown flags #{flags}") unless (flags & ~FLAGS).zero?
+      fail!("unknown flags #{flags}") unless flags.nobits?(~FLAGS)
       at = body_offset(nfields)
       fail!("truncated: #{data.bytesize} bytes, the header alone takes #{at}") if data.bytesize < at
       crc_at = HEADER + 8 * nfields + TRAILER - 4
-      fail!("header checksum mismatch: the header is corrupted") unless data.unpack1("L<", offset: crc_at) == CRC32C.checksum(data.byteslice(0, crc_at))
-      fail!("padding after the header is not zero") unless data.byteslice(crc_at + 4...at).count("\0") == at - crc_at - 4
+      unless data.unpack1("L<", offset: crc_at) == CRC32C.checksum(data.byteslice(0, crc_at))
+        fail!("header checksum mismatch: the header is corrupted")
+      end
+      fail!("padding after the header is not zero") unless data.byteslice((crc_at + 4)...at).count("\0") == at - crc_at - 4
       klass = Bloomc.const_get(name)
       fail!("holds a #{klass}, not a #{expect}") if expect && !(klass <= expect || expect <= klass)
       fields = data.unpack("Q<#{nfields}", offset: HEADER)
@@ -111,11 +113,11 @@ module Bloomc
       body = data.byteslice(body_at, stored)
       # A file a writer had open (or was killed with) holds a body newer than
       # its checksum; the kind's own checks of the cells still apply.
-      fail!("body checksum mismatch: the data is corrupted") unless flags & FLAG_OPEN != 0 || CRC32C.checksum(body) == body_crc
-      body = inflate(body, raw) if flags & FLAG_DEFLATE != 0
+      fail!("body checksum mismatch: the data is corrupted") unless flags.anybits?(FLAG_OPEN) || CRC32C.checksum(body) == body_crc
+      body = inflate(body, raw) if flags.anybits?(FLAG_DEFLATE)
       fail!("body of #{body.bytesize} bytes where the header says #{raw}") unless body.bytesize == raw
       filter = into || (expect && expect <= klass ? expect : klass).allocate
-      filter.send(:import_state, fields, body, flags & FLAG_OPEN != 0)
+      filter.send(:import_state, fields, body, flags.anybits?(FLAG_OPEN))
       filter.send(:import_sizing, sizing)
       filter
     end
@@ -136,9 +138,7 @@ module Bloomc
           data << file.read(stored).to_s
         else # a pipe: no size to check, so read it a chunk at a time
           chunk = "".b
-          while data.bytesize < total && file.read([total - data.bytesize, 1 << 20].min, chunk)
-            data << chunk
-          end
+          data << chunk while data.bytesize < total && file.read([total - data.bytesize, 1 << 20].min, chunk)
         end
         fail!("truncated or padded: more bytes than the header says (#{total})") unless file.eof?
         data

@@ -167,6 +167,7 @@ module Bloomc
 
       if mapped.nlink.zero?
         raise IOError, "#{path} was replaced while mapped: the keys added since are in no file" if named
+
         raise IOError, "#{path} was deleted while mapped: its keys are in no file"
       end
       return if @mapped.warned_moved
@@ -381,14 +382,14 @@ module Bloomc
       def map(klass, file, readonly, verify, reserve, path)
         head = file.pread([file.size, 64 * 1024].min, 0)
         _, flags, fields, stored, raw, body_crc, at, sizing = Format.parse_header(head, expect: klass)
-        Format.fail!("a deflated file cannot be mapped: load it with #{klass}.load_file") if flags & Format::FLAG_DEFLATE != 0
+        Format.fail!("a deflated file cannot be mapped: load it with #{klass}.load_file") if flags.anybits?(Format::FLAG_DEFLATE)
         Format.fail!("#{file.size} bytes where the header says #{at + stored}") unless file.size == at + stored && raw == stored
-        if verify && flags & Format::FLAG_OPEN == 0 && file_crc(file.fileno, at, file.size) != body_crc
+        if verify && flags.nobits?(Format::FLAG_OPEN) && file_crc(file.fileno, at, file.size) != body_crc
           Format.fail!("body checksum mismatch: the file is corrupted")
         end
         reserve_blocks(file.fileno, file.size, path, false) if reserve
         filter = klass.allocate
-        filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags & Format::FLAG_OPEN != 0)
+        filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags.anybits?(Format::FLAG_OPEN))
         filter.send(:import_sizing, sizing)
         filter.instance_variable_set(:@mapped, State.new(file, path, readonly, at, Process.pid))
         filter

@@ -63,20 +63,20 @@ module Bloomc
     # @api private
     def self.check(error_rate:, initial_capacity:, growth:, tightening:, even_layers:, max_capacity:)
       real = ->(v) { v.is_a?(Numeric) && v.real? }
-      whole = ->(name, v, range) do
+      whole = lambda do |name, v, range|
         raise TypeError, "#{name} must be an Integer, not #{v.class}" unless v.is_a?(Integer)
         raise ArgumentError, "#{name} must be in #{range}, got #{v}" unless range.cover?(v)
       end
       BloomHelper.send(:check_error_rate, error_rate)
 
-      whole["initial_capacity", initial_capacity, 1..2**60]
+      whole["initial_capacity", initial_capacity, 1..(2**60)]
       raise TypeError, "growth must be a number, not #{growth.class}" unless real[growth]
       raise ArgumentError, "growth must be in 1.25..64, got #{growth}" unless growth >= 1.25 && growth <= 64 # NaN too
       raise TypeError, "tightening must be a number, not #{tightening.class}" unless real[tightening]
       raise ArgumentError, "tightening must be in (0, 1), got #{tightening}" unless tightening.positive? && tightening < 1
 
       whole["even_layers", even_layers, 0..MAX_LAYERS]
-      whole["max_capacity", max_capacity, 1..2**60] unless max_capacity.nil?
+      whole["max_capacity", max_capacity, 1..(2**60)] unless max_capacity.nil?
     end
 
     # @return [Integer, nil] max_capacity: the most keys it takes, or nil
@@ -140,8 +140,8 @@ module Bloomc
       shown = rows.map { |_, _, capacity, count, _, _| count < capacity ? "#{count}/#{capacity}" : count.to_s }
       shown = [*shown.first(2), "...", *shown.last(2)] if shown.size > 5
       rate = current_fpr
-      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')})" \
-        " fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
+      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')}) " \
+        "fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
     end
   end
 end

@@ -82,7 +82,7 @@ module Bloomc
   def self.random_seed_argument(seed)
     return Random.new_seed & (2**64 - 1) if seed.nil?
     raise TypeError, "random_seed must be an Integer, not #{seed.class}" unless seed.is_a?(Integer)
-    raise RangeError, "random_seed #{seed} outside 0...2**64" unless (0...2**64).cover?(seed)
+    raise RangeError, "random_seed #{seed} outside 0...2**64" unless (0...(2**64)).cover?(seed)
 
     seed
   end

@@ -42,5 +42,4 @@ module Bloomc
     end
     private :stats_fields
   end
-
 end

@@ -272,7 +272,7 @@ RSpec.describe Bloomc::BitField do
         expect(copy).to eq(original)
         expect(copy).not_to equal(original)
         copy.set(50).unset(1)
-        expect(original.to_s).to eq("01" + "0" * 97 + "1")
+        expect(original.to_s).to eq("01#{'0' * 97}1")
         expect(copy[50]).to eq(1)
         original.set(2)
         expect(copy[2]).to eq(0)
@@ -376,7 +376,7 @@ RSpec.describe Bloomc::BitField do
     it "keeps bits across a compacting GC" do
       field = described_class.new(130).set(0).set(129)
       compact_gc
-      expect(field.to_s).to eq("1" + "0" * 128 + "1")
+      expect(field.to_s).to eq("1#{'0' * 128}1")
     end
   end
 

@@ -257,7 +257,7 @@ RSpec.describe "Bloombroom drop-in (require \"bloomc/bloombroom\")" do
       _, err, status = Open3.capture3(RbConfig.ruby, "-W0", "-I", lib, "-e",
                                       'require "bloomc/bloombroom"; require "bloombroom"')
       expect(status.success?).to be(false)
-      expect(err).to match(/bloomc\/bloombroom is loaded: the bloombroom gem cannot load beside it/)
+      expect(err).to match(%r{bloomc/bloombroom is loaded: the bloombroom gem cannot load beside it})
       _, err, status = Open3.capture3(RbConfig.ruby, "-W0", "-I", lib, "-e",
                                       'require "bloombroom"; require "bloomc/bloombroom"')
       expect([status.success?, err]).to match([false, /already loaded/])

@@ -173,7 +173,7 @@ RSpec.describe "exe/bloomc", :slow do
       expect([grown.layers.size, grown.error_rate, grown.all_include?(many)]).to eq([2, 0.001, true])
       out, err, = run("info", path("grown.bloom"))
       expect(err).to eq("")
-      expect(out).to match(/\Akind: ScalableBloomFilter\nm: \d+\nlayers: 262144\/262144 \(m=\d+ k=\d+\), 3\d{4}\/524288 \(m=\d+ k=\d+\)\nerror rate: 0.001\n/)
+      expect(out).to match(%r{\Akind: ScalableBloomFilter\nm: \d+\nlayers: 262144/262144 \(m=\d+ k=\d+\), 3\d{4}/524288 \(m=\d+ k=\d+\)\nerror rate: 0.001\n})
       expect(run("build", "--kind", "scalable", "--capacity", "100", "-o", path("s.bloom"), input)[2]).to eq(0)
       expect(Bloomc.load_file(path("s.bloom")).initial_capacity).to eq(100)
       expect(run("query", "--invert", path("s.bloom"), input: many.first(3000).join("\n"))).to eq(["", "", 1])
@@ -325,7 +325,7 @@ RSpec.describe "exe/bloomc", :slow do
       line = "z" * (1 << 20)
       one = write("one.txt", "#{line}\n#{line.tr('z', 'y')}\nshort\n")
       four = write("four.txt", File.binread(one) * 4)
-      script = <<~'RUBY'
+      script = <<~RUBY
         require "bloomc/cli"
         Bloomc::CLI.send(:remove_const, :CHUNK)
         Bloomc::CLI.const_set(:CHUNK, 4096)
@@ -368,7 +368,7 @@ RSpec.describe "exe/bloomc", :slow do
         %w[dedup --ttl 0.001] => /\Abloomc dedup: --ttl must be at least 0.02 seconds, not 0.001\n\z/,
         %w[dedup --capacity 1e14] => /\Abloomc dedup: not enough memory for a filter of that --capacity and --error\n\z/,
         %w[dedup --capacity 2.5] => /\Abloomc dedup: --capacity must be a whole number of lines, not 2.5\n\z/,
-        ["query", "f", "two\nlines"] => /\Abloomc query: a KEY cannot contain a newline/,
+        %W[query f two\nlines] => /\Abloomc query: a KEY cannot contain a newline/,
         %w[build -o /dev/null x] => %r{\Abloomc build: /dev/null: not a regular file\n\z},
         %w[build -o /no/such/dir/f.bloom x] => %r{\Abloomc build: /no/such/dir/f.bloom: no such directory\n\z},
         ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
@@ -376,7 +376,7 @@ RSpec.describe "exe/bloomc", :slow do
         %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, scalable\)\n\z/,
         %w[dedup --capacity 0] => /\Abloomc dedup: --capacity must be at least 1, not 0\n\z/,
         %w[query] => /\Abloomc query: give a FILTER to query\n\z/,
-        ["query", "/no/such.bloom", "k"] => %r{No such file or directory\n\z},
+        ["query", "/no/such.bloom", "k"] => /No such file or directory\n\z/,
         %w[merge a b] => /\Abloomc merge: -o OUT is required\n\z/,
         %w[merge -o out] => /\Abloomc merge: give the FILTERs to merge\n\z/,
         %w[info] => /\Abloomc info: give one FILTER\n\z/

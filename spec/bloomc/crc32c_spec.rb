@@ -61,7 +61,7 @@ RSpec.describe Bloomc::CRC32C do
         [[s], [s, crc]].filter_map do |args|
           expected = CRC32CReference.checksum(*args)
           got = both(*args)
-          "len #{len} #{args.size == 2 ? "crc #{crc}" : ''}: #{got} != #{expected}" unless got == [expected, expected]
+          "len #{len} #{"crc #{crc}" if args.size == 2}: #{got} != #{expected}" unless got == [expected, expected]
         end
       end
       expect(failures).to be_empty, failures.first(5).join("\n")

@@ -258,7 +258,7 @@ RSpec.describe Bloomc::BloomHelper do
       positions = hex_keys(2000, seed: 11).flat_map { |key| described_class.multi_hash(key, 4, 64) }
       counts = positions.tally
       expect(counts.keys.size).to eq(64)
-      expect(counts.values.min).to be > 60   # 125 expected per position
+      expect(counts.values.min).to be > 60 # 125 expected per position
       expect(counts.values.max).to be < 200
     end
 
@@ -274,7 +274,7 @@ RSpec.describe Bloomc::BloomHelper do
 
     it "hashes a Symbol as its name" do
       expect(described_class.multi_hash(:key, 7)).to eq(described_class.multi_hash("key", 7))
-      expect(described_class.multi_hash(:"日本", 7, 100)).to eq(described_class.multi_hash("日本", 7, 100))
+      expect(described_class.multi_hash(:日本, 7, 100)).to eq(described_class.multi_hash("日本", 7, 100))
     end
 
     it "hashes an Integer differently from the String of its digits" do

@@ -296,7 +296,7 @@ RSpec.describe "memory-mapped filters" do
     {
       "truncated" => -> { File.truncate(path, 0).then { File.truncate(path, File.size(path("copy"))) } },
       "replaced" => -> { Bloomc::BloomFilter.new(100_000, 3).save(path) },
-      "deleted" => -> { File.delete(path) },
+      "deleted" => -> { File.delete(path) }
     }.each do |what, change|
       writer = Bloomc::BloomFilter.open(path, m: 100_000, k: 3)
       writer << "a"
@@ -365,7 +365,7 @@ RSpec.describe "memory-mapped filters" do
     irregular.each do |description, (make, what)|
       [true, false].each do |readonly|
         [false, true].each do |raced|
-          it "refuses #{description} at once (#{readonly ? "readonly" : "writable"}#{", replaced after the check" if raced})" do
+          it "refuses #{description} at once (#{readonly ? 'readonly' : 'writable'}#{', replaced after the check' if raced})" do
             expect_refused(make.call(@dir), what, readonly: readonly, raced: raced)
           end
         end
@@ -514,7 +514,7 @@ RSpec.describe "memory-mapped filters" do
     many = Array.new(20_000) { |i| "full-#{i}" }.freeze # not keys: that would reassign the outer block's
 
     fitting.each do |klass, shape|
-      it "refuses to open a #{klass.name.split("::").last} larger than the free space (ENOSPC), leaving no file" do
+      it "refuses to open a #{klass.name.split('::').last} larger than the free space (ENOSPC), leaving no file" do
         with_small_file_system("1m") do |dir|
           bigger = shape.merge(m: shape[:m] * 4) # 2 MiB
           file = File.join(dir, "f.bloom")
@@ -524,7 +524,7 @@ RSpec.describe "memory-mapped filters" do
         end
       end
 
-      it "fills a reserved #{klass.name.split("::").last} completely once the file system is full, without a signal" do
+      it "fills a reserved #{klass.name.split('::').last} completely once the file system is full, without a signal" do
         with_small_file_system("1m") do |dir|
           file = File.join(dir, "f.bloom")
           filter = klass.open(file, **shape)

@@ -7,7 +7,7 @@ require "tmpdir"
 
 RSpec.describe "bloomc/redis without the redis gem" do
   it "raises a LoadError that names the gem to add" do
-    hide_redis = 'module Kernel; alias_method :real_require, :require; ' \
+    hide_redis = "module Kernel; alias_method :real_require, :require; " \
                  'def require(name) = name == "redis" ? raise(LoadError, "cannot load such file -- redis") : real_require(name); end'
     lib = File.expand_path("../../lib", __dir__)
     out = IO.popen([RbConfig.ruby, "-I", lib, "-e", hide_redis, "-e",
@@ -123,7 +123,9 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
 
             it "returns the new keys of a batch as the objects given, in order, each at its first occurrence" do
               filter = build(klass, m: 100_000, k: 5, **extra.fetch(klass, {}))
-              first, again, sym = +"dup", +"dup", :sym
+              first = +"dup"
+              again = +"dup"
+              sym = :sym
               filter << "old"
               answer = filter.add_new([first, "old", 12, again, sym, 12, sym, "x"])
               expect(answer).to eq(["dup", 12, :sym, "x"])
@@ -445,7 +447,8 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         seen = []
         while clock.call - started < 1.0
           before = clock.call
-          all, any = filter.all_include?(%w[a b c]), filter.any_include?(%w[a b c])
+          all = filter.all_include?(%w[a b c])
+          any = filter.any_include?(%w[a b c])
           seen << [before - added, clock.call - started, all, any]
           sleep(0.02)
         end
@@ -737,7 +740,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
 
                 if after == c[:twin]
                   expect([c[:twin_result], Bloomc::Redis::ConnectionError]).to include(outcome.is_a?(Exception) ? outcome.class : outcome),
-                                                                                 "#{c[:what]}: returned #{outcome.inspect}"
+                                                                               "#{c[:what]}: returned #{outcome.inspect}"
                 else
                   expect(outcome).to be_a(Bloomc::Redis::ConnectionError), "#{c[:what]}: not run, yet #{outcome.inspect}"
                 end

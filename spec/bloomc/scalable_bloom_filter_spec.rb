@@ -83,7 +83,8 @@ RSpec.describe Bloomc::ScalableBloomFilter do
       by_error.each do |error, values|
         values.each do |value|
           it "raises #{error} for #{keyword}: #{value.inspect}" do
-            expect { described_class.new(**good, keyword => value) }.to raise_error(error, /#{keyword.to_s.tr('_', '.')}|scalable|parameters|hash|seed/)
+            expect { described_class.new(**good, keyword => value) }
+              .to raise_error(error, /#{keyword.to_s.tr('_', '.')}|scalable|parameters|hash|seed/)
           end
         end
       end
@@ -166,7 +167,7 @@ RSpec.describe Bloomc::ScalableBloomFilter do
       it "gives layer i the capacity initial_capacity * #{growth}**i, sized by BloomFilter.find_m_k for its rate" do
         filter = described_class.new(error_rate: 0.01, initial_capacity: 100, growth: growth)
         layers = 6
-        add_new_keys(filter, (0...layers - 1).sum { |i| (100 * growth**i).round } + 1)
+        add_new_keys(filter, (0...(layers - 1)).sum { |i| (100 * growth**i).round } + 1)
         expect(filter.layers.size).to eq(layers)
         filter.layers.each_with_index do |layer, i|
           expect(layer.capacity).to eq((100 * growth**i).round)
@@ -602,7 +603,8 @@ RSpec.describe Bloomc::ScalableBloomFilter do
         build.call(error_rate: 0.001, initial_capacity: 3, growth: 1.5, tightening: 0.5, even_layers: 2).add_all(numbered_keys(3000)),
         build.call(error_rate: 0.1, initial_capacity: 7, max_capacity: 500).add_all(numbered_keys(400)),
         build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(5000)).clear,
-        build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(50)) | build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(900)),
+        build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(50)) |
+          build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(900)),
         Bloomc.load(build.call(error_rate: 0.01, initial_capacity: 10).add_all(numbered_keys(700)).dump)
       ]
       filters << filters[1].dup

@@ -255,6 +255,6 @@ RSpec.describe "set operations" do
     legacy = Bloombroom::BloomFilter.new(1000, 3).tap { |f| f.add("a") }
     modern = Bloomc::BloomFilter.new(1000, 3, hash: :fnv1a).tap { |f| f.add("b") }
     expect((legacy | modern).include_all(%w[a b])).to eq([true, true])
-    expect((modern | legacy)).to be_an_instance_of(Bloomc::BloomFilter)
+    expect(modern | legacy).to be_an_instance_of(Bloomc::BloomFilter)
   end
 end

@@ -23,7 +23,7 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
                 "StableBloomFilter" => { random_seed: 3 } }
   plain_m = Hash.new(2000).merge("BlockedBloomFilter" => 2048, "A2BloomFilter" => 4000)
   plain_own = { "StableBloomFilter" => { d: 10, random_seed: 3 } }
-  never = ["StableBloomFilter", "A2BloomFilter"]
+  never = %w[StableBloomFilter A2BloomFilter]
   kinds = (Kinds::LIST.map(&:name) - ["BloomFilter (fnv1a)", "ScalableBloomFilter"]).to_h do |name|
     [name, { sized: ->(c, e) { Kinds.sized(name, c, e, **sized_own.fetch(name, {})) },
              plain: -> { Kinds.plain(name, plain_m[name], 3, **plain_own.fetch(name, {})) },
@@ -169,7 +169,8 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
     end
 
     it "MI and bitwise filters: a key whose count was 0" do
-      [Bloomc::SpectralBloomFilter.new(capacity: 100, error_rate: 0.01), Bloomc::BitwiseBloomFilter.new(capacity: 100, error_rate: 0.01, width: 1)].each do |filter|
+      [Bloomc::SpectralBloomFilter.new(capacity: 100, error_rate: 0.01),
+       Bloomc::BitwiseBloomFilter.new(capacity: 100, error_rate: 0.01, width: 1)].each do |filter|
         expect(filter.count("x")).to eq(0)
         expect(filter.add?("x")).to equal(filter)
         3.times { expect(filter.add?("x")).to be_nil }

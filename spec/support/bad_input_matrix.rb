@@ -170,7 +170,7 @@ module BadInputMatrix
       return [:ok] if v.nil?
       return [TypeError] unless v.is_a?(Integer)
 
-      (0...2**64).cover?(v) ? [:ok] : [RangeError]
+      (0...(2**64)).cover?(v) ? [:ok] : [RangeError]
     when :a2_m_or_nil then v.nil? ? [:ok] : count(v, BITS_MAX, 1r / 8)
     when :a2_capacity # keys per half; nil: the manual's optimum
       return [:ok] if v.nil?
@@ -760,7 +760,7 @@ module BadInputMatrix
     get: { params: [POSITION], ok: bit_read },
     "[]=": {
       params: [POSITION, [:bit_value, 1]], write: true,
-      ok: ->(h, a, _, r, _) { h.model[a[0]] = a[1] == 1 || a[1] == true ? 1 : 0; r.equal?(a[1]) }
+      ok: ->(h, a, _, r, _) { h.model[a[0]] = [1, true].include?(a[1]) ? 1 : 0; r.equal?(a[1]) }
     },
     set: { params: [POSITION], write: true, ok: bit_write[1] },
     unset: { params: [POSITION], write: true, ok: bit_write[0] },
@@ -928,8 +928,8 @@ module BadInputMatrix
     include?: { params: [[:key, "added"]], ok: filter_lookup },
     "[]": { params: [[:key, "never added"]], ok: filter_lookup },
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size } },
-    k: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } },
-    seed: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
+    k: { ok: ->(_h, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } },
+    seed: { ok: ->(_h, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     size: { ok: ->(h, _, _, r, _) { r == h.count } },
     bits: { ok: ->(h, _, _, r, _) { r.is_a?(Bloomc::BitField) && r.size == h.obj.m && r.total_set <= [h.count * h.obj.k, h.obj.m].min } },
     hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3 fnv1a].include?(r) } },
@@ -1099,7 +1099,7 @@ module BadInputMatrix
   multi_hash_ok = lambda do |_, a, kw, r, _|
     key, k, m = a
     next "not k Integers" unless r.is_a?(Array) && r.size == k && r.all?(Integer)
-    next r.all? { |v| (0...2**64).cover?(v) } if m.nil?
+    next r.all? { |v| (0...(2**64)).cover?(v) } if m.nil?
     next false unless r.all? { |v| (0...m).cover?(v) }
     next true if m > 10_000
 
@@ -1110,7 +1110,7 @@ module BadInputMatrix
   BLOOM_HELPER = {
     find_m_k: { params: [[:fmk_capacity, 100], [:fmk_error, 0.01]],
                 ok: ->(_, a, _, r, _) { r == BadInputMatrix.bloombroom_find_m_k(*a) } },
-    multi_hash: { params: [[:key, "abc"], [:k, 5], [:multi_m, 1000]], opt: 1, kw: { hash: [:hash_name, :fnv1a] },
+    multi_hash: { params: [[:key, "abc"], [:k, 5], [:multi_m, 1000]], opt: 1, kw: { hash: %i[hash_name fnv1a] },
                   ok: multi_hash_ok }
   }.freeze
 
@@ -1165,7 +1165,8 @@ module BadInputMatrix
       [
         ContinuousHarness.new("ContinuousBloomFilter.new(32, 3, 0)", filled[32, 3, 0], keys),
         ContinuousHarness.new("ContinuousBloomFilter.new(5, 10, 0, hash: :fnv1a)", filled[5, 10, 0, hash: :fnv1a], keys),
-        ContinuousHarness.new("ContinuousBloomFilter.new(capacity: 20, error_rate: 0.1, ttl: 60, seed: 99)", filled[capacity: 20, error_rate: 0.1, ttl: 60, seed: 99], keys),
+        ContinuousHarness.new("ContinuousBloomFilter.new(capacity: 20, error_rate: 0.1, ttl: 60, seed: 99)",
+                              filled[capacity: 20, error_rate: 0.1, ttl: 60, seed: 99], keys),
         ContinuousHarness.new("frozen ContinuousBloomFilter.new(16, 2, 60)", filled[16, 2, 60].freeze, keys),
         ContinuousHarness.new("frozen ContinuousBloomFilter.new(16, 2, 0)", filled[16, 2, 0].freeze, keys)
       ]
@@ -1403,7 +1404,7 @@ module BadInputMatrix
       started.each do |thread|
         deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 2
         Thread.pass while thread.alive? && thread.status != "sleep" &&
-                          Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+            Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
         next if thread.alive?
 
         reason = begin
@@ -1445,7 +1446,9 @@ module BadInputMatrix
     problems = []
     expect.each do |attr, value|
       actual = obj.public_send(attr)
-      problems << "#{desc}.#{attr} is #{label_of(actual)}, expected #{label_of(value)}" unless actual.eql?(value) || (value.is_a?(Float) && value.nan? && actual.nan?)
+      next if actual.eql?(value) || (value.is_a?(Float) && value.nan? && actual.nan?)
+
+      problems << "#{desc}.#{attr} is #{label_of(actual)}, expected #{label_of(value)}"
     end
     case obj
     when Bloomc::BitField, Bloomc::BitBucketField
@@ -1532,12 +1535,12 @@ module BadInputMatrix
     ],
     Bloomc::BloomFilter => [
       { params: [[:bf_m, 64], [:k_ctor, 3]], short_forms: true,
-        kw: { seed: [:seed, 5], hash: [:hash_name, :murmur3] },
+        kw: { seed: [:seed, 5], hash: %i[hash_name murmur3] },
         extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, bogus: :never },
         expect: ->(a, kw) { { m: a[0], k: a[1], seed: kw[:seed], hash_function: kw[:hash], size: 0 } } },
-      { params: [[:bf_m, 64], [:k_ctor, 3]], kw: { seed: [:fnv_seed, 0], hash: [:hash_name, :fnv1a] },
+      { params: [[:bf_m, 64], [:k_ctor, 3]], kw: { seed: [:fnv_seed, 0], hash: %i[hash_name fnv1a] },
         expect: ->(a, kw) { { m: a[0], k: a[1], seed: 0, hash_function: kw[:hash] } } },
-      { kw: { capacity: [:capacity_bf, 100], error_rate: [:error_ctor, 0.01], seed: [:seed, 5], hash: [:hash_name, :murmur3] },
+      { kw: { capacity: [:capacity_bf, 100], error_rate: [:error_ctor, 0.01], seed: [:seed, 5], hash: %i[hash_name murmur3] },
         extra_positional: :must_be_nil,
         expect: lambda { |_, kw|
           m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
@@ -1570,15 +1573,15 @@ module BadInputMatrix
     ],
     Bloomc::SpectralBloomFilter => [
       { params: [[:cbf_m, 64], [:k_ctor, 3]], short_forms: true,
-        kw: { algorithm: [:algorithm, :mi], width: [:width, 4], seed: [:seed, 5] },
+        kw: { algorithm: %i[algorithm mi], width: [:width, 4], seed: [:seed, 5] },
         extra_kw: { secondary_m: :must_be_nil, capacity: :must_be_nil, error_rate: :must_be_nil, bogus: :never },
         expect: ->(a, kw) { { m: a[0], k: a[1], algorithm: :mi, width: kw[:width], seed: kw[:seed], secondary_m: nil } } },
       { params: [[:cbf_m, 64], [:k_ctor, 3]],
-        kw: { algorithm: [:algorithm, :rm], secondary_m: [:secondary_m, 10], width: [:width, 4], seed: [:seed, 5] },
+        kw: { algorithm: %i[algorithm rm], secondary_m: [:secondary_m, 10], width: [:width, 4], seed: [:seed, 5] },
         expect: lambda { |a, kw|
           { m: a[0], k: a[1], algorithm: :rm, width: kw[:width], seed: kw[:seed], secondary_m: kw[:secondary_m] || (a[0] + 1) / 2 }
         } },
-      { kw: { capacity: [:capacity_rm, 100], error_rate: [:error_ctor, 0.01], algorithm: [:algorithm, :rm], seed: [:seed, 5] },
+      { kw: { capacity: [:capacity_rm, 100], error_rate: [:error_ctor, 0.01], algorithm: %i[algorithm rm], seed: [:seed, 5] },
         extra_positional: :must_be_nil,
         expect: lambda { |_, kw|
           m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
@@ -1632,7 +1635,7 @@ module BadInputMatrix
     Bloomc::ScalableBloomFilter => [
       { kw: { error_rate: [:scalable_error, 0.01], initial_capacity: [:scalable_initial, 100], growth: [:scalable_growth, 2],
               tightening: [:scalable_tightening, 0.8], even_layers: [:scalable_even, 10], max_capacity: [:scalable_max, nil],
-              seed: [:seed, 5], hash: [:murmur3_only, :murmur3] },
+              seed: [:seed, 5], hash: %i[murmur3_only murmur3] },
         extra_positional: :never,
         extra_kw: { capacity: :never, bogus: :never },
         expect: lambda { |_, kw|
@@ -1643,13 +1646,13 @@ module BadInputMatrix
     ],
     Bloomc::ContinuousBloomFilter => [
       { params: [[:cbf_m, 64], [:k_ctor, 3], [:ttl, 0]], short_forms: true,
-        kw: { seed: [:seed, 5], hash: [:hash_name, :murmur3] },
+        kw: { seed: [:seed, 5], hash: %i[hash_name murmur3] },
         extra_kw: { ttl: :must_be_nil, capacity: :must_be_nil, bogus: :never },
         expect: ->(a, kw) { { m: a[0], k: a[1], ttl: a[2], seed: kw[:seed], hash_function: kw[:hash] } } },
-      { params: [[:cbf_m, 64], [:k_ctor, 3], [:ttl, 0.5]], kw: { seed: [:fnv_seed, 0], hash: [:hash_name, :fnv1a] },
+      { params: [[:cbf_m, 64], [:k_ctor, 3], [:ttl, 0.5]], kw: { seed: [:fnv_seed, 0], hash: %i[hash_name fnv1a] },
         expect: ->(a, kw) { { m: a[0], k: a[1], ttl: a[2], seed: 0, hash_function: kw[:hash] } } },
       { kw: { capacity: [:capacity_cbf, 100], error_rate: [:error_ctor, 0.01], ttl: [:ttl, 0],
-              seed: [:seed, 5], hash: [:hash_name, :murmur3] },
+              seed: [:seed, 5], hash: %i[hash_name murmur3] },
         extra_positional: :never,
         expect: lambda { |_, kw|
           m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])

@@ -131,7 +131,7 @@ module BloombroomDropinCheck
   # (parsed JSON) to a JSON-ready Hash. It sees Bloombroom as whichever
   # implementation is loaded.
   RUNNER_LINE = __LINE__ + 2
-  RUNNER = <<~'RUBY'
+  RUNNER = <<~RUBY
     lambda do |input|
       keys = input["keys"]
       out = {}

@@ -131,6 +131,7 @@ module ModelFuzz
   # gives a seed-0 filter's positions).
   class BloomFuzz < Fuzzer
     include Copies
+
     Inst = Struct.new(:obj, :keys, :count, :exact)
 
     def initialize(name, seed, hash, ops: OPS)
@@ -198,10 +199,10 @@ module ModelFuzz
       result = inst.obj.public_send(via, key)
       check([true, false].include?(result)) { "#{via} returned #{result.inspect}" }
       check(result || !inst.keys.key?(ModelFuzz.key_id(key))) { "false negative for #{show(key)}" }
-      if inst.exact
-        expected = positions(inst.obj, key).all? { |p| inst.exact[p] == "1" }
-        check(result == expected) { "#{via}(#{show(key)}) is #{result}, the exact model says #{expected}" }
-      end
+      return unless inst.exact
+
+      expected = positions(inst.obj, key).all? { |p| inst.exact[p] == "1" }
+      check(result == expected) { "#{via}(#{show(key)}) is #{result}, the exact model says #{expected}" }
     end
 
     def op_dup
@@ -249,7 +250,7 @@ module ModelFuzz
       bits = inst.obj.bits
       check(bits.size == inst.obj.m) { "bits.size #{bits.size} != m #{inst.obj.m}" }
       check(bits.total_set <= [inst.count * inst.obj.k, inst.obj.m].min) { "more bits set than k per add" }
-      check(inst.exact.nil? || bits.to_s == inst.exact) { "bits #{bits.to_s} != model #{inst.exact}" }
+      check(inst.exact.nil? || bits.to_s == inst.exact) { "bits #{bits} != model #{inst.exact}" }
       copy = bits.dup
       pos = rng.rand(inst.obj.m)
       before = inst.obj.dup
@@ -261,7 +262,7 @@ module ModelFuzz
       f = inst.obj
       check(f.size == inst.count) { "size #{f.size} != #{inst.count} adds" }
       missing = inst.keys.values.reject { |key| f.include?(key) }
-      check(missing.empty?) { "false negatives: #{missing.first(5).map { |k| show(k) }.join(", ")}" }
+      check(missing.empty?) { "false negatives: #{missing.first(5).map { |k| show(k) }.join(', ')}" }
       check(inst.exact.nil? || f.bits.to_s == inst.exact) { "bits differ from the exact model" }
     end
 
@@ -271,6 +272,7 @@ module ModelFuzz
   # BitField and BitBucketField against an Array of their values.
   class FieldFuzz < Fuzzer
     include Copies
+
     Inst = Struct.new(:obj, :model)
 
     def initialize(name, seed, buckets:, ops: OPS)
@@ -335,7 +337,7 @@ module ModelFuzz
           v = value
           log via, @insts.index(inst), pos, v
           check(f.public_send(via, pos, v).equal?(v)) { "#{via} did not return its value" }
-          m[pos] = v == true || v == 1 ? 1 : (v == false ? 0 : v)
+          m[pos] = [true, 1].include?(v) ? 1 : (v == false ? 0 : v)
         end
       when :unset
         log :unset, @insts.index(inst), pos
@@ -362,7 +364,7 @@ module ModelFuzz
     end
 
     def rendered(model, base)
-      return model.join if !@buckets
+      return model.join unless @buckets
 
       model.map { |v| base == 10 ? v.to_s : v.to_s(2).rjust(@width, "0") }.join(" ")
     end
@@ -382,7 +384,7 @@ module ModelFuzz
           s = base ? f.to_s(base) : f.to_s
           check(s == rendered(m, base || 2)) { "to_s(#{base.inspect}) is #{s.inspect}, the model says #{rendered(m, base || 2).inspect}" }
         else
-          check(f.to_s == rendered(m, 2)) { "to_s #{f.to_s} != #{rendered(m, 2)}" }
+          check(f.to_s == rendered(m, 2)) { "to_s #{f} != #{rendered(m, 2)}" }
         end
       when :each
         seen = []
@@ -462,7 +464,7 @@ module ModelFuzz
       b = pick(@insts)
       log :==, @insts.index(a), @insts.index(b)
       equal = a.model == b.model
-      check((a.obj == b.obj) == equal && a.obj.eql?(b.obj) == equal) { "== is #{a.obj == b.obj}, the models are #{equal ? '' : 'not '}equal" }
+      check((a.obj == b.obj) == equal && a.obj.eql?(b.obj) == equal) { "== is #{a.obj == b.obj}, the models are #{'not ' unless equal}equal" }
       check(!equal || a.obj.hash == b.obj.hash) { "equal fields with different hashes" }
     end
 
@@ -482,6 +484,7 @@ module ModelFuzz
   # (a Hash position => slot of the non-empty ones).
   class ContinuousFuzz < Fuzzer
     include Copies
+
     Inst = Struct.new(:obj, :last_add, :ticks, :quiet_since, :exact)
 
     def initialize(name, seed, large:, ops: OPS)
@@ -557,10 +560,10 @@ module ModelFuzz
       entry = inst.last_add[ModelFuzz.key_id(key)]
       check(result || !entry || inst.ticks - entry[1] >= 3) { "false negative for #{show(key)} within the TTL" }
       check(!result || inst.ticks - inst.quiet_since < 3) { "#{show(key)} present #{inst.ticks - inst.quiet_since} ticks after the last add" }
-      if inst.exact
-        expected = positions(inst.obj, key).all? { |p| inst.exact.key?(p) }
-        check(result == expected) { "#{via}(#{show(key)}) is #{result}, the exact model says #{expected}" }
-      end
+      return unless inst.exact
+
+      expected = positions(inst.obj, key).all? { |p| inst.exact.key?(p) }
+      check(result == expected) { "#{via}(#{show(key)}) is #{result}, the exact model says #{expected}" }
     end
 
     def tick(inst)
@@ -602,7 +605,7 @@ module ModelFuzz
       set = inst.obj.buckets.total_set
       check(set.zero?) { "#{set} buckets still set #{inst.ticks - inst.quiet_since} ticks after the last add" }
       present = inst.last_add.values.map(&:first).select { |key| inst.obj.include?(key) }
-      check(present.empty?) { "keys still present after 3+ ticks with no add: #{present.first(5).map { |k| show(k) }.join(", ")}" }
+      check(present.empty?) { "keys still present after 3+ ticks with no add: #{present.first(5).map { |k| show(k) }.join(', ')}" }
     end
 
     # Buckets hold 0 or one of the (up to) 3 live slots, checked on every
@@ -674,7 +677,7 @@ module ModelFuzz
       f = inst.obj
       check(f.ticks == inst.ticks) { "ticks #{f.ticks} != #{inst.ticks}" }
       lost = inst.last_add.values.select { |_, t| inst.ticks - t < 3 }.map(&:first).reject { |key| f.include?(key) }
-      check(lost.empty?) { "false negatives within the TTL: #{lost.first(5).map { |k| show(k) }.join(", ")}" }
+      check(lost.empty?) { "false negatives within the TTL: #{lost.first(5).map { |k| show(k) }.join(', ')}" }
       check_quiet(inst)
       check_buckets(inst)
     end
@@ -885,6 +888,7 @@ module ModelFuzz
   # capacities and the sum of their counts are checked, until a clear.
   class ScalableFuzz < Fuzzer
     include Copies
+
     Inst = Struct.new(:obj, :keys, :count, :merged)
 
     def setup
@@ -1127,7 +1131,7 @@ module ModelFuzz
       f = inst.obj
       check(f.size == inst.count) { "size #{f.size} != #{inst.count} adds" }
       missing = inst.keys.values.reject { |key| f.include?(key) }
-      check(missing.empty?) { "false negatives: #{missing.first(5).map { |k| show(k) }.join(", ")}" }
+      check(missing.empty?) { "false negatives: #{missing.first(5).map { |k| show(k) }.join(', ')}" }
       check(f.all_include?(inst.keys.values)) { "all_include? misses a key include? finds" }
       check_layers(inst)
     end

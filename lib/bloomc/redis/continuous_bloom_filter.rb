@@ -61,7 +61,7 @@ module Bloomc
         raise TypeError, "a Bloomc::ContinuousBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::ContinuousBloomFilter)
 
         copy = opened(redis, name, m: filter.m, k: filter.k, ttl: filter.ttl, seed: filter.seed, hash: filter.hash_function,
-                             limits: limits_of(filter))
+                                   limits: limits_of(filter))
         fields, body = filter.send(:export_core)
         copy.send(:write_generations, RedisLayout.continuous_to_redis(body, filter.m, fields[4]), fields[4])
         copy

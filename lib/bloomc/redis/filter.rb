@@ -208,6 +208,7 @@ module Bloomc
         unless stored["kind"] == kind
           raise ArgumentError, "the filter #{name.inspect} in Redis is a #{stored['kind']}, not a #{kind}"
         end
+
         check_asked(asked, stored, shape) if asked
         adopt(stored)
       end
@@ -223,7 +224,7 @@ module Bloomc
           asked = asked.merge("m" => stored["m"], "k" => stored["k"])
         end
         diff = META.find { |field| asked[field] != stored[field] } ||
-               LIMITS.find { |field| asked.key?(field) && stored.key?(field) && asked[field] != stored[field] }
+          LIMITS.find { |field| asked.key?(field) && stored.key?(field) && asked[field] != stored[field] }
         return unless diff
 
         raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} " \
