@@ -2598,7 +2598,7 @@ static void stable_op(stable_state *s, unsigned op, reader *r)
         uint64_t start = (uint64_t)(((fuzz_u128)ref_splitmix64(&s->random) * m) >> 64);
         /* New: not found just before (before the decrements). */
         int fresh = mcells_min(s->model, pos, s->f.k, max) == 0;
-        CHECK(bf_stable_add(&s->f, h) == fresh);
+        CHECK(bf_stable_add(&s->f, h, 1) == fresh);
         for (uint64_t j = 0; j < d; j++) {
             uint64_t i = (start + j) % m;
             if (s->model[i]) s->model[i]--;
@@ -2740,7 +2740,7 @@ static void a2_op(a2_state *s, unsigned op, reader *r)
         bf_key_hash h = mm_hash(r, k, s->f.seed);
         positions(h, BF_HASH_MURMUR3, s->f.k, s->f.halves[0].nbits, pos);
         int fresh = !a2_model_half(s, 0, pos) && !a2_model_half(s, 1, pos); /* in neither half */
-        CHECK(bf_a2_add(&s->f, h) == fresh);
+        CHECK(bf_a2_add(&s->f, h, 1) == fresh);
         s->count++;
         int swapped = 0;
         if (!a2_model_half(s, s->active, pos)) {

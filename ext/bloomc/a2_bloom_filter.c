@@ -108,7 +108,7 @@ static VALUE a2_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_a2 *f = get_filter(self);
-    bf_a2_add(f, key_hash(f, key));
+    bf_a2_add(f, key_hash(f, key), 0);
     return self;
 }
 
@@ -122,7 +122,7 @@ static VALUE a2_add_p(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_a2 *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_a2_add(f, key_hash(f, key)));
+    return bloomc_add_p_result(self, bf_a2_add(f, key_hash(f, key), 1));
 }
 
 /*
@@ -142,7 +142,7 @@ static VALUE a2_include_p(VALUE self, VALUE key)
 static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
     for (size_t i = 0; i < n; i++) {
-        int fresh = bf_a2_add(f, h[i]);
+        int fresh = bf_a2_add(f, h[i], out != NULL);
         if (out) out[i] = (uint8_t)fresh;
     }
 }

@@ -16,14 +16,14 @@ static void half_add(bf_bits *b, bf_key_hash h, uint32_t k)
     for (uint32_t i = 0; i < k; i++) bf_bits_set(b, bf_probe_next(&p));
 }
 
-int bf_a2_add(bf_a2 *f, bf_key_hash h)
+int bf_a2_add(bf_a2 *f, bf_key_hash h, int tell)
 {
     f->count++;
     bf_bits *active = &f->halves[f->active];
     if (half_contains(active, h, f->k)) return 0;
     /* Found only in the older half: copied into the active one (so that it
      * outlives the next swap), and not new. */
-    int fresh = !half_contains(&f->halves[f->active ^ 1], h, f->k);
+    int fresh = tell && !half_contains(&f->halves[f->active ^ 1], h, f->k);
     if (f->in_active >= f->capacity) {
         /* The active half is full: the other one (the older keys) is
          * dropped and takes the new keys from now on. */

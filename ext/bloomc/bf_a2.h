@@ -21,8 +21,9 @@ typedef struct {
     uint64_t swaps;
 } bf_a2;
 
-/* 1 when the key was new (in neither half), 0 otherwise. */
-int bf_a2_add(bf_a2 *f, bf_key_hash h);
+/* With tell: 1 when the key was new (in neither half), 0 otherwise. Without,
+ * 0, and the older half is not probed (a plain add has no use for it). */
+int bf_a2_add(bf_a2 *f, bf_key_hash h, int tell);
 int bf_a2_contains(const bf_a2 *f, bf_key_hash h);
 /* Merging a filter of the same shape into dst, active half with active
  * half and older with older: OR (union) or AND (intersection). Either way

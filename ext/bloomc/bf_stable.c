@@ -9,9 +9,9 @@ uint64_t bf_splitmix64(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-int bf_stable_add(bf_stable *f, bf_key_hash h)
+int bf_stable_add(bf_stable *f, bf_key_hash h, int tell)
 {
-    int fresh = !bf_stable_contains(f, h); /* before the decrements below */
+    int fresh = tell && !bf_stable_contains(f, h); /* before the decrements below */
     /* d consecutive cells from a random start, wrapping at the end: Deng
      * and Rafiei's own shortcut (one random number per add, and a run of
      * cells in a cache line or two instead of d scattered misses). Every cell

@@ -27,8 +27,9 @@ typedef struct {
 /* The next value of a splitmix64 generator (Steele, Lea and Flood, 2014). */
 uint64_t bf_splitmix64(uint64_t *state);
 
-/* 1 when the key was new (include? would have said false just before). */
-int bf_stable_add(bf_stable *f, bf_key_hash h);
+/* With tell: 1 when the key was new (include? would have said false just
+ * before), else 0. Without, 0, and no lookup pass before the add. */
+int bf_stable_add(bf_stable *f, bf_key_hash h, int tell);
 int bf_stable_contains(const bf_stable *f, bf_key_hash h);
 /* Merging a filter of the same shape into dst, cell by cell: the larger
  * value (union: a key recent in either stays as recent) or the smaller
