@@ -208,16 +208,6 @@ void bf_continuous_store_clock(const bf_continuous *f, uint8_t *header)
     for (int i = 0; i < 4; i++) header[crc_at + i] = (uint8_t)(crc >> (8 * i));
 }
 
-int bf_continuous_load_clock(bf_continuous *f, const uint8_t *header)
-{
-    uint64_t slot = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD));
-    if (slot < 1 || slot > BF_CONT_SLOTS) return 0;
-    f->slot = (uint32_t)slot;
-    f->ticks = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD + 1));
-    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++)
-        f->recent_adds[d] = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD + 2 + d));
-    return 1;
-}
 
 #define NOT_LIVE 0xFF
 

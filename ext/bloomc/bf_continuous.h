@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bf_buckets.h"
+#include "bf_endian.h"
+#include "bf_format.h"
 #include "bf_probe.h"
 
 #define BF_CONT_BITS 4
@@ -56,8 +58,18 @@ void bf_continuous_tick(bf_continuous *f, uint64_t n, void (*between)(void *ctx,
 /* Writes f's clock into header and rewrites the header's checksum. */
 void bf_continuous_store_clock(const bf_continuous *f, uint8_t *header);
 /* Reads the clock a writer stored into f; 0 (f unchanged) when the header's
- * slot is not one a writer stores (the file was never ticked so). */
-int bf_continuous_load_clock(bf_continuous *f, const uint8_t *header);
+ * slot is not one a writer stores (the file was never ticked so). Inline: a
+ * mapped reader reads it on every add and lookup. */
+static inline int bf_continuous_load_clock(bf_continuous *f, const uint8_t *header)
+{
+    uint64_t slot = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD));
+    if (slot < 1 || slot > BF_CONT_SLOTS) return 0;
+    f->slot = (uint32_t)slot;
+    f->ticks = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD + 1));
+    for (uint32_t d = 0; d <= BF_CONT_DIVISOR; d++)
+        f->recent_adds[d] = bf_load_le64(header + bf_format_field_at(BF_CONT_CLOCK_FIELD + 2 + d));
+    return 1;
+}
 
 /* Whether every bucket is empty or holds a live slot, as ticks leave them
  * (checked on state read from outside). */

@@ -85,12 +85,8 @@ int bf_scalable_params_valid(const bf_scalable_params *p)
  * does not hold. */
 static uint64_t first_round(const bf_scalable *f, bf_key_hash h, size_t whole)
 {
-    uint64_t values[FIRST_PROBES], x = h.h1, y = h.h2;
-    for (uint32_t i = 0; i < FIRST_PROBES; i++) {
-        values[i] = x;
-        x += y;
-        y += i + 1;
-    }
+    uint64_t values[FIRST_PROBES];
+    bf_probe_values(h, BF_HASH_MURMUR3, FIRST_PROBES, values);
     uint64_t passed = 0;
     for (size_t j = 0; j < f->nlayers; j++) {
         const bf_layer *l = &f->layers[j];
