@@ -260,43 +260,50 @@ static void contains_many(void *filter, const bf_key_hash *h, size_t n, uint8_t 
     bf_scalable_contains_many(filter, h, n, out);
 }
 
-/* What a batch may change, kept to be put back if it raises: the layer count
- * and counts, and the newest layer's bits (layers after it are new). */
+/* What a batch may change, kept to be put back unless it completes: the
+ * layer count and counts, and the newest layer's bits (layers after it are
+ * new). */
 typedef struct {
-    VALUE self, keys, collect;
+    VALUE keys, collect;
     bf_scalable *f;
     size_t nlayers;
     uint64_t count, top_count;
     uint8_t *top_bits;
+    int done;
 } batch_undo;
 
 static VALUE run_batch_add(VALUE arg)
 {
     batch_undo *u = (batch_undo *)arg;
     bloomc_batch b = {u->f, u->f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    return bloomc_batch_add(&b, u->keys, u->collect);
+    VALUE result = bloomc_batch_add(&b, u->keys, u->collect);
+    u->done = 1;
+    return result;
 }
 
-static VALUE undo_batch_add(VALUE arg, VALUE error)
+/* Puts the filter back when the batch did not complete (CapacityError, a
+ * bad key, or any other way out: throw, Thread#kill), and frees the copy. */
+static VALUE finish_batch_add(VALUE arg)
 {
     batch_undo *u = (batch_undo *)arg;
     bf_scalable *f = u->f;
-    for (size_t i = u->nlayers; i < f->nlayers; i++) ruby_xfree(f->layers[i].bits.data);
-    f->nlayers = u->nlayers;
-    f->count = u->count;
-    bf_layer *top = &f->layers[f->nlayers - 1];
-    top->count = u->top_count;
-    memcpy(top->bits.data, u->top_bits, bf_bits_nbytes(top->bits.nbits));
+    if (!u->done) {
+        for (size_t i = u->nlayers; i < f->nlayers; i++) ruby_xfree(f->layers[i].bits.data);
+        f->nlayers = u->nlayers;
+        f->count = u->count;
+        bf_layer *top = &f->layers[f->nlayers - 1];
+        top->count = u->top_count;
+        memcpy(top->bits.data, u->top_bits, bf_bits_nbytes(top->bits.nbits));
+    }
     ruby_xfree(u->top_bits);
-    u->top_bits = NULL;
-    rb_exc_raise(error);
+    return Qnil;
 }
 
 /* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). A batch that
  * could meet CapacityError (more keys than the filter has room for before
  * max_capacity, or before the last layer it may have is full) is all or
  * nothing: the newest layer is copied first, and put back with the rest
- * when a key meets it. */
+ * unless every key went in. */
 static VALUE scalable_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
@@ -309,10 +316,11 @@ static VALUE scalable_batch_add(VALUE self, VALUE keys, VALUE collect)
     }
     const bf_layer *top = &f->layers[f->nlayers - 1];
     size_t nbytes = bf_bits_nbytes(top->bits.nbits);
-    batch_undo u = {self, keys, collect, f, f->nlayers, f->count, top->count, ruby_xmalloc(nbytes)};
+    batch_undo u = {keys, collect, f, f->nlayers, f->count, top->count, ruby_xmalloc(nbytes), 0};
     memcpy(u.top_bits, top->bits.data, nbytes);
-    VALUE result = rb_rescue2(run_batch_add, (VALUE)&u, undo_batch_add, (VALUE)&u, rb_eException, (VALUE)0);
-    ruby_xfree(u.top_bits);
+    VALUE result = rb_ensure(run_batch_add, (VALUE)&u, finish_batch_add, (VALUE)&u);
+    RB_GC_GUARD(keys);
+    RB_GC_GUARD(collect);
     return result;
 }
 
