@@ -50,7 +50,8 @@ module Bloomc
     # @example
     #   Bloomc::BloomFilter.find_m_k(10_000, 0.01) # => [95931, 7]
     def self.find_m_k(capacity, error)
-      BloomHelper.find_m_k(capacity, error) # the same argument checks
+      BloomHelper.send(:check_capacity, capacity)
+      BloomHelper.send(:check_error_rate, error)
       BloomHelper.send(:optimal_m_k, capacity, error) or
         raise ArgumentError, "capacity #{capacity} at error #{error} needs more bits than a filter can hold"
     end
