@@ -71,6 +71,21 @@ RSpec.describe "exe/bloomc", :slow do
       end
     end
 
+    it "renews a repeated line's ttl: a line repeated more often than its ttl never comes out again" do
+      Open3.popen3(*bloomc, "dedup", "--ttl", "1") do |stdin, stdout, stderr, wait|
+        stdin.write("a\n")
+        stdin.flush
+        expect(stdout.gets).to eq("a\n")
+        12.times do # 2.4 s, past 1.5 x ttl after the first: an add that did not renew would let it out again
+          sleep(0.2)
+          stdin.write("a\n")
+          stdin.flush
+        end
+        stdin.close
+        expect([stdout.read, stderr.read, wait.value.exitstatus]).to eq(["", "", 0])
+      end
+    end
+
     it "passes lines through a pipe as they come, not when the input ends" do
       Open3.popen3(*bloomc, "dedup") do |stdin, stdout, _stderr, wait|
         stdin.write("first\nfirst\nsecond\n")
