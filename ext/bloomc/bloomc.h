@@ -105,7 +105,7 @@ void bloomc_unmap(bloomc_mapping *m); /* and off the list */
 void bloomc_mapping_compact(void *ptr);
 void bloomc_mapping_check(const bloomc_mapping *m, VALUE self); /* IOError once closed */
 /* write_header, sync_mapping, mapped_body_crc (private) and mapped?. */
-void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type);
+void bloomc_define_mapping_methods(VALUE klass);
 /* Bloomc::Mapped's own (private) methods, defined once. */
 void bloomc_init_mapped(VALUE mBloomc);
 

@@ -11,6 +11,18 @@ uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, co
     return data;
 }
 
+int bloomc_counting_same_shape(const void *a, const void *b)
+{
+    const bf_counting *f = a, *o = b;
+    return f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k && f->seed == o->seed;
+}
+
+void bloomc_counting_cleared(VALUE self, void *core)
+{
+    bf_counting *f = core;
+    f->count = f->saturated = f->distinct = 0;
+}
+
 int bloomc_counting_equal(const bf_counting *a, const bf_counting *b)
 {
     if (!a->cells.data || !b->cells.data) return a->cells.data == b->cells.data;

@@ -3,7 +3,7 @@
 #ifndef BLOOMC_CELLS_H
 #define BLOOMC_CELLS_H
 
-#include "bloomc.h"
+#include "filter.h"
 #include "bf_counting.h"
 
 /* cells.c: for the filters of counters. bloomc_buckets_replace returns
@@ -16,6 +16,9 @@ uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, co
  * (the saved count is not trusted: a mapped file's may be older). */
 size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t width, uint64_t seed, uint64_t count);
 const char *bloomc_counting_state_cells(bf_counting *out, const uint8_t *data);
+/* Descriptor hooks (filter.h) of a counting filter's core. */
+int bloomc_counting_same_shape(const void *a, const void *b);
+void bloomc_counting_cleared(VALUE self, void *core);
 int bloomc_counting_equal(const bf_counting *a, const bf_counting *b);
 st_index_t bloomc_counting_hash(const bf_counting *f);
 

@@ -558,7 +558,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_private_method(cContinuousBloomFilter, "clear_stale_cells", continuous_clear_stale_cells, 0);
     rb_define_private_method(cContinuousBloomFilter, "export_fields", continuous_export_fields, 0);
     rb_define_private_method(cContinuousBloomFilter, "body_bytes_for", continuous_body_bytes_for, 1);
-    bloomc_define_mapping_methods(cContinuousBloomFilter, &continuous_type);
+    bloomc_define_mapping_methods(cContinuousBloomFilter);
     rb_define_private_method(cContinuousBloomFilter, "combine", continuous_combine, 2);
     rb_define_method(cContinuousBloomFilter, "clear", continuous_clear, 0);
     rb_define_private_method(cContinuousBloomFilter, "occupied", continuous_occupied, 0);

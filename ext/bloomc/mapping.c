@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <ruby/thread.h>
-#include "bloomc.h"
+#include "filter.h"
 #include "bf_crc32c.h"
 
 /* Whether the file still has the length its mapping was made with: a page
@@ -89,27 +89,15 @@ void bloomc_mapping_check(const bloomc_mapping *m, VALUE self)
     if (m->closed) rb_raise(rb_eIOError, "closed %" PRIsVALUE, rb_obj_class(self));
 }
 
-/* :nodoc: the mapping of a mapped filter; IOError when closed, ArgumentError
- * when the filter is not mapped. */
-static bloomc_mapping *mapping_of(VALUE self, const rb_data_type_t *type)
-{
-    bloomc_mapping *m = bloomc_typed_data(self, type);
-    bloomc_mapping_check(m, self);
-    if (!m->base) rb_raise(rb_eArgError, "%" PRIsVALUE " is not mapped to a file", rb_obj_class(self));
-    return m;
-}
-
-/* The classes whose filters map files (BloomFilter, ContinuousBloomFilter,
- * CountingBloomFilter), each registered once at load time. */
-static const rb_data_type_t *mappable[3];
-#define MAPPABLE_MAX (sizeof mappable / sizeof mappable[0])
-static size_t nmappable;
-
+/* The mapping of a mapped filter: TypeError for a kind that cannot be
+ * mapped, IOError when closed, ArgumentError when the filter is not mapped. */
 static bloomc_mapping *find_mapping(VALUE self)
 {
-    for (size_t i = 0; i < nmappable; i++)
-        if (rb_typeddata_is_kind_of(self, mappable[i])) return mapping_of(self, mappable[i]);
-    rb_raise(rb_eTypeError, "%" PRIsVALUE " cannot be mapped", rb_obj_class(self));
+    bloomc_filter *f = rb_check_typeddata(self, &bloomc_filter_type);
+    if (!f->kind->body_bytes_for) rb_raise(rb_eTypeError, "%" PRIsVALUE " cannot be mapped", rb_obj_class(self));
+    bloomc_mapping_check(&f->map, self);
+    if (!f->map.base) rb_raise(rb_eArgError, "%" PRIsVALUE " is not mapped to a file", rb_obj_class(self));
+    return &f->map;
 }
 
 /* :nodoc: writes the header (bytes before the body) into the mapping. */
@@ -228,12 +216,8 @@ static VALUE mapping_s_file_crc(VALUE module, VALUE fd, VALUE at, VALUE end)
  */
 static VALUE mapping_mapped_p(VALUE self)
 {
-    for (size_t i = 0; i < nmappable; i++)
-        if (rb_typeddata_is_kind_of(self, mappable[i])) {
-            const bloomc_mapping *m = RTYPEDDATA_DATA(self);
-            return RBOOL(m->base || m->closed);
-        }
-    return Qfalse;
+    const bloomc_filter *f = rb_check_typeddata(self, &bloomc_filter_type);
+    return RBOOL(f->map.base || f->map.closed);
 }
 
 /* Reserving the blocks of a file to be mapped for writing (open's
@@ -397,11 +381,8 @@ static VALUE mapping_s_reserve_blocks(VALUE module, VALUE fd, VALUE length, VALU
     return ID2SYM(rb_intern(already ? "allocated" : (r.writing ? "zeros" : "fallocate")));
 }
 
-void bloomc_define_mapping_methods(VALUE klass, const rb_data_type_t *type)
+void bloomc_define_mapping_methods(VALUE klass)
 {
-    /* A class more than the array holds needs a larger array, not a write past it. */
-    if (nmappable >= MAPPABLE_MAX) rb_bug("bloomc: more mappable classes than the %d in mapping.c", (int)MAPPABLE_MAX);
-    mappable[nmappable++] = type;
     rb_define_private_method(klass, "write_header", mapping_write_header, 1);
     rb_define_private_method(klass, "sync_mapping", mapping_sync, 0);
     rb_define_private_method(klass, "check_mapped_length", mapping_check_length, 2);

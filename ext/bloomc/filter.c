@@ -1,0 +1,376 @@
+/* The methods every filter kind shares, written once over its descriptor
+ * (filter.h). Their documentation for ri and YARD is in each class's Ruby
+ * file (lib/bloomc/<kind>.rb, as RDoc :method: directives), since what m or
+ * size counts differs by kind. */
+#include <sys/mman.h>
+#include "filter.h"
+
+const rb_data_type_t bloomc_filter_type = {
+    .wrap_struct_name = "bloomc/filter",
+    .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
+};
+
+/* Every kind's class, for alloc, which is given only the class: set once at
+ * load (Init_bloomc), read-only after. */
+enum { KINDS_MAX = 16 };
+static struct {
+    VALUE klass;
+    const bloomc_kind *kind;
+} classes[KINDS_MAX];
+static int nclasses;
+
+void bloomc_filter_free(void *ptr)
+{
+    bloomc_filter *f = ptr;
+    if (f->map.base) bloomc_unmap(&f->map);
+    ruby_xfree(f->allocation);
+    f->allocation = NULL;
+    f->body = NULL;
+    if (f->kind->release) f->kind->release(f->core);
+    if (f->kind->outlives && f->kind->outlives(f->core)) return;
+    ruby_xfree(f);
+}
+
+/* A mapped filter's cells are the kernel's page cache, not this process's
+ * heap: only the struct counts. */
+size_t bloomc_filter_memsize(const void *ptr)
+{
+    const bloomc_filter *f = ptr;
+    return sizeof(*f) + f->kind->core_size + (f->allocation ? f->body_bytes + f->kind->alignment - 1 : 0);
+}
+
+static const bloomc_kind *kind_of_class(VALUE klass)
+{
+    for (VALUE c = klass; c && c != rb_cObject; c = RCLASS_SUPER(c))
+        for (int i = 0; i < nclasses; i++)
+            if (classes[i].klass == c) return classes[i].kind;
+    rb_raise(rb_eTypeError, "%" PRIsVALUE " is not a filter class", klass);
+}
+
+static VALUE filter_alloc(VALUE klass)
+{
+    const bloomc_kind *kind = kind_of_class(klass);
+    VALUE obj = rb_data_typed_object_zalloc(klass, sizeof(bloomc_filter) + kind->core_size, &kind->type);
+    ((bloomc_filter *)RTYPEDDATA_DATA(obj))->kind = kind;
+    return obj;
+}
+
+void bloomc_filter_unready(VALUE self, const bloomc_filter *f)
+{
+    bloomc_mapping_check(&f->map, self);
+    rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
+}
+
+bloomc_filter *bloomc_filter_get(VALUE self)
+{
+    bloomc_filter *f = rb_check_typeddata(self, &bloomc_filter_type);
+    if (!f->body || f->map.closed) bloomc_filter_unready(self, f);
+    if (f->kind->refresh) f->kind->refresh(f->core, &f->map);
+    return f;
+}
+
+/* Another filter of f's kind, initialized and open (TypeError otherwise). */
+static bloomc_filter *same_kind(VALUE other, const bloomc_filter *f)
+{
+    rb_check_typeddata(other, &f->kind->type);
+    return bloomc_filter_get(other);
+}
+
+/* The object of self, set up or not. */
+static bloomc_filter *object(VALUE self)
+{
+    return rb_check_typeddata(self, &bloomc_filter_type);
+}
+
+bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind)
+{
+    bloomc_filter *f = bloomc_filter_of(self, kind);
+    bloomc_mapping_check(&f->map, self);
+    if (f->map.base) rb_raise(rb_eArgError, "a mapped %" PRIsVALUE " cannot be re-initialized", rb_obj_class(self));
+    return f;
+}
+
+void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
+{
+    bloomc_filter *f = RTYPEDDATA_DATA(self);
+    const bloomc_kind *kind = f->kind;
+    if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of that size is too large for this machine", rb_obj_class(self));
+    size_t align = kind->alignment;
+    void *allocation = ruby_xcalloc(nbytes + align - 1, 1);
+    uint8_t *body = (uint8_t *)(((uintptr_t)allocation + align - 1) & ~(uintptr_t)(align - 1));
+    if (src) memcpy(body, src, src_bytes);
+    if (f->body && kind->release) kind->release(f->core);
+    ruby_xfree(f->allocation);
+    memcpy(f->core, core, kind->core_size);
+    f->allocation = allocation;
+    f->body = body;
+    f->body_bytes = nbytes;
+    kind->attach(f->core, body); /* checked before, where it came from outside */
+}
+
+/* :nodoc: deep copy for dup and clone. */
+static VALUE filter_initialize_copy(VALUE self, VALUE orig)
+{
+    rb_check_frozen(self);
+    if (self == orig) return self;
+    bloomc_filter *f = bloomc_filter_replaceable(self, object(self)->kind);
+    const bloomc_filter *src = same_kind(orig, f);
+    bloomc_filter_install(self, src->core, src->body_bytes, src->body, src->body_bytes);
+    return self;
+}
+
+/* The saved fields of a filter of kind (at most 16). */
+typedef struct {
+    uint64_t v[16];
+} fields_t;
+
+static fields_t saved_fields(const bloomc_filter *f)
+{
+    fields_t out;
+    f->kind->save(f->core, out.v);
+    return out;
+}
+
+/* ==: the same kind, fields and cells (what a dump of each would hold). */
+static VALUE filter_equal(VALUE self, VALUE other)
+{
+    if (self == other) return Qtrue;
+    bloomc_filter *f = bloomc_filter_get(self);
+    if (!rb_typeddata_is_kind_of(other, &f->kind->type)) return Qfalse;
+    const bloomc_filter *o = bloomc_filter_get(other);
+    fields_t a = saved_fields(f), b = saved_fields(o);
+    return RBOOL(memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)f->kind->nfields) == 0 && f->body_bytes == o->body_bytes &&
+                 memcmp(f->body, o->body, f->body_bytes) == 0);
+}
+
+/* hash: consistent with ==. */
+static VALUE filter_hash(VALUE self)
+{
+    const bloomc_filter *f = bloomc_filter_get(self);
+    fields_t a = saved_fields(f);
+    st_index_t h = rb_memhash(a.v, (long)(sizeof(uint64_t) * (size_t)f->kind->nfields));
+    return ST2FIX(h ^ rb_memhash(f->body, (long)f->body_bytes));
+}
+
+static bloomc_numbers numbers(VALUE self)
+{
+    bloomc_filter *f = bloomc_filter_get(self);
+    bloomc_numbers n = {0};
+    f->kind->numbers(f->core, &n);
+    return n;
+}
+
+static VALUE filter_m(VALUE self) { return ULL2NUM(numbers(self).m); }
+static VALUE filter_k(VALUE self) { return UINT2NUM(numbers(self).k); }
+static VALUE filter_seed(VALUE self) { return UINT2NUM(numbers(self).seed); }
+static VALUE filter_size(VALUE self) { return ULL2NUM(numbers(self).count); }
+/* :nodoc: the hash function's number in Bloomc::HASH_FUNCTIONS. */
+static VALUE filter_hash_kind(VALUE self) { return INT2FIX(numbers(self).hash); }
+
+/* :nodoc: keys new to the filter, for over_capacity? (lib/bloomc/sizing.rb). */
+static VALUE filter_distinct(VALUE self)
+{
+    return ULL2NUM(*numbers(self).distinct);
+}
+
+/* :nodoc: sets it, for a filter loaded or merged. */
+static VALUE filter_set_distinct(VALUE self, VALUE n)
+{
+    rb_check_frozen(self);
+    uint64_t value = NUM2ULL(n);
+    *numbers(self).distinct = value;
+    return n;
+}
+
+/* :nodoc: cells that are not zero, for Bloomc::Stats. */
+static VALUE filter_occupied(VALUE self)
+{
+    const bloomc_filter *f = bloomc_filter_get(self);
+    return ULL2NUM(f->kind->occupied(f->core));
+}
+
+/* :nodoc: self |= other or self &= other (Bloomc::SetOps checks shapes). */
+static VALUE filter_combine(VALUE self, VALUE other, VALUE op)
+{
+    rb_check_frozen(self);
+    bloomc_filter *f = bloomc_filter_get(self);
+    const bloomc_filter *o = same_kind(other, f);
+    int intersect = bloomc_intersection_arg(op, f->kind->same_shape(f->core, o->core));
+    f->kind->combine(self, f->core, o->core, intersect);
+    return self;
+}
+
+/* clear: every cell 0, every count 0. */
+static VALUE filter_clear(VALUE self)
+{
+    rb_check_frozen(self);
+    bloomc_filter *f = bloomc_filter_get(self);
+    memset(f->body, 0, f->body_bytes);
+    if (f->kind->cleared) f->kind->cleared(self, f->core);
+    return self;
+}
+
+/* :nodoc: [fields, cells] (docs/FORMAT.md). */
+static VALUE filter_export_core(VALUE self)
+{
+    const bloomc_filter *f = bloomc_filter_get(self);
+    fields_t a = saved_fields(f);
+    const uint8_t *parts[] = {f->body};
+    size_t lengths[] = {f->body_bytes};
+    return bloomc_state_new(a.v, f->kind->nfields, parts, lengths, 1);
+}
+
+/* :nodoc: the fields export_core saves, without the cells. */
+static VALUE filter_export_fields(VALUE self)
+{
+    const bloomc_filter *f = bloomc_filter_get(self);
+    fields_t a = saved_fields(f);
+    return rb_ary_entry(bloomc_state_new(a.v, f->kind->nfields, NULL, NULL, 0), 0);
+}
+
+/* Saved fields into core (cells not attached); returns the cells' bytes. */
+static size_t load_fields(const bloomc_kind *kind, VALUE fields, void *core)
+{
+    fields_t a;
+    bloomc_state_fields(fields, kind->nfields, a.v);
+    memset(core, 0, kind->core_size);
+    return kind->load(core, a.v);
+}
+
+/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
+ * export_core could not have made. */
+static VALUE filter_import_core(VALUE self, VALUE fields, VALUE body)
+{
+    rb_check_frozen(self);
+    const bloomc_kind *kind = bloomc_filter_replaceable(self, object(self)->kind)->kind;
+    VALUE buf;
+    void *core = ALLOCV(buf, kind->core_size);
+    size_t nbytes = load_fields(kind, fields, core);
+    uint8_t *cells = (uint8_t *)bloomc_state_body(body, nbytes);
+    const char *problem = kind->attach(core, cells);
+    if (problem) bloomc_format_error("%s", problem);
+    bloomc_filter_install(self, core, nbytes, cells, nbytes);
+    ALLOCV_END(buf);
+    RB_GC_GUARD(body);
+    return self;
+}
+
+/* :nodoc: adopts the cells of a file in bloomc's format, mapped from fd, in
+ * place of its own (a new filter only; lib/bloomc/mapped.rb has checked the
+ * header, and passes the file's length). */
+static VALUE filter_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_offset, VALUE length, VALUE writable)
+{
+    rb_check_frozen(self);
+    bloomc_filter *f = object(self);
+    if (f->body || f->map.closed) rb_raise(rb_eArgError, "map_core maps a new filter");
+    const bloomc_kind *kind = f->kind;
+    VALUE buf;
+    void *core = ALLOCV(buf, kind->core_size);
+    size_t nbytes = load_fields(kind, fields, core), offset = NUM2SIZET(body_offset);
+    if (NUM2SIZET(length) != offset + nbytes)
+        bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, offset + nbytes);
+    uint8_t *base = bloomc_map_file(NUM2INT(fd), offset + nbytes, RTEST(writable));
+    const char *problem = kind->attach(core, base + offset);
+    if (problem) {
+        munmap(base, offset + nbytes);
+        bloomc_format_error("%s", problem);
+    }
+    memcpy(f->core, core, kind->core_size);
+    ALLOCV_END(buf);
+    f->body = base + offset;
+    f->body_bytes = nbytes;
+    bloomc_mapping_adopt(&f->map, self, base, offset + nbytes, offset, NUM2INT(fd), RTEST(writable));
+    return self;
+}
+
+/* :nodoc: unmaps a mapped filter; it raises IOError from then on. */
+static VALUE filter_unmap(VALUE self)
+{
+    bloomc_filter *f = object(self);
+    if (!f->map.base) return self;
+    bloomc_unmap(&f->map);
+    f->map.closed = 1;
+    f->body = NULL;
+    f->body_bytes = 0;
+    memset(f->core, 0, f->kind->core_size); /* a view of the cells now holds none */
+    return self;
+}
+
+/* :nodoc: the bytes export_core's body would take with m cells (for a new
+ * mapped file: its filter is never built on the heap). */
+static VALUE filter_body_bytes_for(VALUE self, VALUE m)
+{
+    const bloomc_filter *f = bloomc_filter_get(self);
+    size_t nbytes = f->kind->body_bytes_for(f->core, m);
+    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine");
+    return SIZET2NUM(nbytes);
+}
+
+static bloomc_batch batch_of(bloomc_filter *f)
+{
+    bloomc_numbers n = {0};
+    f->kind->numbers(f->core, &n);
+    return (bloomc_batch){f->core, n.seed, n.hash, f->kind->add_many, f->kind->contains_many};
+}
+
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
+static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
+{
+    rb_check_frozen(self);
+    bloomc_batch b = batch_of(bloomc_filter_get(self));
+    return bloomc_batch_add(&b, keys, collect);
+}
+
+/* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
+static VALUE filter_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+{
+    bloomc_batch b = batch_of(bloomc_filter_get(self));
+    return bloomc_batch_lookup(&b, keys, mode);
+}
+
+/* :nodoc: dedup_lines(chunk, out, length): `bloomc dedup`'s work (batch.c). */
+static VALUE filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length)
+{
+    rb_check_frozen(self);
+    bloomc_batch b = batch_of(bloomc_filter_get(self));
+    return bloomc_batch_dedup(&b, chunk, out, length);
+}
+
+VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind)
+{
+    if (nclasses >= KINDS_MAX) rb_bug("bloomc: more filter kinds than the %d in filter.c", KINDS_MAX);
+    VALUE klass = rb_define_class_under(mBloomc, name, rb_cObject);
+    classes[nclasses].klass = klass;
+    classes[nclasses++].kind = kind;
+    rb_define_alloc_func(klass, filter_alloc);
+    rb_define_method(klass, "initialize_copy", filter_initialize_copy, 1);
+    rb_define_method(klass, "==", filter_equal, 1);
+    rb_define_method(klass, "eql?", filter_equal, 1);
+    rb_define_method(klass, "hash", filter_hash, 0);
+    rb_define_method(klass, "m", filter_m, 0);
+    if (kind->methods & BLOOMC_K) rb_define_method(klass, "k", filter_k, 0);
+    rb_define_method(klass, "seed", filter_seed, 0);
+    if (kind->methods & BLOOMC_SIZE) rb_define_method(klass, "size", filter_size, 0);
+    if (kind->methods & BLOOMC_HASH_KIND) rb_define_private_method(klass, "hash_kind", filter_hash_kind, 0);
+    if (kind->methods & BLOOMC_DISTINCT) {
+        rb_define_private_method(klass, "distinct", filter_distinct, 0);
+        rb_define_private_method(klass, "distinct=", filter_set_distinct, 1);
+    }
+    rb_define_method(klass, "clear", filter_clear, 0);
+    rb_define_private_method(klass, "combine", filter_combine, 2);
+    if (kind->occupied) rb_define_private_method(klass, "occupied", filter_occupied, 0);
+    rb_define_private_method(klass, "export_core", filter_export_core, 0);
+    rb_define_private_method(klass, "export_fields", filter_export_fields, 0);
+    rb_define_private_method(klass, "import_core", filter_import_core, 2);
+    if (kind->add_many) {
+        bloomc_define_batch_methods(klass, filter_batch_add, filter_batch_lookup);
+        rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
+    }
+    if (kind->body_bytes_for) {
+        rb_define_private_method(klass, "map_core", filter_map_core, 5);
+        rb_define_private_method(klass, "unmap", filter_unmap, 0);
+        rb_define_private_method(klass, "body_bytes_for", filter_body_bytes_for, 1);
+        bloomc_define_mapping_methods(klass);
+    }
+    return klass;
+}

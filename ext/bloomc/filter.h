@@ -1,0 +1,136 @@
+/* One descriptor per filter kind (in the manner of ruby/digest's metadata
+ * struct), and the object every filter class wraps. filter.c implements the
+ * methods every kind shares once, through the descriptor; a kind's binding
+ * (<kind>_bloom_filter.c) keeps its hot add and include? and its own methods.
+ *
+ * A kind's cells (bits, counters, levels, layers) are one run of bytes in the
+ * order of the file format's body (docs/FORMAT.md): a heap allocation of the
+ * object's, or the body of a mapped file. Copies, dumps, ==, hash, clear and
+ * memsize work on that run; the descriptor says how the kind's core points
+ * into it and what its saved fields are. */
+#ifndef BLOOMC_FILTER_H
+#define BLOOMC_FILTER_H
+
+#include "bloomc.h"
+
+typedef struct bloomc_kind bloomc_kind;
+
+/* The object a filter class wraps. */
+typedef struct {
+    bloomc_mapping map; /* first: mapping.c reads it */
+    const bloomc_kind *kind;
+    void *allocation; /* the heap cells' allocation (NULL when mapped) */
+    uint8_t *body;    /* the cells: in allocation, aligned, or in the mapping;
+                       * NULL until set up */
+    size_t body_bytes;
+    uint64_t core[]; /* the kind's state (core_size bytes), 8-byte aligned */
+} bloomc_filter;
+
+/* What the shared readers (m, k, seed, size, distinct) report. */
+typedef struct {
+    uint64_t m, count;
+    uint64_t *distinct; /* with BLOOMC_DISTINCT */
+    uint32_t k, seed;
+    bf_hash_kind hash;
+} bloomc_numbers;
+
+typedef void bloomc_many_fn(void *core, const bf_key_hash *h, size_t n, uint8_t *out);
+
+struct bloomc_kind {
+    rb_data_type_t type; /* .parent is bloomc_filter_type; set by BLOOMC_KIND_TYPE */
+    size_t core_size;
+    size_t alignment; /* of the cells: 1, or a power of two */
+    int nfields;      /* the saved fields (docs/FORMAT.md), at most 16 */
+    unsigned methods; /* which of the optional shared methods the class has */
+    /* The saved fields of core into out[0 .. nfields). */
+    void (*save)(const void *core, uint64_t *out);
+    /* Saved fields into core (cells not attached), each checked
+     * (Bloomc::FormatError); returns the bytes its cells take. */
+    size_t (*load)(void *core, const uint64_t *fields);
+    /* Points core's cells into body and derives what the cells imply;
+     * returns what is wrong with them (saved ones may come from anywhere), or
+     * NULL. */
+    const char *(*attach)(void *core, uint8_t *body);
+    void (*numbers)(void *core, bloomc_numbers *out);
+    /* Brings core up to date before a shared method reads it (a mapped
+     * reader follows its writer's clock); NULL: nothing to do. */
+    void (*refresh)(void *core, const bloomc_mapping *map);
+    /* combine's precondition: the same shape and hashing. */
+    int (*same_shape)(const void *a, const void *b);
+    /* self |= other (intersect 0) or self &= other; self is the filter, for
+     * a kind whose cells must grow first. */
+    void (*combine)(VALUE self, void *core, const void *other, int intersect);
+    uint64_t (*occupied)(const void *core); /* non-zero cells (NULL: the kind's own) */
+    /* After clear has zeroed the cells: the counts to 0 (NULL: nothing). */
+    void (*cleared)(VALUE self, void *core);
+    /* Batches of hashed keys (batch.c); NULL: the kind defines its own. */
+    bloomc_many_fn *add_many, *contains_many;
+    /* Mappable kinds: the bytes the cells of a filter like core but with m
+     * would take (0: too many for this machine). NULL: not mappable. */
+    size_t (*body_bytes_for)(const void *core, VALUE m);
+    /* Frees what core holds besides its cells (NULL: nothing). */
+    void (*release)(void *core);
+    /* At the object's end: 1 when the struct must outlive it (a handle still
+     * points at it, and frees it). NULL: never. */
+    int (*outlives)(void *core);
+};
+
+/* The optional shared methods (bloomc_kind.methods). */
+enum {
+    BLOOMC_K = 1,         /* k */
+    BLOOMC_SIZE = 2,      /* size */
+    BLOOMC_DISTINCT = 4,  /* distinct and distinct= (private) */
+    BLOOMC_HASH_KIND = 8, /* hash_kind (private) */
+    BLOOMC_SHARED = BLOOMC_K | BLOOMC_SIZE
+};
+
+/* The parent of every kind's type: rb_check_typeddata(obj,
+ * &bloomc_filter_type) accepts any filter. */
+extern const rb_data_type_t bloomc_filter_type;
+void bloomc_filter_free(void *ptr);
+size_t bloomc_filter_memsize(const void *ptr);
+
+#define BLOOMC_KIND_TYPE(name) \
+    { \
+        .wrap_struct_name = "bloomc/" name, \
+        .function = {.dfree = bloomc_filter_free, .dsize = bloomc_filter_memsize, .dcompact = bloomc_mapping_compact}, \
+        .parent = &bloomc_filter_type, .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED, \
+    }
+
+NORETURN(void bloomc_filter_unready(VALUE self, const bloomc_filter *f));
+
+/* The object behind self, of exactly this kind's class, or a TypeError. */
+static inline bloomc_filter *bloomc_filter_of(VALUE self, const bloomc_kind *kind)
+{
+    return bloomc_typed_data(self, &kind->type);
+}
+
+/* The core of an initialized, open filter (inline: every add and lookup
+ * starts here); IOError once closed, TypeError before setup. */
+static inline void *bloomc_filter_core(VALUE self, const bloomc_kind *kind)
+{
+    bloomc_filter *f = bloomc_filter_of(self, kind);
+    if (RB_UNLIKELY(!f->body || f->map.closed)) bloomc_filter_unready(self, f);
+    return f->core;
+}
+
+/* The object whose core this is (a handle that outlives the object frees it). */
+static inline bloomc_filter *bloomc_filter_of_core(void *core)
+{
+    return (bloomc_filter *)((char *)core - offsetof(bloomc_filter, core));
+}
+
+/* The object of any filter kind, initialized and open (refreshed). */
+bloomc_filter *bloomc_filter_get(VALUE self);
+/* The object, for setup and copies: open, not mapped (ArgumentError). */
+bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind);
+/* Gives the filter the state of core (fields set, cells not attached):
+ * cells of nbytes, zeroed, then the first src_bytes of src copied in. The old
+ * cells are freed only once the new ones exist (ArgumentError when nbytes is
+ * 0: too many for this machine). */
+void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
+
+/* Defines the class under mBloomc with the methods every kind shares. */
+VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind);
+
+#endif
