@@ -23,21 +23,6 @@ void bloomc_counting_cleared(VALUE self, void *core)
     f->count = f->saturated = f->distinct = 0;
 }
 
-int bloomc_counting_equal(const bf_counting *a, const bf_counting *b)
-{
-    if (!a->cells.data || !b->cells.data) return a->cells.data == b->cells.data;
-    return a->cells.count == b->cells.count && a->cells.width == b->cells.width && a->k == b->k && a->seed == b->seed &&
-           a->count == b->count && a->saturated == b->saturated &&
-           memcmp(a->cells.data, b->cells.data, bf_buckets_nbytes(a->cells.count, a->cells.width)) == 0;
-}
-
-st_index_t bloomc_counting_hash(const bf_counting *f)
-{
-    if (!f->cells.data) return 0;
-    st_index_t h = rb_memhash(f->cells.data, (long)bf_buckets_nbytes(f->cells.count, f->cells.width));
-    return h ^ (st_index_t)(f->cells.count * 31 + f->cells.width * 17 + f->k * 7 + f->seed + f->count * 131);
-}
-
 size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t width, uint64_t seed, uint64_t count)
 {
     bf_buckets_init(&out->cells, bloomc_state_check(m, 1, BF_BUCKETS_MAX, "m"),

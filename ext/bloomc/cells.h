@@ -1,5 +1,5 @@
 /* Shared by the bindings of the filters of counters (counting, spectral,
- * bitwise): cells.c. */
+ * stable): cells.c. */
 #ifndef BLOOMC_CELLS_H
 #define BLOOMC_CELLS_H
 
@@ -19,7 +19,5 @@ const char *bloomc_counting_state_cells(bf_counting *out, const uint8_t *data);
 /* Descriptor hooks (filter.h) of a counting filter's core. */
 int bloomc_counting_same_shape(const void *a, const void *b);
 void bloomc_counting_cleared(VALUE self, void *core);
-int bloomc_counting_equal(const bf_counting *a, const bf_counting *b);
-st_index_t bloomc_counting_hash(const bf_counting *f);
 
 #endif

@@ -20,6 +20,57 @@ module Bloomc
   class BitwiseBloomFilter
     include Batch
 
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The number of cells per level.
+
+    ##
+    # :method: k
+    # call-seq: k -> Integer
+    #
+    # The number of cells per key and level.
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: size
+    # call-seq: size -> Integer
+    #
+    # The number of adds.
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is a BitwiseBloomFilter of the same shape and seed with
+    # the same levels and cells.
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # Consistent with #==.
+
+    ##
+    # :method: clear
+    # call-seq: clear -> self
+    #
+    # Forgets every key and every level but the first.
+
     # @overload initialize(m, k, width: 4, seed: 0)
     #   @param m [Integer] number of cells per level, > 0
     #   @param k [Integer] cells per key and level, 1..MAX_K

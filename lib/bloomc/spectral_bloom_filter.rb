@@ -29,6 +29,58 @@ module Bloomc
 
     include Batch
 
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The number of cells of the primary filter.
+
+    ##
+    # :method: k
+    # call-seq: k -> Integer
+    #
+    # The number of cells per key.
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: size
+    # call-seq: size -> Integer
+    #
+    # Adds less successful deletes (never below 0: a delete that finds
+    # saturated cells succeeds without a matching add).
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is a SpectralBloomFilter of the same algorithm, shape
+    # and seed with the same cells and counts.
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # Consistent with #==.
+
+    ##
+    # :method: clear
+    # call-seq: clear -> self
+    #
+    # Forgets every key, in both of RM's filters.
+
     # @overload initialize(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
     #   @param m [Integer] number of primary cells, > 0
     #   @param k [Integer] cells per key, 1..MAX_K

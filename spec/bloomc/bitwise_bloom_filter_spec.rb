@@ -62,7 +62,7 @@ RSpec.describe Bloomc::BitwiseBloomFilter do
     it "grows its memory with its levels" do
       filter = described_class.new(100_000, 3, width: 4)
       one = ObjectSpace.memsize_of(filter)
-      expect(one).to be_between(50_000, 50_300)
+      expect(one).to be_between(50_000, 52_000) # the struct holds a table of the 64 levels a filter may have
       16.times { filter << "hot" }
       expect(filter.levels).to eq(2)
       expect(ObjectSpace.memsize_of(filter) - one).to be_between(100_000, 100_100) # 8-bit cells
