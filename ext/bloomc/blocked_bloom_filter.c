@@ -1,81 +1,15 @@
 /* Bloomc::BlockedBloomFilter: a Bloom filter whose keys each set their k bits
  * inside one 64-byte block (see bf_blocked.h). Construction from capacity and
- * error rate lives in lib/bloomc/blocked_bloom_filter.rb. */
-#include "bloomc.h"
+ * error rate lives in lib/bloomc/blocked_bloom_filter.rb; the methods every
+ * kind shares are in filter.c. */
+#include "filter.h"
 #include "bf_blocked.h"
 
-static VALUE cBlockedBloomFilter;
-
-/* The core filter and the allocation its 64-byte-aligned bits live in. */
-typedef struct {
-    bf_blocked core;
-    void *allocation;
-} blocked_t;
-
-static void blocked_free(void *ptr)
-{
-    blocked_t *b = ptr;
-    ruby_xfree(b->allocation);
-    ruby_xfree(b);
-}
-
-static size_t blocked_bytes(uint64_t nblocks)
-{
-    return bf_bits_nbytes(nblocks * BF_BLOCK_BITS);
-}
-
-static size_t blocked_memsize(const void *ptr)
-{
-    const blocked_t *b = ptr;
-    return sizeof(*b) + (b->allocation ? blocked_bytes(b->core.nblocks) + BF_BLOCK_BYTES - 1 : 0);
-}
-
-static const rb_data_type_t blocked_type = {
-    .wrap_struct_name = "bloomc/blocked_bloom_filter",
-    .function = {
-        .dfree = blocked_free,
-        .dsize = blocked_memsize,
-    },
-    .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
-};
-
-static VALUE blocked_alloc(VALUE klass)
-{
-    blocked_t *b;
-    return TypedData_Make_Struct(klass, blocked_t, &blocked_type, b);
-}
-
-static blocked_t *get_state(VALUE self)
-{
-    blocked_t *b = bloomc_typed_data(self, &blocked_type);
-    if (!b->allocation) rb_raise(rb_eTypeError, "uninitialized %" PRIsVALUE, rb_obj_class(self));
-    return b;
-}
+static const bloomc_kind blocked_kind;
 
 static bf_blocked *get_filter(VALUE self)
 {
-    return &get_state(self)->core;
-}
-
-/* Replace the filter's state: nblocks zeroed blocks, or a copy of src. The
- * bits are aligned to 64 bytes so that a block is exactly one cache line. */
-static void blocked_reset(blocked_t *b, uint64_t nblocks, uint32_t k, uint32_t seed, const bf_blocked *src)
-{
-    size_t nbytes = blocked_bytes(nblocks);
-    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine"); /* 32-bit size_t */
-    void *allocation = ruby_xcalloc(nbytes + BF_BLOCK_BYTES - 1, 1);
-    uint8_t *data = (uint8_t *)(((uintptr_t)allocation + BF_BLOCK_BYTES - 1) & ~(uintptr_t)(BF_BLOCK_BYTES - 1));
-    if (src) memcpy(data, src->bits.data, nbytes);
-    ruby_xfree(b->allocation);
-    b->allocation = allocation;
-    bf_blocked *f = &b->core;
-    f->bits.data = data;
-    f->bits.nbits = nblocks * BF_BLOCK_BITS;
-    f->nblocks = nblocks;
-    f->k = k;
-    f->seed = seed;
-    f->count = src ? src->count : 0;
-    f->distinct = src ? src->distinct : 0;
+    return bloomc_filter_core(self, &blocked_kind);
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k; m is
@@ -83,21 +17,13 @@ static void blocked_reset(blocked_t *b, uint64_t nblocks, uint32_t k, uint32_t s
 static VALUE blocked_setup(VALUE self, VALUE m, VALUE k, VALUE seed)
 {
     rb_check_frozen(self);
-    blocked_t *b = bloomc_typed_data(self, &blocked_type);
+    bloomc_filter_replaceable(self, &blocked_kind);
     uint64_t nbits = bloomc_count_arg(m, "m", BF_BITS_MAX);
-    uint32_t nprobes = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
-    uint32_t hash_seed = bloomc_uint32_arg(seed, "seed");
-    blocked_reset(b, (nbits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS, nprobes, hash_seed, NULL);
-    return self;
-}
-
-/* :nodoc: deep copy for dup and clone. */
-static VALUE blocked_initialize_copy(VALUE self, VALUE orig)
-{
-    rb_check_frozen(self);
-    if (self == orig) return self;
-    const bf_blocked *src = get_filter(orig);
-    blocked_reset(bloomc_typed_data(self, &blocked_type), src->nblocks, src->k, src->seed, src);
+    bf_blocked f = {.nblocks = (nbits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS};
+    f.k = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX); /* checked in order */
+    f.seed = bloomc_uint32_arg(seed, "seed");
+    f.bits.nbits = f.nblocks * BF_BLOCK_BITS;
+    bloomc_filter_install(self, &f, bf_bits_nbytes(f.bits.nbits), NULL, 0);
     return self;
 }
 
@@ -165,83 +91,6 @@ static VALUE blocked_include_p(VALUE self, VALUE key)
     return RBOOL(bf_blocked_contains(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3)));
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    bf_blocked_add_many(f, h, n, out);
-}
-
-static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    bf_blocked_contains_many(f, h, n, out);
-}
-
-/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
-static VALUE blocked_batch_add(VALUE self, VALUE keys, VALUE collect)
-{
-    rb_check_frozen(self);
-    bf_blocked *f = get_filter(self);
-    bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    return bloomc_batch_add(&b, keys, collect);
-}
-
-/* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
-static VALUE blocked_batch_lookup(VALUE self, VALUE keys, VALUE mode)
-{
-    bf_blocked *f = get_filter(self);
-    bloomc_batch b = {f, f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    return bloomc_batch_lookup(&b, keys, mode);
-}
-
-/*
- * call-seq: m -> Integer
- *
- * The number of bits: a whole number of 512-bit blocks.
- */
-static VALUE blocked_m(VALUE self)
-{
-    return ULL2NUM(get_filter(self)->bits.nbits);
-}
-
-/*
- * call-seq: k -> Integer
- *
- * The number of bits set per key, all in one block.
- */
-static VALUE blocked_k(VALUE self)
-{
-    return UINT2NUM(get_filter(self)->k);
-}
-
-/*
- * call-seq: seed -> Integer
- *
- * The MurmurHash3 seed of the key hash.
- */
-static VALUE blocked_seed(VALUE self)
-{
-    return UINT2NUM(get_filter(self)->seed);
-}
-
-/*
- * call-seq: size -> Integer
- *
- * The number of add calls so far (a key added twice counts twice).
- */
-static VALUE blocked_size(VALUE self)
-{
-    return ULL2NUM(get_filter(self)->count);
-}
-
-/* :nodoc: keys new to the filter, for over_capacity? (lib/bloomc/sizing.rb). */
-static VALUE blocked_distinct(VALUE self) { return ULL2NUM(get_filter(self)->distinct); }
-
-/* :nodoc: sets it, for a filter loaded or merged. */
-static VALUE blocked_set_distinct(VALUE self, VALUE n)
-{
-    get_filter(self)->distinct = NUM2ULL(n);
-    return n;
-}
-
 /*
  * call-seq: bits -> BitField
  *
@@ -253,133 +102,112 @@ static VALUE blocked_bits(VALUE self)
     return bloomc_bit_field_view(self, &get_filter(self)->bits);
 }
 
-/*
- * call-seq: self == other -> true or false
- *
- * Equal when +other+ is a BlockedBloomFilter of the same m, k and seed with
- * the same bits and key count.
- */
-static VALUE blocked_equal(VALUE self, VALUE other)
-{
-    if (self == other) return Qtrue;
-    if (!rb_typeddata_is_kind_of(other, &blocked_type)) return Qfalse;
-    const bf_blocked *a = get_filter(self), *b = get_filter(other);
-    return RBOOL(a->nblocks == b->nblocks && a->k == b->k && a->seed == b->seed && a->count == b->count &&
-                 memcmp(a->bits.data, b->bits.data, blocked_bytes(a->nblocks)) == 0);
-}
-
-/*
- * call-seq: hash -> Integer
- *
- * A hash of the shape, seed, key count and bits, consistent with ==.
- */
-static VALUE blocked_hash(VALUE self)
-{
-    const bf_blocked *f = get_filter(self);
-    st_index_t h = rb_memhash(f->bits.data, (long)blocked_bytes(f->nblocks));
-    return ST2FIX(h ^ (st_index_t)(f->nblocks * 31 + f->k * 7 + f->seed + f->count * 131));
-}
-
 /* :nodoc: the false-positive rate of the bits as they are, block by block. */
 static VALUE blocked_current_fpr(VALUE self)
 {
     return DBL2NUM(bf_blocked_current_fpr(get_filter(self)));
 }
 
-/* :nodoc: cells (bits) that are not zero, for Bloomc::Stats. */
-static VALUE blocked_occupied(VALUE self)
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    return ULL2NUM(bf_bits_count(&get_filter(self)->bits));
+    bf_blocked_add_many(f, h, n, out);
 }
 
-/* :nodoc: self |= other or self &= other (Bloomc::SetOps checks shapes). */
-static VALUE blocked_combine(VALUE self, VALUE other, VALUE op)
+static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    rb_check_frozen(self);
-    bf_blocked *f = get_filter(self);
-    const bf_blocked *o = get_filter(other);
-    int and = bloomc_intersection_arg(op, f->nblocks == o->nblocks && f->k == o->k && f->seed == o->seed);
-    bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, and);
-    return self;
+    bf_blocked_contains_many(f, h, n, out);
 }
 
-/*
- * call-seq: clear -> self
- *
- * Forgets every key: no bit set, size 0.
- */
-static VALUE blocked_clear(VALUE self)
+static void save(const void *core, uint64_t *out)
 {
-    rb_check_frozen(self);
-    bf_blocked *f = get_filter(self);
-    memset(f->bits.data, 0, bf_bits_nbytes(f->bits.nbits));
-    f->count = f->distinct = 0;
-    return self;
-}
-
-
-/* :nodoc: [[blocks, k, seed, count], bits] (docs/FORMAT.md). */
-static VALUE blocked_export_core(VALUE self)
-{
-    const bf_blocked *f = get_filter(self);
+    const bf_blocked *f = core;
     uint64_t fields[] = {f->nblocks, f->k, f->seed, f->count};
-    const uint8_t *parts[] = {f->bits.data};
-    size_t lengths[] = {blocked_bytes(f->nblocks)};
-    return bloomc_state_new(fields, 4, parts, lengths, 1);
+    memcpy(out, fields, sizeof fields);
 }
 
-/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
- * export_core could not have made. */
-static VALUE blocked_import_core(VALUE self, VALUE fields, VALUE body)
+static size_t load(void *core, const uint64_t *v)
 {
-    rb_check_frozen(self);
-    uint64_t v[4];
-    bloomc_state_fields(fields, 4, v);
-    bf_blocked src = {
+    bf_blocked *f = core;
+    *f = (bf_blocked){
         .nblocks = bloomc_state_check(v[0], 1, BF_BLOCKS_MAX, "blocks"),
         .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
         .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
         .count = v[3],
     };
-    size_t nbytes = blocked_bytes(src.nblocks);
-    if (!nbytes) bloomc_format_error("%" PRIu64 " blocks are too many for this machine", src.nblocks);
-    src.bits.data = (uint8_t *)bloomc_state_body(body, nbytes);
-    blocked_reset(bloomc_typed_data(self, &blocked_type), src.nblocks, src.k, src.seed, &src);
-    RB_GC_GUARD(body);
-    return self;
+    f->bits.nbits = f->nblocks * BF_BLOCK_BITS;
+    size_t nbytes = bf_bits_nbytes(f->bits.nbits);
+    if (!nbytes) bloomc_format_error("%" PRIu64 " blocks are too many for this machine", f->nblocks);
+    return nbytes;
 }
 
+/* Whole blocks: no bits past m to check. */
+static const char *attach(void *core, uint8_t *body)
+{
+    ((bf_blocked *)core)->bits.data = body;
+    return NULL;
+}
+
+static void numbers(void *core, bloomc_numbers *out)
+{
+    bf_blocked *f = core;
+    *out = (bloomc_numbers){f->bits.nbits, f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
+}
+
+static int same_shape(const void *a, const void *b)
+{
+    const bf_blocked *f = a, *o = b;
+    return f->nblocks == o->nblocks && f->k == o->k && f->seed == o->seed;
+}
+
+static void combine(VALUE self, void *core, const void *other, int intersect)
+{
+    bf_blocked *f = core;
+    const bf_blocked *o = other;
+    bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, intersect);
+}
+
+static uint64_t occupied(const void *core)
+{
+    return bf_bits_count(&((const bf_blocked *)core)->bits);
+}
+
+static void cleared(VALUE self, void *core)
+{
+    bf_blocked *f = core;
+    f->count = f->distinct = 0;
+}
+
+static const bloomc_kind blocked_kind = {
+    .type = BLOOMC_KIND_TYPE("blocked_bloom_filter"),
+    .core_size = sizeof(bf_blocked),
+    .alignment = BF_BLOCK_BYTES, /* a block is exactly one cache line */
+    .nfields = 4,
+    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
+    .save = save,
+    .load = load,
+    .attach = attach,
+    .numbers = numbers,
+    .same_shape = same_shape,
+    .combine = combine,
+    .occupied = occupied,
+    .cleared = cleared,
+    .add_many = add_many,
+    .contains_many = contains_many,
+};
 
 void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
 {
-    cBlockedBloomFilter = rb_define_class_under(mBloomc, "BlockedBloomFilter", rb_cObject);
-    rb_define_alloc_func(cBlockedBloomFilter, blocked_alloc);
+    VALUE cBlockedBloomFilter = bloomc_define_filter(mBloomc, "BlockedBloomFilter", &blocked_kind);
     /* Bits per block: m is always a multiple of it. */
     rb_define_const(cBlockedBloomFilter, "BLOCK_BITS", INT2FIX(BF_BLOCK_BITS));
     rb_define_private_method(rb_singleton_class(cBlockedBloomFilter), "optimal_m_k", blocked_optimal_m_k, 2);
     rb_define_private_method(rb_singleton_class(cBlockedBloomFilter), "model_fpr", blocked_model_fpr, 3);
     rb_define_private_method(cBlockedBloomFilter, "setup", blocked_setup, 3);
-    rb_define_method(cBlockedBloomFilter, "initialize_copy", blocked_initialize_copy, 1);
     rb_define_method(cBlockedBloomFilter, "add", blocked_add, 1);
     rb_define_method(cBlockedBloomFilter, "<<", blocked_add, 1);
     rb_define_method(cBlockedBloomFilter, "add?", blocked_add_p, 1);
     rb_define_method(cBlockedBloomFilter, "include?", blocked_include_p, 1);
     rb_define_method(cBlockedBloomFilter, "[]", blocked_include_p, 1);
-    bloomc_define_batch_methods(cBlockedBloomFilter, blocked_batch_add, blocked_batch_lookup);
-    rb_define_method(cBlockedBloomFilter, "m", blocked_m, 0);
-    rb_define_method(cBlockedBloomFilter, "k", blocked_k, 0);
-    rb_define_method(cBlockedBloomFilter, "seed", blocked_seed, 0);
-    rb_define_method(cBlockedBloomFilter, "size", blocked_size, 0);
-    rb_define_private_method(cBlockedBloomFilter, "distinct", blocked_distinct, 0);
-    rb_define_private_method(cBlockedBloomFilter, "distinct=", blocked_set_distinct, 1);
     rb_define_method(cBlockedBloomFilter, "bits", blocked_bits, 0);
-    rb_define_method(cBlockedBloomFilter, "==", blocked_equal, 1);
-    rb_define_method(cBlockedBloomFilter, "eql?", blocked_equal, 1);
-    rb_define_method(cBlockedBloomFilter, "hash", blocked_hash, 0);
-    rb_define_private_method(cBlockedBloomFilter, "export_core", blocked_export_core, 0);
-    rb_define_private_method(cBlockedBloomFilter, "import_core", blocked_import_core, 2);
-    rb_define_private_method(cBlockedBloomFilter, "combine", blocked_combine, 2);
-    rb_define_method(cBlockedBloomFilter, "clear", blocked_clear, 0);
-    rb_define_private_method(cBlockedBloomFilter, "occupied", blocked_occupied, 0);
     rb_define_private_method(cBlockedBloomFilter, "current_fpr", blocked_current_fpr, 0);
 }

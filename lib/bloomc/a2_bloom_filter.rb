@@ -14,6 +14,57 @@ module Bloomc
   class A2BloomFilter
     include Batch
 
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The number of bits of both halves together.
+
+    ##
+    # :method: k
+    # call-seq: k -> Integer
+    #
+    # The number of bits set per key.
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: size
+    # call-seq: size -> Integer
+    #
+    # The number of adds.
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is an A2BloomFilter of the same shape and seed in the
+    # same state.
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # Consistent with #==.
+
+    ##
+    # :method: clear
+    # call-seq: clear -> self
+    #
+    # Forgets every key: both halves empty, size and swaps 0.
+
     # @overload initialize(m, k = nil, error_rate: nil, capacity: nil, seed: 0)
     #   @param m [Integer] bits of both halves, > 0 (rounded up to even)
     #   @param k [Integer, nil] bits per key, 1..MAX_K; with error_rate:

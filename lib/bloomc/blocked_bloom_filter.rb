@@ -20,6 +20,57 @@ module Bloomc
 
     include Batch
 
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The number of bits: a whole number of 512-bit blocks.
+
+    ##
+    # :method: k
+    # call-seq: k -> Integer
+    #
+    # The number of bits set per key, all in one block.
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: size
+    # call-seq: size -> Integer
+    #
+    # The number of add calls so far (a key added twice counts twice).
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is a BlockedBloomFilter of the same m, k and seed with
+    # the same bits and key count.
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # A hash of the shape, seed, key count and bits, consistent with #==.
+
+    ##
+    # :method: clear
+    # call-seq: clear -> self
+    #
+    # Forgets every key: no bit set, size 0.
+
     # @overload initialize(m, k, seed: 0)
     #   @param m [Integer] number of bits, > 0; rounded up to whole 512-bit blocks
     #   @param k [Integer] bits set per key, 1..MAX_K

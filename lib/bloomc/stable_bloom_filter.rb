@@ -18,6 +18,57 @@ module Bloomc
   class StableBloomFilter
     include Batch
 
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The number of cells.
+
+    ##
+    # :method: k
+    # call-seq: k -> Integer
+    #
+    # The number of cells set per key.
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: size
+    # call-seq: size -> Integer
+    #
+    # The number of adds.
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is a StableBloomFilter of the same shape, seeds and
+    # generator state with the same cells.
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # Consistent with #==.
+
+    ##
+    # :method: clear
+    # call-seq: clear -> self
+    #
+    # Forgets every key: all cells 0, size 0. The generator runs on.
+
     # @overload initialize(m, k, d, width: 3, seed: 0, random_seed: nil)
     #   @param m [Integer] number of cells, > 0
     #   @param k [Integer] cells set per key, 1..MAX_K

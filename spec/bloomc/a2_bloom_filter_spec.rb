@@ -78,6 +78,6 @@ RSpec.describe Bloomc::A2BloomFilter do
     expect(copy).not_to eq(filter)
     filter.freeze
     expect { filter << "c" }.to raise_error(FrozenError)
-    expect(ObjectSpace.memsize_of(filter)).to be_between(125_000, 125_200)
+    expect(ObjectSpace.memsize_of(filter)).to be_between(125_000, 125_320) # and the object every filter wraps (filter.h)
   end
 end

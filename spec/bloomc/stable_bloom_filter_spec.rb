@@ -86,6 +86,6 @@ RSpec.describe Bloomc::StableBloomFilter do
   it "refuses writes when frozen and reports its cells to ObjectSpace.memsize_of" do
     filter = described_class.new(1_000_000, 3, 10).freeze
     expect { filter << "a" }.to raise_error(FrozenError)
-    expect(ObjectSpace.memsize_of(filter)).to be_between(375_000, 375_200)
+    expect(ObjectSpace.memsize_of(filter)).to be_between(375_000, 375_320) # and the object every filter wraps (filter.h)
   end
 end
