@@ -1,16 +1,6 @@
 /* Helpers shared by the bindings of the filters of counters. */
 #include "cells.h"
 
-uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src)
-{
-    size_t nbytes = bf_buckets_nbytes(count, width);
-    if (!nbytes) rb_raise(rb_eArgError, "%" PRIu64 " cells of %u bits are too many for this machine", count, width);
-    uint8_t *data = ruby_xcalloc(nbytes, 1);
-    if (src) memcpy(data, src, nbytes);
-    ruby_xfree(old);
-    return data;
-}
-
 int bloomc_counting_same_shape(const void *a, const void *b)
 {
     const bf_counting *f = a, *o = b;

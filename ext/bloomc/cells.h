@@ -1,15 +1,11 @@
 /* Shared by the bindings of the filters of counters (counting, spectral,
- * stable): cells.c. */
+ * bitwise): cells.c. */
 #ifndef BLOOMC_CELLS_H
 #define BLOOMC_CELLS_H
 
 #include "filter.h"
 #include "bf_counting.h"
 
-/* cells.c: for the filters of counters. bloomc_buckets_replace returns
- * zeroed cells (or a copy of src's) and frees old, or raises ArgumentError
- * when the field cannot exist on this machine (and frees nothing). */
-uint8_t *bloomc_buckets_replace(uint8_t *old, uint64_t count, unsigned width, const uint8_t *src);
 /* A counting filter's saved fields into out, checked (FormatError); returns
  * the bytes its cells take. Then bloomc_counting_state_cells points out at
  * them, checks them (what is wrong, or NULL) and counts the saturated ones

@@ -326,7 +326,7 @@ RSpec.describe Bloomc::BloomFilter do
   describe "memory" do
     it "reports about m/8 bytes to ObjectSpace.memsize_of" do
       filter = described_class.new(8_000_000, 7)
-      expect(ObjectSpace.memsize_of(filter)).to be_between(1_000_000, 1_000_000 + 200)
+      expect(ObjectSpace.memsize_of(filter)).to be_between(1_000_000, 1_000_000 + 320)
     end
   end
 end
