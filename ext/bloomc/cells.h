@@ -1,5 +1,5 @@
-/* Shared by the bindings of the filters of counters (counting, spectral,
- * bitwise): cells.c. */
+/* Shared by the bindings of the filters of counters (counting and
+ * spectral): cells.c. */
 #ifndef BLOOMC_CELLS_H
 #define BLOOMC_CELLS_H
 
