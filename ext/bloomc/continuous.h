@@ -6,17 +6,16 @@
 
 #include <math.h>
 #include <time.h>
-#include "bloomc.h"
+#include "filter.h"
 #include "bf_continuous.h"
 
-/* The filter and its clock's schedule: tick n is due at epoch + n * period
+/* The kind's core (bloomc_filter.core): the filter and its clock's schedule: tick n is due at epoch + n * period
  * (seconds on the monotonic clock); applied ticks have been applied. The
  * timer thread applies due ticks when it wakes, and, while the schedule is
  * live, so does every add and lookup: an add must never write a slot the
  * clock has already left, or its key would expire early by the timer's
  * lateness (a timer thread kept from the GVL by busy threads). */
 typedef struct {
-    bloomc_mapping map; /* first: mapping.c reads it */
     bf_continuous core;
     double epoch, period; /* period 0: no schedule */
     uint64_t applied;
@@ -32,8 +31,29 @@ typedef struct {
 continuous_t *bloomc_continuous_state(VALUE self);
 continuous_t *bloomc_continuous_struct(VALUE self);
 
+/* The mapping of the filter whose core c is. */
+static inline bloomc_mapping *continuous_map(continuous_t *c)
+{
+    return &bloomc_filter_of_core(c)->map;
+}
+
+/* A reader of a mapped file follows the writer's clock, which the writer
+ * records in the header at every tick: the slot and ticks are read from
+ * there whenever the reader is used (an aligned 8-byte load each), so its
+ * lookups, copies, dumps and merges all see the writer's live slots. A
+ * header never ticked so keeps the last good clock. (The kind's refresh
+ * hook; inline: adds and lookups run it.) */
+static inline void bloomc_continuous_follow_clock(void *core, const bloomc_mapping *map)
+{
+    continuous_t *c = core;
+    if (map->base && !map->writable) bf_continuous_load_clock(&c->core, map->base);
+}
+
 /* continuous_clock.c */
 void bloomc_continuous_tick(continuous_t *c, uint64_t n);
+/* The filter as copies and dumps see it (a mapped reader's, a snapshot in
+ * *buf, which the caller empties). */
+const bf_continuous *bloomc_continuous_snapshot(VALUE self, bf_continuous *out, VALUE *buf);
 VALUE bloomc_continuous_inc_time_slot(VALUE self); /* ContinuousBloomFilter#inc_time_slot */
 void bloomc_init_continuous_clock(VALUE klass);
 extern double bloomc_coarse_resolution;
