@@ -25,11 +25,16 @@ typedef struct {
     int still;  /* the filter was frozen: its clock stands still */
 } continuous_t;
 
-/* continuous_bloom_filter.c: the state of an initialized, open filter (a
- * mapped reader's clock brought up to its writer's), or raises; and the
- * struct as it is, for the clock's own methods. */
+/* continuous_bloom_filter.c: the kind; the state of an initialized, open
+ * filter (a mapped reader's clock brought up to its writer's), or raises;
+ * the struct as it is, for the clock's own methods; and install, which gives
+ * the filter src's clock and a copy of its buckets (zeroed when
+ * src->buckets.data is NULL), with no clock schedule, keeping the Clock
+ * handles on the struct and a frozen filter's still clock. */
+extern const bloomc_kind bloomc_continuous_kind;
 continuous_t *bloomc_continuous_state(VALUE self);
 continuous_t *bloomc_continuous_struct(VALUE self);
+continuous_t *bloomc_continuous_install(VALUE self, const bf_continuous *src);
 
 /* The mapping of the filter whose core c is. */
 static inline bloomc_mapping *continuous_map(continuous_t *c)
@@ -51,12 +56,11 @@ static inline void bloomc_continuous_follow_clock(void *core, const bloomc_mappi
 
 /* continuous_clock.c */
 void bloomc_continuous_tick(continuous_t *c, uint64_t n);
-/* The filter as copies and dumps see it (a mapped reader's, a snapshot in
- * *buf, which the caller empties). */
-const bf_continuous *bloomc_continuous_snapshot(VALUE self, bf_continuous *out, VALUE *buf);
 VALUE bloomc_continuous_inc_time_slot(VALUE self); /* ContinuousBloomFilter#inc_time_slot */
 void bloomc_init_continuous_clock(VALUE klass);
 extern double bloomc_coarse_resolution;
+/* continuous_saved.c: copies, dumps, loads and mapping a file. */
+void bloomc_init_continuous_saved(VALUE klass);
 
 /* Inline: adds and lookups read the clock on every call. */
 

@@ -4,19 +4,17 @@
  * lib/bloomc/continuous_bloom_filter.rb; the methods every kind shares are
  * in filter.c. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
-#include <sys/mman.h>
 #include "continuous.h"
 
-static const bloomc_kind continuous_kind;
 
 continuous_t *bloomc_continuous_struct(VALUE self)
 {
-    return (continuous_t *)bloomc_filter_of(self, &continuous_kind)->core;
+    return (continuous_t *)bloomc_filter_of(self, &bloomc_continuous_kind)->core;
 }
 
 continuous_t *bloomc_continuous_state(VALUE self)
 {
-    continuous_t *c = bloomc_filter_core(self, &continuous_kind);
+    continuous_t *c = bloomc_filter_core(self, &bloomc_continuous_kind);
     bloomc_continuous_follow_clock(c, continuous_map(c));
     return c;
 }
@@ -32,10 +30,9 @@ static bf_continuous *get_current_filter(VALUE self, int for_add)
     return &c->core;
 }
 
-/* Gives the filter src's clock and a copy of its buckets (zeroed when
- * src->buckets.data is NULL), with no clock schedule; the Clock handles on
- * the struct and a frozen filter's still clock stay. */
-static continuous_t *install(VALUE self, const bf_continuous *src)
+/* The Clock handles' count stays, and a frozen filter's still clock
+ * (continuous.h). */
+continuous_t *bloomc_continuous_install(VALUE self, const bf_continuous *src)
 {
     const continuous_t *old = bloomc_continuous_struct(self);
     continuous_t c = {.core = *src, .clocks = old->clocks, .still = old->still};
@@ -48,29 +45,13 @@ static continuous_t *install(VALUE self, const bf_continuous *src)
 static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
     rb_check_frozen(self);
-    bloomc_filter_replaceable(self, &continuous_kind);
+    bloomc_filter_replaceable(self, &bloomc_continuous_kind);
     bf_continuous f = {.slot = 1};
     bf_buckets_init(&f.buckets, bloomc_count_arg(m, "m", BF_BUCKETS_MAX), BF_CONT_BITS);
     f.k = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     f.seed = bloomc_uint32_arg(seed, "seed");
     f.hash = bloomc_hash_kind_arg(hash);
-    install(self, &f);
-    return self;
-}
-
-/* :nodoc: deep copy of the C state for initialize_copy (in Ruby, which also
- * gives the copy its own timer state); the copy has no clock schedule. */
-static VALUE continuous_copy_state(VALUE self, VALUE orig)
-{
-    rb_check_frozen(self);
-    if (self == orig) return self;
-    bf_continuous taken;
-    VALUE buf = 0;
-    const bf_continuous *src = bloomc_continuous_snapshot(orig, &taken, &buf);
-    bloomc_filter_replaceable(self, &continuous_kind);
-    install(self, src);
-    if (buf) rb_str_resize(buf, 0); /* its memory back now, not at the next GC */
-    RB_GC_GUARD(buf);
+    bloomc_continuous_install(self, &f);
     return self;
 }
 
@@ -166,26 +147,18 @@ static VALUE continuous_ticks(VALUE self) { return ULL2NUM(get_filter(self)->tic
  */
 static VALUE continuous_buckets(VALUE self) { return bloomc_bit_bucket_field_view(self, &get_filter(self)->buckets); }
 
-/*
- * call-seq: self == other -> true or false
- *
- * Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
- * clock with the same buckets.
- */
+/* == and hash (documented in lib/bloomc/continuous_bloom_filter.rb) are the
+ * kind's own: the shared ones compare ticks and recent adds too, which a
+ * mapped reader knows only as of its writer's last tick. */
 static VALUE continuous_equal(VALUE self, VALUE other)
 {
     if (self == other) return Qtrue;
-    if (!rb_typeddata_is_kind_of(other, &continuous_kind.type)) return Qfalse;
+    if (!rb_typeddata_is_kind_of(other, &bloomc_continuous_kind.type)) return Qfalse;
     const bf_continuous *a = get_filter(self), *b = get_filter(other);
-    return RBOOL(continuous_kind.same_shape(a, b) && a->slot == b->slot &&
+    return RBOOL(bloomc_continuous_kind.same_shape(a, b) && a->slot == b->slot &&
                  memcmp(a->buckets.data, b->buckets.data, bf_buckets_nbytes(a->buckets.count, BF_CONT_BITS)) == 0);
 }
 
-/*
- * call-seq: hash -> Integer
- *
- * A hash consistent with ==.
- */
 static VALUE continuous_hash(VALUE self)
 {
     const bf_continuous *f = get_filter(self);
@@ -193,110 +166,6 @@ static VALUE continuous_hash(VALUE self)
     return ST2FIX(h ^ (st_index_t)(f->buckets.count * 31 + f->k * 7 + f->seed + f->hash + f->slot * 131));
 }
 
-/* :nodoc: [[m, k, seed, hash, slot, ticks, adds 0..2 ticks ago], buckets]
- * (docs/FORMAT.md; the Ruby layer adds the ttl); a mapped reader's from a
- * snapshot. */
-static VALUE continuous_export_core(VALUE self)
-{
-    bf_continuous taken;
-    VALUE buf = 0;
-    const bf_continuous *f = bloomc_continuous_snapshot(self, &taken, &buf);
-    uint64_t fields[9];
-    continuous_kind.save(f, fields);
-    const uint8_t *parts[] = {f->buckets.data};
-    size_t lengths[] = {bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS)};
-    VALUE state = bloomc_state_new(fields, 9, parts, lengths, 1);
-    if (buf) rb_str_resize(buf, 0);
-    RB_GC_GUARD(buf);
-    return state;
-}
-
-/* Saved fields and cells (not yet copied: import_core's Ruby String or
- * map_core's file) into *out; returns what is wrong with them, or NULL. A
- * file a writer had open may hold buckets its recorded clock has expired (a
- * reader opening it mid-tick, or a writer killed there): recover accepts
- * those, and a writer clears them (import_core; map_core: clear_stale_cells,
- * once the shape asked for is checked); a reader's lookups read them as
- * absent. */
-static const char *saved_problem(bf_continuous *out, uint8_t *cells, int recover)
-{
-    out->buckets.data = cells;
-    if (!bf_buckets_tail_clear(&out->buckets)) return "bits set past the last bucket";
-    if (!recover && !bf_continuous_valid(out)) return "a bucket holds a slot that is not live";
-    return NULL;
-}
-
-/* Saved fields into *out (buckets not attached); returns their bytes. */
-static size_t load_fields(VALUE fields, bf_continuous *out)
-{
-    uint64_t v[9];
-    bloomc_state_fields(fields, 9, v);
-    return continuous_kind.load(out, v);
-}
-
-/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
- * export_core could not have made (a bucket holding an expired slot
- * included, unless recover). The clock is not running afterwards. */
-static VALUE continuous_import_core(VALUE self, VALUE fields, VALUE body, VALUE recover)
-{
-    rb_check_frozen(self);
-    bf_continuous src;
-    size_t nbytes = load_fields(fields, &src);
-    const char *problem = saved_problem(&src, (uint8_t *)bloomc_state_body(body, nbytes), RTEST(recover));
-    if (problem) bloomc_format_error("%s", problem);
-    bloomc_filter_replaceable(self, &continuous_kind);
-    bf_continuous_clear_stale(&install(self, &src)->core);
-    RB_GC_GUARD(body);
-    return self;
-}
-
-/* :nodoc: adopts the buckets of a file in bloomc's format, mapped from fd (a
- * new filter only; lib/bloomc/mapped.rb has checked the header). */
-static VALUE continuous_map_core(int argc, VALUE *argv, VALUE self)
-{
-    VALUE fields, fd, body_offset, length, writable, recover;
-    rb_scan_args(argc, argv, "6", &fields, &fd, &body_offset, &length, &writable, &recover);
-    rb_check_frozen(self);
-    bloomc_filter *f = bloomc_filter_of(self, &continuous_kind);
-    if (f->body || f->map.closed) rb_raise(rb_eArgError, "map_core maps a new filter");
-    bf_continuous src;
-    size_t nbytes = load_fields(fields, &src), offset = NUM2SIZET(body_offset), total = offset + nbytes;
-    if (NUM2SIZET(length) != total) bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, total);
-    uint8_t *base = bloomc_map_file(NUM2INT(fd), total, RTEST(writable));
-    const char *problem = saved_problem(&src, base + offset, RTEST(recover));
-    if (problem) {
-        munmap(base, total);
-        bloomc_format_error("%s", problem);
-    }
-    ((continuous_t *)f->core)->core = src;
-    f->body = base + offset;
-    f->body_bytes = nbytes;
-    bloomc_mapping_adopt(&f->map, self, base, total, offset, NUM2INT(fd), RTEST(writable));
-    return self;
-}
-
-/* :nodoc: resets the buckets holding a slot the clock has expired: a
- * writer's first write to a file it maps (Mapped.open). */
-static VALUE continuous_clear_stale_cells(VALUE self)
-{
-    rb_check_frozen(self);
-    bf_continuous_clear_stale(get_filter(self));
-    return self;
-}
-
-/* :nodoc: unmaps a mapped filter; it raises IOError from then on. Its
- * Clock handles stay counted (the shared unmap zeroes the whole core). */
-static VALUE continuous_unmap(VALUE self)
-{
-    bloomc_filter *f = bloomc_filter_of(self, &continuous_kind);
-    if (!f->map.base) return self;
-    bloomc_unmap(&f->map);
-    f->map.closed = 1;
-    f->body = NULL;
-    f->body_bytes = 0;
-    ((continuous_t *)f->core)->core.buckets = (bf_buckets){0}; /* a view of the buckets now holds none */
-    return self;
-}
 
 /* The hooks take the core, whose first member is the bf_continuous. */
 static void save(const void *core, uint64_t *out)
@@ -368,7 +237,7 @@ static int outlives(void *core)
     return c->clocks > 0;
 }
 
-static const bloomc_kind continuous_kind = {
+const bloomc_kind bloomc_continuous_kind = {
     .type = BLOOMC_KIND_TYPE("continuous_bloom_filter"),
     .core_size = sizeof(continuous_t),
     .alignment = 1,
@@ -391,13 +260,12 @@ static const bloomc_kind continuous_kind = {
 
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
 {
-    VALUE klass = bloomc_define_filter(mBloomc, "ContinuousBloomFilter", &continuous_kind);
+    VALUE klass = bloomc_define_filter(mBloomc, "ContinuousBloomFilter", &bloomc_continuous_kind);
     /* Bits per bucket. */
     rb_define_const(klass, "BITS_PER_BUCKET", INT2FIX(BF_CONT_BITS));
     /* Ticks per TTL: the clock ticks every ttl / RESOLUTION_DIVISOR. */
     rb_define_const(klass, "RESOLUTION_DIVISOR", INT2FIX(BF_CONT_DIVISOR));
     rb_define_private_method(klass, "setup", continuous_setup, 4);
-    rb_define_private_method(klass, "copy_state", continuous_copy_state, 1);
     rb_define_method(klass, "add", continuous_add, 1);
     rb_define_method(klass, "<<", continuous_add, 1);
     rb_define_method(klass, "add?", continuous_add_p, 1);
@@ -406,15 +274,11 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_private_method(klass, "batch_lookup", continuous_batch_lookup, 2);
     rb_define_method(klass, "inc_time_slot", bloomc_continuous_inc_time_slot, 0); /* in continuous_clock.c */
     bloomc_init_continuous_clock(klass);
+    bloomc_init_continuous_saved(klass);
     rb_define_private_method(klass, "current_slot", continuous_current_slot, 0);
     rb_define_method(klass, "ticks", continuous_ticks, 0);
     rb_define_method(klass, "buckets", continuous_buckets, 0);
     rb_define_method(klass, "==", continuous_equal, 1);
     rb_define_method(klass, "eql?", continuous_equal, 1);
     rb_define_method(klass, "hash", continuous_hash, 0);
-    rb_define_private_method(klass, "export_core", continuous_export_core, 0);
-    rb_define_private_method(klass, "import_core", continuous_import_core, 3);
-    rb_define_private_method(klass, "map_core", continuous_map_core, -1);
-    rb_define_private_method(klass, "unmap", continuous_unmap, 0);
-    rb_define_private_method(klass, "clear_stale_cells", continuous_clear_stale_cells, 0);
 }

@@ -24,35 +24,6 @@ void bloomc_continuous_tick(continuous_t *c, uint64_t n)
     bf_continuous_tick(&c->core, n, map->base && map->writable ? store_clock : NULL, map->base);
 }
 
-/* The filter as copies and dumps see it: for a reader of a mapped file,
- * whose writer may tick meanwhile, a snapshot into *buf (a hidden String,
- * not scanned by the GC, which the caller empties; garbage if anything
- * raises first): the buckets copied between two reads of the same recorded
- * clock (a tick in between, or a clock read half-written: again), then the
- * buckets that clock has expired cleared (a tick's sweep may still be
- * running), as the reader's lookups read them. Anything else is read as it
- * stands. */
-const bf_continuous *bloomc_continuous_snapshot(VALUE self, bf_continuous *out, VALUE *buf)
-{
-    continuous_t *c = bloomc_continuous_state(self);
-    const bloomc_mapping *map = continuous_map(c);
-    if (!map->base || map->writable) return &c->core;
-    size_t nbytes = bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS);
-    *buf = rb_obj_hide(rb_str_buf_new((long)nbytes));
-    uint8_t *copy = (uint8_t *)RSTRING_PTR(*buf);
-    for (int tries = 0; tries < 100; tries++) { /* a writer ticking without pause could outrun a copy */
-        uint64_t ticks = c->core.ticks;
-        uint32_t slot = c->core.slot;
-        memcpy(copy, c->core.buckets.data, nbytes);
-        bloomc_continuous_follow_clock(c, map);
-        if (c->core.ticks == ticks && c->core.slot == slot) break;
-    }
-    *out = c->core;
-    out->buckets.data = copy;
-    bf_continuous_clear_stale(out);
-    return out;
-}
-
 /* ContinuousBloomFilter::Clock: what the timer thread holds instead of its
  * filter. It shares the filter's struct, so the thread reaches the clock
  * without holding the filter alive, and never through a weak reference,
