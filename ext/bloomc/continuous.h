@@ -1,6 +1,7 @@
-/* The continuous filter's binding, shared by its two files:
- * continuous_bloom_filter.c (the filter) and continuous_clock.c (its clock,
- * the tick schedule and the timer thread's Clock handle). */
+/* The continuous filter's binding, shared by its three files:
+ * continuous_bloom_filter.c (the filter), continuous_clock.c (its clock,
+ * the tick schedule and the timer thread's Clock handle) and
+ * continuous_saved.c (copies, dumps, loads and mapped files). */
 #ifndef BLOOMC_CONTINUOUS_H
 #define BLOOMC_CONTINUOUS_H
 
@@ -9,8 +10,9 @@
 #include "filter.h"
 #include "bf_continuous.h"
 
-/* The kind's core (bloomc_filter.core): the filter and its clock's schedule: tick n is due at epoch + n * period
- * (seconds on the monotonic clock); applied ticks have been applied. The
+/* The kind's core (bloomc_filter.core, filter.h): the filter and its clock's
+ * schedule: tick n is due at epoch + n * period (seconds on the monotonic
+ * clock); applied ticks have been applied. The
  * timer thread applies due ticks when it wakes, and, while the schedule is
  * live, so does every add and lookup: an add must never write a slot the
  * clock has already left, or its key would expire early by the timer's

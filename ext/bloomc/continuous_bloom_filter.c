@@ -6,7 +6,6 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
 #include "continuous.h"
 
-
 continuous_t *bloomc_continuous_struct(VALUE self)
 {
     return (continuous_t *)bloomc_filter_of(self, &bloomc_continuous_kind)->core;
@@ -165,7 +164,6 @@ static VALUE continuous_hash(VALUE self)
     st_index_t h = rb_memhash(f->buckets.data, (long)bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS));
     return ST2FIX(h ^ (st_index_t)(f->buckets.count * 31 + f->k * 7 + f->seed + f->hash + f->slot * 131));
 }
-
 
 /* The hooks take the core, whose first member is the bf_continuous. */
 static void save(const void *core, uint64_t *out)
