@@ -1,22 +1,23 @@
-/* The continuous filter's binding, shared by its two files:
- * continuous_bloom_filter.c (the filter) and continuous_clock.c (its clock,
- * the tick schedule and the timer thread's Clock handle). */
+/* The continuous filter's binding, shared by its three files:
+ * continuous_bloom_filter.c (the filter), continuous_clock.c (its clock,
+ * the tick schedule and the timer thread's Clock handle) and
+ * continuous_saved.c (copies, dumps, loads and mapped files). */
 #ifndef BLOOMC_CONTINUOUS_H
 #define BLOOMC_CONTINUOUS_H
 
 #include <math.h>
 #include <time.h>
-#include "bloomc.h"
+#include "filter.h"
 #include "bf_continuous.h"
 
-/* The filter and its clock's schedule: tick n is due at epoch + n * period
- * (seconds on the monotonic clock); applied ticks have been applied. The
+/* The kind's core (bloomc_filter.core, filter.h): the filter and its clock's
+ * schedule: tick n is due at epoch + n * period (seconds on the monotonic
+ * clock); applied ticks have been applied. The
  * timer thread applies due ticks when it wakes, and, while the schedule is
  * live, so does every add and lookup: an add must never write a slot the
  * clock has already left, or its key would expire early by the timer's
  * lateness (a timer thread kept from the GVL by busy threads). */
 typedef struct {
-    bloomc_mapping map; /* first: mapping.c reads it */
     bf_continuous core;
     double epoch, period; /* period 0: no schedule */
     uint64_t applied;
@@ -26,17 +27,42 @@ typedef struct {
     int still;  /* the filter was frozen: its clock stands still */
 } continuous_t;
 
-/* continuous_bloom_filter.c: the state of an initialized, open filter (a
- * mapped reader's clock brought up to its writer's), or raises; and the
- * struct as it is, for the clock's own methods. */
+/* continuous_bloom_filter.c: the kind; the state of an initialized, open
+ * filter (a mapped reader's clock brought up to its writer's), or raises;
+ * the struct as it is, for the clock's own methods; and install, which gives
+ * the filter src's clock and a copy of its buckets (zeroed when
+ * src->buckets.data is NULL), with no clock schedule, keeping the Clock
+ * handles on the struct and a frozen filter's still clock. */
+extern const bloomc_kind bloomc_continuous_kind;
 continuous_t *bloomc_continuous_state(VALUE self);
 continuous_t *bloomc_continuous_struct(VALUE self);
+continuous_t *bloomc_continuous_install(VALUE self, const bf_continuous *src);
+
+/* The mapping of the filter whose core c is. */
+static inline bloomc_mapping *continuous_map(continuous_t *c)
+{
+    return &bloomc_filter_of_core(c)->map;
+}
+
+/* A reader of a mapped file follows the writer's clock, which the writer
+ * records in the header at every tick: the slot and ticks are read from
+ * there whenever the reader is used (an aligned 8-byte load each), so its
+ * lookups, copies, dumps and merges all see the writer's live slots. A
+ * header never ticked so keeps the last good clock. (The kind's refresh
+ * hook; inline: adds and lookups run it.) */
+static inline void bloomc_continuous_follow_clock(void *core, const bloomc_mapping *map)
+{
+    continuous_t *c = core;
+    if (map->base && !map->writable) bf_continuous_load_clock(&c->core, map->base);
+}
 
 /* continuous_clock.c */
 void bloomc_continuous_tick(continuous_t *c, uint64_t n);
 VALUE bloomc_continuous_inc_time_slot(VALUE self); /* ContinuousBloomFilter#inc_time_slot */
 void bloomc_init_continuous_clock(VALUE klass);
 extern double bloomc_coarse_resolution;
+/* continuous_saved.c: copies, dumps, loads and mapping a file. */
+void bloomc_init_continuous_saved(VALUE klass);
 
 /* Inline: adds and lookups read the clock on every call. */
 

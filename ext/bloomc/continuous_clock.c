@@ -20,7 +20,8 @@ static void store_clock(void *header, const bf_continuous *f)
  * that clock has expired). */
 void bloomc_continuous_tick(continuous_t *c, uint64_t n)
 {
-    bf_continuous_tick(&c->core, n, c->map.base && c->map.writable ? store_clock : NULL, c->map.base);
+    const bloomc_mapping *map = continuous_map(c);
+    bf_continuous_tick(&c->core, n, map->base && map->writable ? store_clock : NULL, map->base);
 }
 
 /* ContinuousBloomFilter::Clock: what the timer thread holds instead of its
@@ -29,10 +30,12 @@ void bloomc_continuous_tick(continuous_t *c, uint64_t n)
  * which can hand out a filter already dead. */
 static VALUE cClock;
 
+/* The last handle of a collected filter frees the filter's object, which
+ * the filter's end left to it (the kind's outlives hook). */
 static void clock_free(void *ptr)
 {
     continuous_t *c = ptr;
-    if (--c->clocks == 0 && c->gone) ruby_xfree(c);
+    if (--c->clocks == 0 && c->gone) ruby_xfree(bloomc_filter_of_core(c));
 }
 
 static size_t clock_memsize(const void *ptr)
@@ -93,8 +96,9 @@ static VALUE continuous_clock_handle(VALUE self)
 static continuous_t *clock_target(VALUE handle)
 {
     continuous_t *c = bloomc_typed_data(handle, &clock_type);
-    if (c->gone || c->still || c->map.closed || (c->map.base && !c->map.writable)) return NULL;
-    return c;
+    if (c->gone || c->still) return NULL;
+    const bloomc_mapping *map = continuous_map(c);
+    return map->closed || (map->base && !map->writable) ? NULL : c;
 }
 
 /* :nodoc: the filter is being frozen (ContinuousBloomFilter#freeze): no

@@ -48,6 +48,54 @@ module Bloomc
     FIELD_CLASS = BitBucketField
     private_constant :FIELD_CLASS
 
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The number of buckets.
+
+    ##
+    # :method: k
+    # call-seq: k -> Integer
+    #
+    # The number of buckets written per key.
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: clear
+    # call-seq: clear -> self
+    #
+    # Forgets every key; the clock (ticks, slot, timer) runs on.
+
+    # Defined in C for this kind (ext/bloomc/continuous_bloom_filter.c),
+    # documented here:
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
+    # clock with the same buckets.
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # A hash consistent with ==.
+
     # The shortest ttl the timer thread keeps (it ticks every ttl / 2): below
     # it the thread would do little but wake up. Call inc_time_slot yourself
     # for a faster clock.
