@@ -119,15 +119,17 @@ static VALUE filter_initialize_copy(VALUE self, VALUE orig)
     return self;
 }
 
-/* The saved fields of a filter of kind (at most 16). */
+/* The saved fields of a filter of kind, and how many there are. */
 typedef struct {
-    uint64_t v[16];
+    uint64_t v[BLOOMC_FIELDS_MAX];
+    int n;
 } fields_t;
 
 static fields_t saved_fields(const bloomc_filter *f)
 {
     fields_t out;
     f->kind->save(f->core, out.v);
+    out.n = f->kind->nfields_in ? f->kind->nfields_in(out.v) : f->kind->nfields;
     return out;
 }
 
@@ -139,7 +141,7 @@ static VALUE filter_equal(VALUE self, VALUE other)
     if (!rb_typeddata_is_kind_of(other, &f->kind->type)) return Qfalse;
     const bloomc_filter *o = bloomc_filter_get(other);
     fields_t a = saved_fields(f), b = saved_fields(o);
-    return RBOOL(memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)f->kind->nfields) == 0 && f->body_bytes == o->body_bytes &&
+    return RBOOL(a.n == b.n && memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)a.n) == 0 && f->body_bytes == o->body_bytes &&
                  memcmp(f->body, o->body, f->body_bytes) == 0);
 }
 
@@ -148,7 +150,7 @@ static VALUE filter_hash(VALUE self)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
     fields_t a = saved_fields(f);
-    st_index_t h = rb_memhash(a.v, (long)(sizeof(uint64_t) * (size_t)f->kind->nfields));
+    st_index_t h = rb_memhash(a.v, (long)(sizeof(uint64_t) * (size_t)a.n));
     return ST2FIX(h ^ rb_memhash(f->body, (long)f->body_bytes));
 }
 
@@ -217,7 +219,7 @@ static VALUE filter_export_core(VALUE self)
     fields_t a = saved_fields(f);
     const uint8_t *parts[] = {f->body};
     size_t lengths[] = {f->body_bytes};
-    return bloomc_state_new(a.v, f->kind->nfields, parts, lengths, 1);
+    return bloomc_state_new(a.v, a.n, parts, lengths, 1);
 }
 
 /* :nodoc: the fields export_core saves, without the cells. */
@@ -225,14 +227,22 @@ static VALUE filter_export_fields(VALUE self)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
     fields_t a = saved_fields(f);
-    return rb_ary_entry(bloomc_state_new(a.v, f->kind->nfields, NULL, NULL, 0), 0);
+    return rb_ary_entry(bloomc_state_new(a.v, a.n, NULL, NULL, 0), 0);
 }
 
 /* Saved fields into core (cells not attached); returns the cells' bytes. */
 static size_t load_fields(const bloomc_kind *kind, VALUE fields, void *core)
 {
     fields_t a;
-    bloomc_state_fields(fields, kind->nfields, a.v);
+    a.n = kind->nfields;
+    if (kind->nfields_in) {
+        Check_Type(fields, T_ARRAY);
+        if (RARRAY_LEN(fields) < a.n)
+            bloomc_format_error("%ld parameters where this kind of filter has at least %d", RARRAY_LEN(fields), a.n);
+        bloomc_state_fields(rb_ary_subseq(fields, 0, a.n), a.n, a.v);
+        a.n = kind->nfields_in(a.v);
+    }
+    bloomc_state_fields(fields, a.n, a.v);
     memset(core, 0, kind->core_size);
     return kind->load(core, a.v);
 }
