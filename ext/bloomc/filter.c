@@ -92,9 +92,13 @@ bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind)
 
 void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
 {
-    bloomc_filter *f = RTYPEDDATA_DATA(self);
-    const bloomc_kind *kind = f->kind;
     if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of that size is too large for this machine", rb_obj_class(self));
+    bloomc_filter_install_at(RTYPEDDATA_DATA(self), core, nbytes, src, src_bytes);
+}
+
+void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
+{
+    const bloomc_kind *kind = f->kind;
     size_t align = kind->alignment;
     void *allocation = ruby_xcalloc(nbytes + align - 1, 1);
     uint8_t *body = (uint8_t *)(((uintptr_t)allocation + align - 1) & ~(uintptr_t)(align - 1));

@@ -137,6 +137,9 @@ bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind);
  * cells are freed only once the new ones exist (ArgumentError when nbytes is
  * 0: too many for this machine). */
 void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
+/* The same for a filter known by its struct (a kind's hook that has only the
+ * core: bloomc_filter_of_core), nbytes not 0. */
+void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
 
 /* Defines the class under mBloomc with the methods every kind shares. */
 VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind);
