@@ -278,19 +278,12 @@ static void cleared(VALUE self, void *core)
 enum { FIXED_FIELDS = 9,
        LAYER_FIELDS = 4 };
 
-static uint64_t double_bits(double d)
-{
-    uint64_t u;
-    memcpy(&u, &d, sizeof u);
-    return u;
-}
-
-static double bits_double(uint64_t u)
-{
+typedef union {
     double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
+    uint64_t u;
+} double_pun; /* a double's IEEE 754 bits, as saved */
+static uint64_t double_bits(double d) { return ((double_pun){.d = d}).u; }
+static double bits_double(uint64_t u) { return ((double_pun){.u = u}).d; }
 
 /* [seed, error rate, initial capacity, growth, tightening, even layers, max
  * capacity, count, layers L, then m, k, capacity and count of each layer]
