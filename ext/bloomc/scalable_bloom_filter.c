@@ -137,15 +137,15 @@ static void contains_many(void *core, const bf_key_hash *h, size_t n, uint8_t *o
     bf_scalable_contains_many(core, h, n, out);
 }
 
+/* Raises itself, to name the layer (a message in a static buffer would race
+ * between Ractors); only cells from outside can have bits past an m. */
 static const char *attach(void *core, uint8_t *body)
 {
-    static char problem[48]; /* read before any other filter is attached */
     scalable *c = core;
     c->f.layers = c->layers;
     size_t bad = bf_scalable_attach(&c->f, body);
-    if (bad == c->f.nlayers) return NULL;
-    snprintf(problem, sizeof problem, "layer %zu has bits set past its m", bad);
-    return problem;
+    if (bad < c->f.nlayers) bloomc_format_error("layer %zu has bits set past its m", bad);
+    return NULL;
 }
 
 /* Gives the filter the state `to` in place (nothing can fail: the layers of
