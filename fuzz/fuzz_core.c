@@ -3023,14 +3023,14 @@ static void sc_add(scalable_state *s, key_ref k, bf_key_hash h)
             CHECK(bf_scalable_contains(f, h));
             return;
         }
-        /* The newest layer is full (a layer just appended never is): the
-         * next one, or none; nothing changed either way. */
+        /* The newest layer is full (a layer just appended never is): grow
+         * to the next one, if there is one; nothing changed either way. */
         CHECK(!grown);
         int more = sc_model_capacity(&f->params, s->nlayers) != 0;
-        CHECK(got == (more ? BF_SCALABLE_GROW : BF_SCALABLE_FULL));
+        CHECK(got == BF_SCALABLE_GROW);
         CHECK(bf_bits_count(&f->layers[top].bits) == ones);
         sc_check_counts(s);
-        if (!more) { /* FULL: max_capacity reached, or the last layer */
+        if (!more) { /* no next layer: max_capacity reached, or the last layer */
             uint64_t capacity = 0;
             for (size_t i = 0; i < s->nlayers; i++) capacity += f->layers[i].capacity;
             CHECK(s->nlayers == BF_SCALABLE_LAYERS_MAX || capacity == f->params.max_capacity);

@@ -68,21 +68,36 @@ double bf_scalable_layer_rate(const bf_scalable_params *p, size_t i);
 int bf_scalable_layer_shape(const bf_scalable_params *p, size_t i, uint64_t *capacity, uint64_t *m, uint32_t *k);
 /* Whether the parameters make a filter (each in its range). */
 int bf_scalable_params_valid(const bf_scalable_params *p);
+/* Layer i of the parameters, no key in it, its bits not attached (0 when
+ * there is no layer i). */
+int bf_scalable_layer_init(const bf_scalable_params *p, size_t i, bf_layer *l);
+/* Whether two filters have the same parameters and seed, and so layers of
+ * the same shapes. */
+int bf_scalable_same_params(const bf_scalable *a, const bf_scalable *b);
+
+/* The bytes of every layer's bits, one after the other (0: more than this
+ * machine holds). */
+size_t bf_scalable_nbytes(const bf_scalable *f);
+/* Points the layers' bits into body, one after the other, oldest first;
+ * returns the first layer with bits set past its m (nlayers: none). */
+size_t bf_scalable_attach(bf_scalable *f, uint8_t *body);
 
 /* What an add did. */
 typedef enum {
     BF_SCALABLE_PRESENT = 0, /* the key was (probably) there: nothing changed but the add count */
     BF_SCALABLE_ADDED = 1,   /* new: it went into the newest layer */
-    BF_SCALABLE_GROW = 2,    /* new, and the newest layer is full: append layer nlayers, then add again */
-    BF_SCALABLE_FULL = 3     /* new, and no layer may follow: nothing changed */
+    /* new, and the newest layer is full: nothing changed; append layer
+     * nlayers (bf_scalable_layer_shape sizes it, or says there is none), then
+     * add again */
+    BF_SCALABLE_GROW = 2
 } bf_scalable_result;
 
 bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h);
 int bf_scalable_contains(const bf_scalable *f, bf_key_hash h);
 void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_t n, uint8_t *out);
 
-/* How many more keys new to the filter it takes before an add meets
- * BF_SCALABLE_FULL, counted only up to want: the newest layer's room and the
+/* How many more keys new to the filter it takes before an add needs a layer
+ * that may not follow, counted only up to want: the newest layer's room and the
  * capacities of the layers that may follow it. A batch of at most that many
  * keys cannot meet it. */
 uint64_t bf_scalable_room(const bf_scalable *f, uint64_t want);

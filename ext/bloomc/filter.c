@@ -92,9 +92,13 @@ bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind)
 
 void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
 {
-    bloomc_filter *f = RTYPEDDATA_DATA(self);
-    const bloomc_kind *kind = f->kind;
     if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of that size is too large for this machine", rb_obj_class(self));
+    bloomc_filter_install_at(RTYPEDDATA_DATA(self), core, nbytes, src, src_bytes);
+}
+
+void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
+{
+    const bloomc_kind *kind = f->kind;
     size_t align = kind->alignment;
     void *allocation = ruby_xcalloc(nbytes + align - 1, 1);
     uint8_t *body = (uint8_t *)(((uintptr_t)allocation + align - 1) & ~(uintptr_t)(align - 1));
@@ -119,15 +123,17 @@ static VALUE filter_initialize_copy(VALUE self, VALUE orig)
     return self;
 }
 
-/* The saved fields of a filter of kind (at most 16). */
+/* The saved fields of a filter of kind, and how many there are. */
 typedef struct {
-    uint64_t v[16];
+    uint64_t v[BLOOMC_FIELDS_MAX];
+    int n;
 } fields_t;
 
 static fields_t saved_fields(const bloomc_filter *f)
 {
     fields_t out;
     f->kind->save(f->core, out.v);
+    out.n = f->kind->nfields_in ? f->kind->nfields_in(out.v) : f->kind->nfields;
     return out;
 }
 
@@ -139,7 +145,7 @@ static VALUE filter_equal(VALUE self, VALUE other)
     if (!rb_typeddata_is_kind_of(other, &f->kind->type)) return Qfalse;
     const bloomc_filter *o = bloomc_filter_get(other);
     fields_t a = saved_fields(f), b = saved_fields(o);
-    return RBOOL(memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)f->kind->nfields) == 0 && f->body_bytes == o->body_bytes &&
+    return RBOOL(a.n == b.n && memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)a.n) == 0 && f->body_bytes == o->body_bytes &&
                  memcmp(f->body, o->body, f->body_bytes) == 0);
 }
 
@@ -148,7 +154,7 @@ static VALUE filter_hash(VALUE self)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
     fields_t a = saved_fields(f);
-    st_index_t h = rb_memhash(a.v, (long)(sizeof(uint64_t) * (size_t)f->kind->nfields));
+    st_index_t h = rb_memhash(a.v, (long)(sizeof(uint64_t) * (size_t)a.n));
     return ST2FIX(h ^ rb_memhash(f->body, (long)f->body_bytes));
 }
 
@@ -217,7 +223,7 @@ static VALUE filter_export_core(VALUE self)
     fields_t a = saved_fields(f);
     const uint8_t *parts[] = {f->body};
     size_t lengths[] = {f->body_bytes};
-    return bloomc_state_new(a.v, f->kind->nfields, parts, lengths, 1);
+    return bloomc_state_new(a.v, a.n, parts, lengths, 1);
 }
 
 /* :nodoc: the fields export_core saves, without the cells. */
@@ -225,14 +231,22 @@ static VALUE filter_export_fields(VALUE self)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
     fields_t a = saved_fields(f);
-    return rb_ary_entry(bloomc_state_new(a.v, f->kind->nfields, NULL, NULL, 0), 0);
+    return rb_ary_entry(bloomc_state_new(a.v, a.n, NULL, NULL, 0), 0);
 }
 
 /* Saved fields into core (cells not attached); returns the cells' bytes. */
 static size_t load_fields(const bloomc_kind *kind, VALUE fields, void *core)
 {
     fields_t a;
-    bloomc_state_fields(fields, kind->nfields, a.v);
+    a.n = kind->nfields;
+    if (kind->nfields_in) {
+        Check_Type(fields, T_ARRAY);
+        if (RARRAY_LEN(fields) < a.n)
+            bloomc_format_error("%ld parameters where this kind of filter has at least %d", RARRAY_LEN(fields), a.n);
+        bloomc_state_fields(rb_ary_subseq(fields, 0, a.n), a.n, a.v);
+        a.n = kind->nfields_in(a.v);
+    }
+    bloomc_state_fields(fields, a.n, a.v);
     memset(core, 0, kind->core_size);
     return kind->load(core, a.v);
 }

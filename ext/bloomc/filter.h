@@ -40,7 +40,8 @@ struct bloomc_kind {
     rb_data_type_t type; /* .parent is bloomc_filter_type; set by BLOOMC_KIND_TYPE */
     size_t core_size;
     size_t alignment; /* of the cells: 1, or a power of two */
-    int nfields;      /* the saved fields (docs/FORMAT.md), at most 16 */
+    int nfields;      /* the saved fields (docs/FORMAT.md), at most BLOOMC_FIELDS_MAX;
+                       * with nfields_in, the first ones, which say how many */
     unsigned methods; /* which of the optional shared methods the class has */
     /* The saved fields of core into out[0 .. nfields). */
     void (*save)(const void *core, uint64_t *out);
@@ -73,7 +74,14 @@ struct bloomc_kind {
     /* At the object's end: 1 when the struct must outlive it (a handle still
      * points at it, and frees it). NULL: never. */
     int (*outlives)(void *core);
+    /* A kind whose saved fields vary in number: how many there are, from the
+     * first nfields of them (checked: Bloomc::FormatError). NULL: nfields. */
+    int (*nfields_in)(const uint64_t *fields);
 };
+
+/* The most saved fields of any kind (the scalable filter's 9, and 4 for each
+ * of up to 64 layers). */
+#define BLOOMC_FIELDS_MAX 265
 
 /* The optional shared methods (bloomc_kind.methods). */
 enum {
@@ -129,6 +137,9 @@ bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind);
  * cells are freed only once the new ones exist (ArgumentError when nbytes is
  * 0: too many for this machine). */
 void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
+/* The same for a filter known by its struct (a kind's hook that has only the
+ * core: bloomc_filter_of_core), nbytes not 0. */
+void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
 
 /* Defines the class under mBloomc with the methods every kind shares. */
 VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind);

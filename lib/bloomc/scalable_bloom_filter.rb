@@ -38,6 +38,96 @@ module Bloomc
 
     include Batch
 
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The bits of all layers together.
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: size
+    # call-seq: size -> Integer
+    #
+    # The number of add calls so far (a key added twice counts twice).
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is a ScalableBloomFilter of the same parameters and
+    # seed, with the same layers (shapes, counts and bits) and add count.
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # A hash of the parameters, add count and layers, consistent with #==.
+
+    ##
+    # :method: clear
+    # call-seq: clear -> self
+    #
+    # Forgets every key: one empty first layer, size 0.
+
+    # Defined in C (ext/bloomc/scalable_bloom_filter.c), documented here:
+
+    ##
+    # :method: distinct_count
+    # call-seq: distinct_count -> Integer
+    #
+    # The keys new to the filter so far: the keys its layers took.
+
+    ##
+    # :method: error_rate
+    # call-seq: error_rate -> Float
+    #
+    # The false-positive rate all layers together stay within.
+
+    ##
+    # :method: initial_capacity
+    # call-seq: initial_capacity -> Integer
+    #
+    # The keys the first layer takes.
+
+    ##
+    # :method: growth
+    # call-seq: growth -> Float
+    #
+    # How many times larger each layer's capacity is than the one before.
+
+    ##
+    # :method: tightening
+    # call-seq: tightening -> Float
+    #
+    # The ratio by which each layer's error rate shrinks past even_layers.
+
+    ##
+    # :method: even_layers
+    # call-seq: even_layers -> Integer
+    #
+    # The first layers, which share the error rate evenly.
+
+    ##
+    # :method: max_capacity
+    # call-seq: max_capacity -> Integer or nil
+    #
+    # The most keys it takes (an add of one more raises Bloomc::CapacityError),
+    # or nil.
+
     # @param error_rate [Float] the most all layers together may err, 0 < error_rate < 1
     # @param initial_capacity [Integer] keys the first layer takes, >= 1
     # @param growth [Numeric] each layer's capacity over the one before,
