@@ -7,10 +7,7 @@
 
 static const bloomc_kind a2_kind;
 
-static bf_a2 *get_filter(VALUE self)
-{
-    return bloomc_filter_core(self, &a2_kind);
-}
+static bf_a2 *get_filter(VALUE self) { return bloomc_filter_core(self, &a2_kind); }
 
 /* The bytes of both halves of half_bits each (0: too many for this machine). */
 static size_t halves_bytes(uint64_t half_bits)
@@ -23,7 +20,6 @@ static size_t halves_bytes(uint64_t half_bits)
  * capacity; m is rounded up to an even number of bits. */
 static VALUE a2_setup(VALUE self, VALUE m, VALUE k, VALUE capacity, VALUE seed)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &a2_kind);
     /* One statement per argument: checked in order, as before. */
     uint64_t half_bits = (bloomc_count_arg(m, "m", BF_BITS_MAX) + 1) / 2;
@@ -120,18 +116,8 @@ static VALUE a2_s_model_fpr(VALUE klass, VALUE m, VALUE k, VALUE n)
     return DBL2NUM(bf_a2_fpr(NUM2ULL(m), NUM2UINT(k), NUM2DBL(n)));
 }
 
-static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_a2_contains(f, h[i]);
-}
-
-static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        int fresh = bf_a2_add(f, h[i], out != NULL);
-        if (out) out[i] = (uint8_t)fresh;
-    }
-}
+static int add_one(void *f, bf_key_hash h, int report) { return bf_a2_add(f, h, report); }
+static int contains_one(const void *f, bf_key_hash h) { return bf_a2_contains(f, h); }
 
 /* [half bits, k, seed, capacity, active half, keys in it, count, swaps];
  * the body is half 0 then half 1 (docs/FORMAT.md). */
@@ -156,9 +142,7 @@ static size_t load(void *core, const uint64_t *v)
         .swaps = v[7],
     };
     f->in_active = bloomc_state_check(v[5], 0, f->capacity, "keys in the active half");
-    size_t nbytes = halves_bytes(half_bits);
-    if (!nbytes) bloomc_format_error("m %" PRIu64 " is too large for this machine", 2 * half_bits);
-    return nbytes;
+    return halves_bytes(half_bits);
 }
 
 static const char *attach(void *core, uint8_t *body)
@@ -173,45 +157,38 @@ static const char *attach(void *core, uint8_t *body)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_a2 *f = core;
-    *out = (bloomc_numbers){2 * f->halves[0].nbits, f->count, NULL, f->k, f->seed, BF_HASH_MURMUR3};
-}
-
-static int same_shape(const void *a, const void *b)
-{
-    const bf_a2 *f = a, *o = b;
-    return f->halves[0].nbits == o->halves[0].nbits && f->k == o->k && f->seed == o->seed && f->capacity == o->capacity;
+    *out = (bloomc_numbers){2 * f->halves[0].nbits, &f->count, NULL, f->k, f->seed, BF_HASH_MURMUR3};
 }
 
 /* Half by half OR or AND. */
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     if (intersect) bf_a2_intersect(core, other);
     else bf_a2_union(core, other);
 }
 
 /* Both halves empty, size and swaps 0. */
-static void cleared(VALUE self, void *core)
+static void cleared(void *core)
 {
     bf_a2 *f = core;
     f->active = 0;
-    f->in_active = f->count = f->swaps = 0;
+    f->in_active = f->swaps = 0;
 }
 
 static const bloomc_kind a2_kind = {
     .type = BLOOMC_KIND_TYPE("a2_bloom_filter"),
     .core_size = sizeof(bf_a2),
-    .alignment = 1,
     .nfields = 8,
+    .shape_fields = 4, /* half bits, k, seed, capacity */
     .methods = BLOOMC_SHARED,
     .save = save,
     .load = load,
     .attach = attach,
     .numbers = numbers,
-    .same_shape = same_shape,
     .combine = combine,
     .cleared = cleared,
-    .add_many = add_many,
-    .contains_many = contains_many,
+    .add_one = add_one,
+    .contains_one = contains_one,
 };
 
 void bloomc_init_a2_bloom_filter(VALUE mBloomc)

@@ -19,10 +19,7 @@ typedef struct {
 
 static const bloomc_kind bitwise_kind;
 
-static bitwise_t *get_filter(VALUE self)
-{
-    return bloomc_filter_core(self, &bitwise_kind);
-}
+static bitwise_t *get_filter(VALUE self) { return bloomc_filter_core(self, &bitwise_kind); }
 
 /* The bytes of the first n levels (0: too many for this machine). */
 static size_t levels_bytes(const bf_bitwise *f, size_t n)
@@ -38,20 +35,19 @@ static size_t levels_bytes(const bf_bitwise *f, size_t n)
 
 /* Gives the filter n levels: its first ones kept, any new ones zeroed. The
  * old cells are freed only once the new ones exist. */
-static void resize(VALUE self, bitwise_t *f, size_t n)
+static void resize(bitwise_t *f, size_t n)
 {
     if (n > LEVELS_MAX) rb_raise(rb_eRangeError, "a filter of %zu levels cannot be saved", n);
-    const bloomc_filter *obj = bloomc_filter_of_core(f);
+    bloomc_filter *obj = bloomc_filter_of_core(f);
     bitwise_t copy = *f;
     copy.core.nlevels = n;
     size_t nbytes = levels_bytes(&f->core, n);
-    bloomc_filter_install(self, &copy, nbytes, obj->body, nbytes < obj->body_bytes ? nbytes : obj->body_bytes);
+    bloomc_filter_install_at(obj, &copy, nbytes, obj->body, nbytes < obj->body_bytes ? nbytes : obj->body_bytes);
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
 static VALUE bitwise_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &bitwise_kind);
     bitwise_t f = {.core.nlevels = 1};
     f.core.m = bloomc_count_arg(m, "m", BF_BUCKETS_MAX);
@@ -68,12 +64,15 @@ static bf_key_hash key_hash(const bitwise_t *f, VALUE key)
 }
 
 /* A new level is made (and may raise) before the add, never inside it. */
-static int add_hashed(VALUE self, bitwise_t *f, bf_key_hash h)
+static int add_one(void *core, bf_key_hash h, int report)
 {
+    bitwise_t *f = core;
     size_t level = bf_bitwise_target_level(&f->core, h);
-    if (level == f->core.nlevels) resize(self, f, level + 1);
+    if (level == f->core.nlevels) resize(f, level + 1);
     return bf_bitwise_add_at(&f->core, h, level);
 }
+
+static int contains_one(const void *core, bf_key_hash h) { return bf_bitwise_count(core, h) > 0; }
 
 /*
  * call-seq:
@@ -87,21 +86,21 @@ static VALUE bitwise_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bitwise_t *f = get_filter(self);
-    add_hashed(self, f, key_hash(f, key));
+    add_one(f, key_hash(f, key), 0);
     return self;
 }
 
 /*
  * call-seq: add?(key) -> self or nil
  *
- * Adds +key+ as #add does; returns self when it was new (its count was 0),
- * nil when it was probably present, as Set#add? does.
+ * Adds +key+ as #add does; returns self when it was new (count(key) was
+ * 0), nil when it was probably present, as Set#add? does.
  */
 static VALUE bitwise_add_p(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bitwise_t *f = get_filter(self);
-    return bloomc_add_p_result(self, add_hashed(self, f, key_hash(f, key)));
+    return bloomc_add_p_result(self, add_one(f, key_hash(f, key), 1));
 }
 
 /*
@@ -121,50 +120,12 @@ static VALUE bitwise_count(VALUE self, VALUE key)
  *   include?(key) -> true or false
  *   self[key] -> true or false
  *
- * Whether count(key) is above 0.
+ * Whether +key+ is found: count(key) is above 0.
  */
 static VALUE bitwise_include_p(VALUE self, VALUE key)
 {
     const bitwise_t *f = get_filter(self);
     return RBOOL(bf_bitwise_count(&f->core, key_hash(f, key)) > 0);
-}
-
-/* A batch's filter: an add may need a new level, which needs the object. */
-typedef struct {
-    VALUE self;
-    bitwise_t *f;
-} batch_target;
-
-static void add_many(void *t, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    batch_target *b = t;
-    for (size_t i = 0; i < n; i++) {
-        int fresh = add_hashed(b->self, b->f, h[i]);
-        if (out) out[i] = (uint8_t)fresh;
-    }
-}
-
-static void contains_many(void *t, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    const bf_bitwise *f = &((batch_target *)t)->f->core;
-    for (size_t i = 0; i < n; i++) out[i] = bf_bitwise_count(f, h[i]) > 0;
-}
-
-/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
-static VALUE bitwise_batch_add(VALUE self, VALUE keys, VALUE collect)
-{
-    rb_check_frozen(self);
-    batch_target t = {self, get_filter(self)};
-    bloomc_batch b = {&t, t.f->core.seed, BF_HASH_MURMUR3, add_many, contains_many};
-    return bloomc_batch_add(&b, keys, collect);
-}
-
-/* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
-static VALUE bitwise_batch_lookup(VALUE self, VALUE keys, VALUE mode)
-{
-    batch_target t = {self, get_filter(self)};
-    bloomc_batch b = {&t, t.f->core.seed, BF_HASH_MURMUR3, add_many, contains_many};
-    return bloomc_batch_lookup(&b, keys, mode);
 }
 
 /* call-seq: width -> Integer
@@ -219,26 +180,20 @@ static const char *attach(void *core, uint8_t *body)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_bitwise *f = core;
-    *out = (bloomc_numbers){f->m, f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
-}
-
-static int same_shape(const void *a, const void *b)
-{
-    const bf_bitwise *f = a, *o = b;
-    return f->m == o->m && f->k == o->k && f->seed == o->seed && f->width == o->width;
+    *out = (bloomc_numbers){f->m, &f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
 }
 
 /* Cell maxima or minima level by level: a union takes other's levels too,
  * an intersection drops the ones other lacks. */
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     bitwise_t *f = core;
     const bf_bitwise *o = other;
     if (intersect) {
         bf_bitwise_intersect(&f->core, o);
-        if (f->core.nlevels > o->nlevels) resize(self, f, o->nlevels);
+        if (f->core.nlevels > o->nlevels) resize(f, o->nlevels);
     } else {
-        if (f->core.nlevels < o->nlevels) resize(self, f, o->nlevels);
+        if (f->core.nlevels < o->nlevels) resize(f, o->nlevels);
         bf_bitwise_union(&f->core, o);
     }
 }
@@ -249,27 +204,27 @@ static uint64_t occupied(const void *core)
 }
 
 /* Clear keeps only the first level. */
-static void cleared(VALUE self, void *core)
+static void cleared(void *core)
 {
     bitwise_t *f = core;
-    f->core.count = f->core.distinct = 0;
-    if (f->core.nlevels > 1) resize(self, f, 1);
+    if (f->core.nlevels > 1) resize(f, 1);
 }
 
 static const bloomc_kind bitwise_kind = {
     .type = BLOOMC_KIND_TYPE("bitwise_bloom_filter"),
     .core_size = sizeof(bitwise_t),
-    .alignment = 1,
     .nfields = 6,
+    .shape_fields = 4, /* m, k, width, seed */
     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
     .save = save,
     .load = load,
     .attach = attach,
     .numbers = numbers,
-    .same_shape = same_shape,
     .combine = combine,
     .occupied = occupied,
     .cleared = cleared,
+    .add_one = add_one,
+    .contains_one = contains_one,
 };
 
 void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
@@ -282,7 +237,6 @@ void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
     rb_define_method(cBitwiseBloomFilter, "count", bitwise_count, 1);
     rb_define_method(cBitwiseBloomFilter, "include?", bitwise_include_p, 1);
     rb_define_method(cBitwiseBloomFilter, "[]", bitwise_include_p, 1);
-    bloomc_define_batch_methods(cBitwiseBloomFilter, bitwise_batch_add, bitwise_batch_lookup);
     rb_define_method(cBitwiseBloomFilter, "width", bitwise_width, 0);
     rb_define_method(cBitwiseBloomFilter, "levels", bitwise_levels, 0);
 }

@@ -7,16 +7,12 @@
 
 static const bloomc_kind blocked_kind;
 
-static bf_blocked *get_filter(VALUE self)
-{
-    return bloomc_filter_core(self, &blocked_kind);
-}
+static bf_blocked *get_filter(VALUE self) { return bloomc_filter_core(self, &blocked_kind); }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k; m is
  * rounded up to whole blocks. */
 static VALUE blocked_setup(VALUE self, VALUE m, VALUE k, VALUE seed)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &blocked_kind);
     uint64_t nbits = bloomc_count_arg(m, "m", BF_BITS_MAX);
     bf_blocked f = {.nblocks = (nbits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS};
@@ -108,15 +104,8 @@ static VALUE blocked_current_fpr(VALUE self)
     return DBL2NUM(bf_blocked_current_fpr(get_filter(self)));
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    bf_blocked_add_many(f, h, n, out);
-}
-
-static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    bf_blocked_contains_many(f, h, n, out);
-}
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_blocked_add_many(f, h, n, out); }
+static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_blocked_contains_many(f, h, n, out); }
 
 static void save(const void *core, uint64_t *out)
 {
@@ -135,9 +124,7 @@ static size_t load(void *core, const uint64_t *v)
         .count = v[3],
     };
     f->bits.nbits = f->nblocks * BF_BLOCK_BITS;
-    size_t nbytes = bf_bits_nbytes(f->bits.nbits);
-    if (!nbytes) bloomc_format_error("%" PRIu64 " blocks are too many for this machine", f->nblocks);
-    return nbytes;
+    return bf_bits_nbytes(f->bits.nbits);
 }
 
 /* Whole blocks: no bits past m to check. */
@@ -150,31 +137,14 @@ static const char *attach(void *core, uint8_t *body)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_blocked *f = core;
-    *out = (bloomc_numbers){f->bits.nbits, f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){f->bits.nbits, &f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
 }
 
-static int same_shape(const void *a, const void *b)
-{
-    const bf_blocked *f = a, *o = b;
-    return f->nblocks == o->nblocks && f->k == o->k && f->seed == o->seed;
-}
-
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     bf_blocked *f = core;
     const bf_blocked *o = other;
     bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, intersect);
-}
-
-static uint64_t occupied(const void *core)
-{
-    return bf_bits_count(&((const bf_blocked *)core)->bits);
-}
-
-static void cleared(VALUE self, void *core)
-{
-    bf_blocked *f = core;
-    f->count = f->distinct = 0;
 }
 
 static const bloomc_kind blocked_kind = {
@@ -182,15 +152,14 @@ static const bloomc_kind blocked_kind = {
     .core_size = sizeof(bf_blocked),
     .alignment = BF_BLOCK_BYTES, /* a block is exactly one cache line */
     .nfields = 4,
+    .shape_fields = 3, /* blocks, k, seed */
     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
     .save = save,
     .load = load,
     .attach = attach,
     .numbers = numbers,
-    .same_shape = same_shape,
     .combine = combine,
-    .occupied = occupied,
-    .cleared = cleared,
+    .occupied = bloomc_occupied_bits,
     .add_many = add_many,
     .contains_many = contains_many,
 };

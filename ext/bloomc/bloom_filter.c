@@ -6,15 +6,11 @@
 
 static const bloomc_kind bloom_kind;
 
-static bf_bloom *get_filter(VALUE self)
-{
-    return bloomc_filter_core(self, &bloom_kind);
-}
+static bf_bloom *get_filter(VALUE self) { return bloomc_filter_core(self, &bloom_kind); }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
 static VALUE bloom_filter_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &bloom_kind);
     bf_bloom f = {
         .bits.nbits = bloomc_count_arg(m, "m", BF_BITS_MAX),
@@ -88,15 +84,8 @@ static VALUE bloom_filter_bits(VALUE self)
     return bloomc_bit_field_view(self, &get_filter(self)->bits);
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    bf_bloom_add_many(f, h, n, out);
-}
-
-static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    bf_bloom_contains_many(f, h, n, out);
-}
+static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_bloom_add_many(f, h, n, out); }
+static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_bloom_contains_many(f, h, n, out); }
 
 static void save(const void *core, uint64_t *out)
 {
@@ -116,9 +105,7 @@ static size_t load(void *core, const uint64_t *v)
         .count = v[4],
     };
     if (f->hash == BF_HASH_FNV1A && f->seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", f->seed);
-    size_t nbytes = bf_bits_nbytes(f->bits.nbits);
-    if (!nbytes) bloomc_format_error("m %" PRIu64 " is too large for this machine", f->bits.nbits);
-    return nbytes;
+    return bf_bits_nbytes(f->bits.nbits);
 }
 
 static const char *attach(void *core, uint8_t *body)
@@ -131,31 +118,14 @@ static const char *attach(void *core, uint8_t *body)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_bloom *f = core;
-    *out = (bloomc_numbers){f->bits.nbits, f->count, &f->distinct, f->k, f->seed, f->hash};
+    *out = (bloomc_numbers){f->bits.nbits, &f->count, &f->distinct, f->k, f->seed, f->hash};
 }
 
-static int same_shape(const void *a, const void *b)
-{
-    const bf_bloom *f = a, *o = b;
-    return f->bits.nbits == o->bits.nbits && f->k == o->k && f->seed == o->seed && f->hash == o->hash;
-}
-
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     bf_bloom *f = core;
     const bf_bloom *o = other;
     bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, intersect);
-}
-
-static uint64_t occupied(const void *core)
-{
-    return bf_bits_count(&((const bf_bloom *)core)->bits);
-}
-
-static void cleared(VALUE self, void *core)
-{
-    bf_bloom *f = core;
-    f->count = f->distinct = 0;
 }
 
 static size_t body_bytes_for(const void *core, VALUE m)
@@ -166,17 +136,15 @@ static size_t body_bytes_for(const void *core, VALUE m)
 static const bloomc_kind bloom_kind = {
     .type = BLOOMC_KIND_TYPE("bloom_filter"),
     .core_size = sizeof(bf_bloom),
-    .alignment = 1,
     .nfields = 5,
+    .shape_fields = 4, /* m, k, seed, hash */
     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
     .numbers = numbers,
-    .same_shape = same_shape,
     .combine = combine,
-    .occupied = occupied,
-    .cleared = cleared,
+    .occupied = bloomc_occupied_bits,
     .add_many = add_many,
     .contains_many = contains_many,
     .body_bytes_for = body_bytes_for,

@@ -14,6 +14,7 @@
 
 extern VALUE bloomc_mBloomc;
 extern VALUE bloomc_eUnsupportedError; /* Bloomc::UnsupportedError */
+extern VALUE bloomc_eCapacityError;    /* Bloomc::CapacityError: a filter that cannot take a key */
 extern VALUE bloomc_eFormatError;      /* Bloomc::FormatError */
 
 /* rb_check_typeddata with the common case inline: a method's receiver is

@@ -7,7 +7,7 @@ int bloomc_counting_same_shape(const void *a, const void *b)
     return f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k && f->seed == o->seed;
 }
 
-void bloomc_counting_cleared(VALUE self, void *core)
+void bloomc_counting_cleared(void *core)
 {
     bf_counting *f = core;
     f->count = f->saturated = f->distinct = 0;

@@ -12,8 +12,9 @@
  * (the saved count is not trusted: a mapped file's may be older). */
 size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t width, uint64_t seed, uint64_t count);
 const char *bloomc_counting_state_cells(bf_counting *out, const uint8_t *data);
-/* Descriptor hooks (filter.h) of a counting filter's core. */
+/* Descriptor hooks (filter.h) of a counting filter's core; cleared zeroes
+ * every count. */
 int bloomc_counting_same_shape(const void *a, const void *b);
-void bloomc_counting_cleared(VALUE self, void *core);
+void bloomc_counting_cleared(void *core);
 
 #endif

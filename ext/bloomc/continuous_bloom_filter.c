@@ -43,7 +43,6 @@ continuous_t *bloomc_continuous_install(VALUE self, const bf_continuous *src)
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
 static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &bloomc_continuous_kind);
     bf_continuous f = {.slot = 1};
     bf_buckets_init(&f.buckets, bloomc_count_arg(m, "m", BF_BUCKETS_MAX), BF_CONT_BITS);
@@ -146,25 +145,6 @@ static VALUE continuous_ticks(VALUE self) { return ULL2NUM(get_filter(self)->tic
  */
 static VALUE continuous_buckets(VALUE self) { return bloomc_bit_bucket_field_view(self, &get_filter(self)->buckets); }
 
-/* == and hash (documented in lib/bloomc/continuous_bloom_filter.rb) are the
- * kind's own: the shared ones compare ticks and recent adds too, which a
- * mapped reader knows only as of its writer's last tick. */
-static VALUE continuous_equal(VALUE self, VALUE other)
-{
-    if (self == other) return Qtrue;
-    if (!rb_typeddata_is_kind_of(other, &bloomc_continuous_kind.type)) return Qfalse;
-    const bf_continuous *a = get_filter(self), *b = get_filter(other);
-    return RBOOL(bloomc_continuous_kind.same_shape(a, b) && a->slot == b->slot &&
-                 memcmp(a->buckets.data, b->buckets.data, bf_buckets_nbytes(a->buckets.count, BF_CONT_BITS)) == 0);
-}
-
-static VALUE continuous_hash(VALUE self)
-{
-    const bf_continuous *f = get_filter(self);
-    st_index_t h = rb_memhash(f->buckets.data, (long)bf_buckets_nbytes(f->buckets.count, BF_CONT_BITS));
-    return ST2FIX(h ^ (st_index_t)(f->buckets.count * 31 + f->k * 7 + f->seed + f->hash + f->slot * 131));
-}
-
 /* The hooks take the core, whose first member is the bf_continuous. */
 static void save(const void *core, uint64_t *out)
 {
@@ -187,10 +167,8 @@ static size_t load(void *core, const uint64_t *v)
     };
     uint64_t m = bloomc_state_check(v[0], 1, BF_BUCKETS_MAX, "m");
     if (f->hash == BF_HASH_FNV1A && f->seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", f->seed);
-    size_t nbytes = bf_buckets_nbytes(m, BF_CONT_BITS);
-    if (!nbytes) bloomc_format_error("m %" PRIu64 " is too large for this machine", m);
     bf_buckets_init(&f->buckets, m, BF_CONT_BITS);
-    return nbytes;
+    return bf_buckets_nbytes(m, BF_CONT_BITS);
 }
 
 /* install's cells only: saved ones are checked by import_core and map_core
@@ -203,14 +181,8 @@ static void numbers(void *core, bloomc_numbers *out)
     *out = (bloomc_numbers){.m = f->buckets.count, .k = f->k, .seed = f->seed, .hash = f->hash};
 }
 
-static int same_shape(const void *a, const void *b)
-{
-    const bf_continuous *f = a, *o = b;
-    return f->buckets.count == o->buckets.count && f->k == o->k && f->seed == o->seed && f->hash == o->hash;
-}
-
 /* Union or intersection on self's clock. */
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     if (intersect) bf_continuous_intersect(core, other);
     else bf_continuous_union(core, other);
@@ -219,7 +191,7 @@ static void combine(VALUE self, void *core, const void *other, int intersect)
 static uint64_t occupied(const void *core) { return bf_buckets_count_nonzero(&((const bf_continuous *)core)->buckets); }
 
 /* The clock (ticks, slot, timer) runs on. */
-static void cleared(VALUE self, void *core) { memset(((bf_continuous *)core)->recent_adds, 0, sizeof(uint64_t) * (BF_CONT_DIVISOR + 1)); }
+static void cleared(void *core) { memset(((bf_continuous *)core)->recent_adds, 0, sizeof(uint64_t) * (BF_CONT_DIVISOR + 1)); }
 
 static size_t body_bytes_for(const void *core, VALUE m)
 {
@@ -238,15 +210,17 @@ static int outlives(void *core)
 const bloomc_kind bloomc_continuous_kind = {
     .type = BLOOMC_KIND_TYPE("continuous_bloom_filter"),
     .core_size = sizeof(continuous_t),
-    .alignment = 1,
     .nfields = 9,
+    .shape_fields = 4, /* m, k, seed, hash */
+    /* == leaves out the ticks and add counts, which a mapped reader knows
+     * only as of its writer's last tick: the shape, the slot and the cells. */
+    .equal_fields = 5,
     .methods = BLOOMC_K | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
     .numbers = numbers,
     .refresh = bloomc_continuous_follow_clock,
-    .same_shape = same_shape,
     .combine = combine,
     .occupied = occupied,
     .cleared = cleared,
@@ -276,7 +250,4 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_private_method(klass, "current_slot", continuous_current_slot, 0);
     rb_define_method(klass, "ticks", continuous_ticks, 0);
     rb_define_method(klass, "buckets", continuous_buckets, 0);
-    rb_define_method(klass, "==", continuous_equal, 1);
-    rb_define_method(klass, "eql?", continuous_equal, 1);
-    rb_define_method(klass, "hash", continuous_hash, 0);
 }

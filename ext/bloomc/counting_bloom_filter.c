@@ -6,15 +6,11 @@
 
 static const bloomc_kind counting_kind;
 
-static bf_counting *get_filter(VALUE self)
-{
-    return bloomc_filter_core(self, &counting_kind);
-}
+static bf_counting *get_filter(VALUE self) { return bloomc_filter_core(self, &counting_kind); }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
 static VALUE counting_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &counting_kind);
     bf_counting f = {0};
     uint64_t cells = bloomc_count_arg(m, "m", BF_BUCKETS_MAX);
@@ -101,18 +97,8 @@ static VALUE counting_include_p(VALUE self, VALUE key)
     return RBOOL(bf_counting_count(f, key_hash(f, key)) > 0);
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        int fresh = bf_counting_add(f, h[i]);
-        if (out) out[i] = (uint8_t)fresh;
-    }
-}
-
-static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) out[i] = bf_counting_count(f, h[i]) > 0;
-}
+static int add_one(void *f, bf_key_hash h, int report) { return bf_counting_add(f, h); }
+static int contains_one(const void *f, bf_key_hash h) { return bf_counting_count(f, h) > 0; }
 
 /* call-seq: width -> Integer
  *
@@ -151,10 +137,10 @@ static const char *attach(void *core, uint8_t *body)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_counting *f = core;
-    *out = (bloomc_numbers){f->cells.count, f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){f->cells.count, &f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
 }
 
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     bf_counting_combine(core, other, intersect ? BF_COMBINE_MIN : BF_COMBINE_SUM);
 }
@@ -172,19 +158,18 @@ static size_t body_bytes_for(const void *core, VALUE m)
 static const bloomc_kind counting_kind = {
     .type = BLOOMC_KIND_TYPE("counting_bloom_filter"),
     .core_size = sizeof(bf_counting),
-    .alignment = 1,
     .nfields = 6,
+    .shape_fields = 4, /* m, k, width, seed */
     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
     .save = save,
     .load = load,
     .attach = attach,
     .numbers = numbers,
-    .same_shape = bloomc_counting_same_shape,
     .combine = combine,
     .occupied = occupied,
     .cleared = bloomc_counting_cleared,
-    .add_many = add_many,
-    .contains_many = contains_many,
+    .add_one = add_one,
+    .contains_one = contains_one,
     .body_bytes_for = body_bytes_for,
 };
 

@@ -26,17 +26,18 @@ void bloomc_filter_free(void *ptr)
     ruby_xfree(f->allocation);
     f->allocation = NULL;
     f->body = NULL;
-    if (f->kind->release) f->kind->release(f->core);
     if (f->kind->outlives && f->kind->outlives(f->core)) return;
     ruby_xfree(f);
 }
+
+static size_t alignment(const bloomc_kind *kind) { return kind->alignment ? kind->alignment : 1; }
 
 /* A mapped filter's cells are the kernel's page cache, not this process's
  * heap: only the struct counts. */
 size_t bloomc_filter_memsize(const void *ptr)
 {
     const bloomc_filter *f = ptr;
-    return sizeof(*f) + f->kind->core_size + (f->allocation ? f->body_bytes + f->kind->alignment - 1 : 0);
+    return sizeof(*f) + f->kind->core_size + (f->allocation ? f->body_bytes + alignment(f->kind) - 1 : 0);
 }
 
 static const bloomc_kind *kind_of_class(VALUE klass)
@@ -84,6 +85,7 @@ static bloomc_filter *object(VALUE self)
 
 bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind)
 {
+    rb_check_frozen(self);
     bloomc_filter *f = bloomc_filter_of(self, kind);
     bloomc_mapping_check(&f->map, self);
     if (f->map.base) rb_raise(rb_eArgError, "a mapped %" PRIsVALUE " cannot be re-initialized", rb_obj_class(self));
@@ -96,27 +98,36 @@ void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const ui
     bloomc_filter_install_at(RTYPEDDATA_DATA(self), core, nbytes, src, src_bytes);
 }
 
+/* Where the cells start in an allocation for them. */
+static uint8_t *aligned(void *allocation, const bloomc_kind *kind)
+{
+    return (uint8_t *)(((uintptr_t)allocation + alignment(kind) - 1) & ~(uintptr_t)(alignment(kind) - 1));
+}
+
+/* Gives f the state core with the cells of nbytes in allocation, whose old
+ * cells it frees. */
+static void adopt(bloomc_filter *f, const void *core, void *allocation, size_t nbytes)
+{
+    ruby_xfree(f->allocation);
+    memcpy(f->core, core, f->kind->core_size);
+    f->allocation = allocation;
+    f->body = aligned(allocation, f->kind);
+    f->body_bytes = nbytes;
+    f->kind->attach(f->core, f->body); /* checked before, where it came from outside */
+}
+
 void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
 {
-    const bloomc_kind *kind = f->kind;
-    size_t align = kind->alignment;
-    void *allocation = ruby_xcalloc(nbytes + align - 1, 1);
-    uint8_t *body = (uint8_t *)(((uintptr_t)allocation + align - 1) & ~(uintptr_t)(align - 1));
-    if (src) memcpy(body, src, src_bytes);
-    if (f->body && kind->release) kind->release(f->core);
-    ruby_xfree(f->allocation);
-    memcpy(f->core, core, kind->core_size);
-    f->allocation = allocation;
-    f->body = body;
-    f->body_bytes = nbytes;
-    kind->attach(f->core, body); /* checked before, where it came from outside */
+    if (!nbytes) rb_raise(rb_eArgError, "a filter of that size is too large for this machine");
+    void *allocation = ruby_xcalloc(nbytes + alignment(f->kind) - 1, 1);
+    if (src) memcpy(aligned(allocation, f->kind), src, src_bytes);
+    adopt(f, core, allocation, nbytes);
 }
 
 /* :nodoc: deep copy for dup and clone. */
 static VALUE filter_initialize_copy(VALUE self, VALUE orig)
 {
-    rb_check_frozen(self);
-    if (self == orig) return self;
+    if (self == orig) return rb_check_frozen(self), self;
     bloomc_filter *f = bloomc_filter_replaceable(self, object(self)->kind);
     const bloomc_filter *src = same_kind(orig, f);
     bloomc_filter_install(self, src->core, src->body_bytes, src->body, src->body_bytes);
@@ -137,14 +148,23 @@ static fields_t saved_fields(const bloomc_filter *f)
     return out;
 }
 
-/* ==: the same kind, fields and cells (what a dump of each would hold). */
+/* The fields == compares. */
+static fields_t compared_fields(const bloomc_filter *f)
+{
+    fields_t out = saved_fields(f);
+    if (f->kind->equal_fields) out.n = f->kind->equal_fields;
+    return out;
+}
+
+/* ==: the same kind, fields and cells (what a dump of each would hold,
+ * unless the kind leaves some fields out). */
 static VALUE filter_equal(VALUE self, VALUE other)
 {
     if (self == other) return Qtrue;
     bloomc_filter *f = bloomc_filter_get(self);
     if (!rb_typeddata_is_kind_of(other, &f->kind->type)) return Qfalse;
     const bloomc_filter *o = bloomc_filter_get(other);
-    fields_t a = saved_fields(f), b = saved_fields(o);
+    fields_t a = compared_fields(f), b = compared_fields(o);
     return RBOOL(a.n == b.n && memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)a.n) == 0 && f->body_bytes == o->body_bytes &&
                  memcmp(f->body, o->body, f->body_bytes) == 0);
 }
@@ -153,7 +173,7 @@ static VALUE filter_equal(VALUE self, VALUE other)
 static VALUE filter_hash(VALUE self)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
-    fields_t a = saved_fields(f);
+    fields_t a = compared_fields(f);
     st_index_t h = rb_memhash(a.v, (long)(sizeof(uint64_t) * (size_t)a.n));
     return ST2FIX(h ^ rb_memhash(f->body, (long)f->body_bytes));
 }
@@ -169,7 +189,7 @@ static bloomc_numbers numbers(VALUE self)
 static VALUE filter_m(VALUE self) { return ULL2NUM(numbers(self).m); }
 static VALUE filter_k(VALUE self) { return UINT2NUM(numbers(self).k); }
 static VALUE filter_seed(VALUE self) { return UINT2NUM(numbers(self).seed); }
-static VALUE filter_size(VALUE self) { return ULL2NUM(numbers(self).count); }
+static VALUE filter_size(VALUE self) { return ULL2NUM(*numbers(self).count); }
 /* :nodoc: the hash function's number in Bloomc::HASH_FUNCTIONS. */
 static VALUE filter_hash_kind(VALUE self) { return INT2FIX(numbers(self).hash); }
 
@@ -188,6 +208,13 @@ static VALUE filter_set_distinct(VALUE self, VALUE n)
     return n;
 }
 
+uint64_t bloomc_occupied_bits(const void *core)
+{
+    const bloomc_filter *f = bloomc_filter_of_core((void *)core);
+    bf_bits bits = {.data = f->body, .nbits = 8 * (uint64_t)f->body_bytes};
+    return bf_bits_count(&bits);
+}
+
 /* :nodoc: cells that are not zero, for Bloomc::Stats. */
 static VALUE filter_occupied(VALUE self)
 {
@@ -201,8 +228,10 @@ static VALUE filter_combine(VALUE self, VALUE other, VALUE op)
     rb_check_frozen(self);
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_filter *o = same_kind(other, f);
-    int intersect = bloomc_intersection_arg(op, f->kind->same_shape(f->core, o->core));
-    f->kind->combine(self, f->core, o->core, intersect);
+    int shape = f->kind->shape_fields;
+    fields_t a = saved_fields(f), b = saved_fields(o);
+    int same = shape ? memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)shape) == 0 : f->kind->same_shape(f->core, o->core);
+    f->kind->combine(f->core, o->core, bloomc_intersection_arg(op, same));
     return self;
 }
 
@@ -212,7 +241,11 @@ static VALUE filter_clear(VALUE self)
     rb_check_frozen(self);
     bloomc_filter *f = bloomc_filter_get(self);
     memset(f->body, 0, f->body_bytes);
-    if (f->kind->cleared) f->kind->cleared(self, f->core);
+    bloomc_numbers n = {0};
+    f->kind->numbers(f->core, &n);
+    if (n.count) *n.count = 0;
+    if (n.distinct) *n.distinct = 0;
+    if (f->kind->cleared) f->kind->cleared(f->core);
     return self;
 }
 
@@ -248,14 +281,17 @@ static size_t load_fields(const bloomc_kind *kind, VALUE fields, void *core)
     }
     bloomc_state_fields(fields, a.n, a.v);
     memset(core, 0, kind->core_size);
-    return kind->load(core, a.v);
+    size_t nbytes = kind->load(core, a.v);
+    if (nbytes) return nbytes;
+    bloomc_numbers n = {0};
+    kind->numbers(core, &n);
+    bloomc_format_error("m %" PRIu64 " is too large for this machine", n.m);
 }
 
 /* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
  * export_core could not have made. */
 static VALUE filter_import_core(VALUE self, VALUE fields, VALUE body)
 {
-    rb_check_frozen(self);
     const bloomc_kind *kind = bloomc_filter_replaceable(self, object(self)->kind)->kind;
     VALUE buf;
     void *core = ALLOCV(buf, kind->core_size);
@@ -320,19 +356,75 @@ static VALUE filter_body_bytes_for(VALUE self, VALUE m)
     return SIZET2NUM(nbytes);
 }
 
+/* The batch hooks of a kind that adds or looks up one key at a time. */
+static void add_each(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    int (*add_one)(void *, bf_key_hash, int) = bloomc_filter_of_core(core)->kind->add_one;
+    for (size_t i = 0; i < n; i++) {
+        int fresh = add_one(core, h[i], out != NULL);
+        if (out) out[i] = (uint8_t)fresh;
+    }
+}
+
+static void contains_each(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    int (*contains_one)(const void *, bf_key_hash) = bloomc_filter_of_core(core)->kind->contains_one;
+    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)contains_one(core, h[i]);
+}
+
 static bloomc_batch batch_of(bloomc_filter *f)
 {
+    const bloomc_kind *kind = f->kind;
     bloomc_numbers n = {0};
-    f->kind->numbers(f->core, &n);
-    return (bloomc_batch){f->core, n.seed, n.hash, f->kind->add_many, f->kind->contains_many};
+    kind->numbers(f->core, &n);
+    return (bloomc_batch){f->core, n.seed, n.hash, kind->add_many ? kind->add_many : add_each,
+                          kind->contains_many ? kind->contains_many : contains_each};
+}
+
+/* A batch add that may fail part way (the kind's room) keeps a copy of the
+ * state before it, put back unless every key went in: all or nothing. */
+typedef struct {
+    bloomc_filter *f;
+    bloomc_batch b;
+    VALUE keys, collect;
+    void *core, *allocation; /* the copy: the core, and its cells as install_at places them */
+    size_t body_bytes;
+    int done;
+} batch_run;
+
+static VALUE run_batch_add(VALUE arg)
+{
+    batch_run *r = (batch_run *)arg;
+    VALUE result = bloomc_batch_add(&r->b, r->keys, r->collect);
+    r->done = 1;
+    return result;
+}
+
+/* Runs on any way out (an error, throw, Thread#kill); allocates nothing. */
+static VALUE finish_batch_add(VALUE arg)
+{
+    batch_run *r = (batch_run *)arg;
+    if (r->done) ruby_xfree(r->allocation);
+    else adopt(r->f, r->core, r->allocation, r->body_bytes);
+    return Qnil;
 }
 
 /* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
 static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
 {
     rb_check_frozen(self);
-    bloomc_batch b = batch_of(bloomc_filter_get(self));
-    return bloomc_batch_add(&b, keys, collect);
+    bloomc_filter *f = bloomc_filter_get(self);
+    const bloomc_kind *kind = f->kind;
+    batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .body_bytes = f->body_bytes};
+    if (!kind->room) return run_batch_add((VALUE)&r);
+    Check_Type(keys, T_ARRAY);
+    if (kind->room(f->core, (uint64_t)RARRAY_LEN(keys)) >= (uint64_t)RARRAY_LEN(keys)) return run_batch_add((VALUE)&r);
+    /* One allocation (a batch allocates no Ruby object): the cells, then
+     * the core, which stays there unused when the copy is put back. */
+    r.allocation = ruby_xmalloc(alignment(kind) - 1 + f->body_bytes + kind->core_size);
+    uint8_t *cells = memcpy(aligned(r.allocation, kind), f->body, f->body_bytes);
+    r.core = memcpy(cells + f->body_bytes, f->core, kind->core_size);
+    return rb_ensure(run_batch_add, (VALUE)&r, finish_batch_add, (VALUE)&r);
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
@@ -376,7 +468,7 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     rb_define_private_method(klass, "export_core", filter_export_core, 0);
     rb_define_private_method(klass, "export_fields", filter_export_fields, 0);
     rb_define_private_method(klass, "import_core", filter_import_core, 2);
-    if (kind->add_many) {
+    if (kind->add_many || kind->add_one) {
         bloomc_define_batch_methods(klass, filter_batch_add, filter_batch_lookup);
         rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
     }

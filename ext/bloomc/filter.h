@@ -28,8 +28,9 @@ typedef struct {
 
 /* What the shared readers (m, k, seed, size, distinct) report. */
 typedef struct {
-    uint64_t m, count;
-    uint64_t *distinct; /* with BLOOMC_DISTINCT */
+    uint64_t m;
+    uint64_t *count;    /* with BLOOMC_SIZE; clear zeroes it */
+    uint64_t *distinct; /* with BLOOMC_DISTINCT; clear zeroes it */
     uint32_t k, seed;
     bf_hash_kind hash;
 } bloomc_numbers;
@@ -39,14 +40,19 @@ typedef void bloomc_many_fn(void *core, const bf_key_hash *h, size_t n, uint8_t 
 struct bloomc_kind {
     rb_data_type_t type; /* .parent is bloomc_filter_type; set by BLOOMC_KIND_TYPE */
     size_t core_size;
-    size_t alignment; /* of the cells: 1, or a power of two */
+    size_t alignment; /* of the cells: a power of two (0: 1) */
     int nfields;      /* the saved fields (docs/FORMAT.md), at most BLOOMC_FIELDS_MAX;
                        * with nfields_in, the first ones, which say how many */
+    /* The first shape_fields saved fields are the shape and hashing that
+     * combine needs the same on both sides (0: the same_shape hook says);
+     * == compares the first equal_fields (0: all) and the cells. */
+    int shape_fields, equal_fields;
     unsigned methods; /* which of the optional shared methods the class has */
     /* The saved fields of core into out[0 .. nfields). */
     void (*save)(const void *core, uint64_t *out);
     /* Saved fields into core (cells not attached), each checked
-     * (Bloomc::FormatError); returns the bytes its cells take. */
+     * (Bloomc::FormatError); returns the bytes its cells take (0: too many
+     * for this machine). */
     size_t (*load)(void *core, const uint64_t *fields);
     /* Points core's cells into body and derives what the cells imply;
      * returns what is wrong with them (saved ones may come from anywhere), or
@@ -56,21 +62,27 @@ struct bloomc_kind {
     /* Brings core up to date before a shared method reads it (a mapped
      * reader follows its writer's clock); NULL: nothing to do. */
     void (*refresh)(void *core, const bloomc_mapping *map);
-    /* combine's precondition: the same shape and hashing. */
+    /* combine's precondition when shape_fields is 0: the same shape and hashing. */
     int (*same_shape)(const void *a, const void *b);
-    /* self |= other (intersect 0) or self &= other; self is the filter, for
-     * a kind whose cells must grow first. */
-    void (*combine)(VALUE self, void *core, const void *other, int intersect);
+    /* core |= other (intersect 0) or core &= other. */
+    void (*combine)(void *core, const void *other, int intersect);
     uint64_t (*occupied)(const void *core); /* non-zero cells (NULL: the kind's own) */
-    /* After clear has zeroed the cells: the counts to 0 (NULL: nothing). */
-    void (*cleared)(VALUE self, void *core);
-    /* Batches of hashed keys (batch.c); NULL: the kind defines its own. */
+    /* After clear has zeroed the cells, count and distinct: the rest (NULL:
+     * nothing). */
+    void (*cleared)(void *core);
+    /* One hashed key: add (1 when it was new; report 0: the answer is not
+     * used) and lookup, for the batch methods; or n keys at a time, which
+     * take precedence. No batch methods when neither add is set. */
+    int (*add_one)(void *core, bf_key_hash h, int report);
+    int (*contains_one)(const void *core, bf_key_hash h);
     bloomc_many_fn *add_many, *contains_many;
+    /* How many keys new to the filter fit before an add could raise
+     * (UINT64_MAX: any number); a batch of more is undone when it fails.
+     * NULL: an add never raises. */
+    uint64_t (*room)(const void *core, uint64_t n);
     /* Mappable kinds: the bytes the cells of a filter like core but with m
      * would take (0: too many for this machine). NULL: not mappable. */
     size_t (*body_bytes_for)(const void *core, VALUE m);
-    /* Frees what core holds besides its cells (NULL: nothing). */
-    void (*release)(void *core);
     /* At the object's end: 1 when the struct must outlive it (a handle still
      * points at it, and frees it). NULL: never. */
     int (*outlives)(void *core);
@@ -130,7 +142,8 @@ static inline bloomc_filter *bloomc_filter_of_core(void *core)
 
 /* The object of any filter kind, initialized and open (refreshed). */
 bloomc_filter *bloomc_filter_get(VALUE self);
-/* The object, for setup and copies: open, not mapped (ArgumentError). */
+/* The object, for setup and copies: not frozen, open, not mapped
+ * (ArgumentError). */
 bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind);
 /* Gives the filter the state of core (fields set, cells not attached):
  * cells of nbytes, zeroed, then the first src_bytes of src copied in. The old
@@ -138,8 +151,12 @@ bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind);
  * 0: too many for this machine). */
 void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
 /* The same for a filter known by its struct (a kind's hook that has only the
- * core: bloomc_filter_of_core), nbytes not 0. */
+ * core: bloomc_filter_of_core). */
 void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
+
+/* The bits set in the cells: the occupied hook of a kind whose cells are
+ * plain bits. */
+uint64_t bloomc_occupied_bits(const void *core);
 
 /* Defines the class under mBloomc with the methods every kind shares. */
 VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind);

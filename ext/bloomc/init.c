@@ -2,6 +2,7 @@
 
 VALUE bloomc_mBloomc;
 VALUE bloomc_eUnsupportedError;
+VALUE bloomc_eCapacityError;
 VALUE bloomc_eFormatError;
 
 RUBY_FUNC_EXPORTED void Init_bloomc(void)
@@ -18,6 +19,8 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     VALUE error = rb_define_class_under(bloomc_mBloomc, "Error", rb_eStandardError);
     bloomc_eUnsupportedError = rb_define_class_under(bloomc_mBloomc, "UnsupportedError", error);
     rb_global_variable(&bloomc_eUnsupportedError);
+    bloomc_eCapacityError = rb_define_class_under(bloomc_mBloomc, "CapacityError", error);
+    rb_global_variable(&bloomc_eCapacityError);
     bloomc_eFormatError = rb_define_class_under(bloomc_mBloomc, "FormatError", error);
     rb_global_variable(&bloomc_eFormatError);
     /* Largest k a filter accepts. */

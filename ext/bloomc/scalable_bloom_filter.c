@@ -7,7 +7,6 @@
 #include "filter.h"
 #include "bf_scalable.h"
 
-static VALUE eCapacityError;
 static const bloomc_kind scalable_kind;
 
 typedef struct {
@@ -26,15 +25,6 @@ static size_t cells_bytes(scalable *c)
     return bf_scalable_nbytes(&c->f);
 }
 
-NORETURN(static void capacity_error(const bf_scalable *f));
-static void capacity_error(const bf_scalable *f)
-{
-    if (f->params.max_capacity)
-        rb_raise(eCapacityError, "the filter holds its max_capacity of %" PRIu64 " keys", f->params.max_capacity);
-    rb_raise(eCapacityError, "the filter cannot grow past %zu layers (the next would exceed %d layers or 2**60 bits)",
-             f->nlayers, BF_SCALABLE_LAYERS_MAX);
-}
-
 /* Appends the next layer, zeroed (CapacityError when there is none); the
  * filter is unchanged when that or the allocation raises. */
 static void append_layer(bf_scalable *f)
@@ -43,14 +33,19 @@ static void append_layer(bf_scalable *f)
     bloomc_filter *obj = bloomc_filter_of_core(f);
     size_t nbytes = 0;
     next.f.nlayers++;
-    if (!bf_scalable_layer_init(&f->params, f->nlayers, &next.layers[f->nlayers]) || !(nbytes = cells_bytes(&next)))
-        capacity_error(f);
+    if (!bf_scalable_layer_init(&f->params, f->nlayers, &next.layers[f->nlayers]) || !(nbytes = cells_bytes(&next))) {
+        if (f->params.max_capacity)
+            rb_raise(bloomc_eCapacityError, "the filter holds its max_capacity of %" PRIu64 " keys", f->params.max_capacity);
+        rb_raise(bloomc_eCapacityError, "the filter cannot grow past %zu layers (the next would exceed %d layers or 2**60 bits)",
+                 f->nlayers, BF_SCALABLE_LAYERS_MAX);
+    }
     bloomc_filter_install_at(obj, &next, nbytes, obj->body, obj->body_bytes);
 }
 
 /* Adds a hashed key, growing as needed; 1 when it was new. */
-static int add_hashed(bf_scalable *f, bf_key_hash h)
+static int add_one(void *core, bf_key_hash h, int report)
 {
+    bf_scalable *f = core;
     for (;;) {
         bf_scalable_result r = bf_scalable_add(f, h);
         if (r != BF_SCALABLE_GROW) return r == BF_SCALABLE_ADDED;
@@ -64,7 +59,6 @@ static int add_hashed(bf_scalable *f, bf_key_hash h)
 static VALUE scalable_setup(VALUE self, VALUE error_rate, VALUE initial, VALUE growth, VALUE tightening, VALUE even,
                             VALUE max_capacity, VALUE seed)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &scalable_kind);
     scalable c = {.f.nlayers = 1};
     c.f.params = (bf_scalable_params){double_arg(error_rate), bloomc_count_arg(initial, "initial_capacity", BF_BITS_MAX),
@@ -91,7 +85,7 @@ static VALUE scalable_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_scalable *f = get_filter(self);
-    add_hashed(f, key_hash(f, key));
+    add_one(f, key_hash(f, key), 0);
     return self;
 }
 
@@ -105,7 +99,7 @@ static VALUE scalable_add_p(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_scalable *f = get_filter(self);
-    return bloomc_add_p_result(self, add_hashed(f, key_hash(f, key)));
+    return bloomc_add_p_result(self, add_one(f, key_hash(f, key), 1));
 }
 
 /*
@@ -122,20 +116,7 @@ static VALUE scalable_include_p(VALUE self, VALUE key)
     return RBOOL(bf_scalable_contains(f, key_hash(f, key)));
 }
 
-/* Batches add one key at a time: an add may need a new layer, which
- * replaces the cells (and may raise) between keys, never inside the core. */
-static void add_many(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        int fresh = add_hashed(core, h[i]);
-        if (out) out[i] = (uint8_t)fresh;
-    }
-}
-
-static void contains_many(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    bf_scalable_contains_many(core, h, n, out);
-}
+static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_scalable_contains_many(f, h, n, out); }
 
 /* Raises itself, to name the layer (a message in a static buffer would race
  * between Ractors); only cells from outside can have bits past an m. */
@@ -148,71 +129,9 @@ static const char *attach(void *core, uint8_t *body)
     return NULL;
 }
 
-/* Gives the filter the state `to` in place (nothing can fail: the layers of
- * `to` begin its cells), the newest layer's bits from top_bits unless NULL;
- * then gives back the cells past those layers. */
-static void shrink(bloomc_filter *obj, const scalable *to, const uint8_t *top_bits)
-{
-    scalable *c = (scalable *)obj->core, copy = *to;
-    size_t had = obj->body_bytes;
-    *c = *to;
-    attach(c, obj->body);
-    const bf_bits *top = &c->layers[c->f.nlayers - 1].bits;
-    if (top_bits) memcpy(top->data, top_bits, bf_bits_nbytes(top->nbits));
-    obj->body_bytes = bf_scalable_nbytes(&c->f);
-    if (obj->body_bytes < had) bloomc_filter_install_at(obj, &copy, obj->body_bytes, obj->body, obj->body_bytes);
-}
-
-/* What a batch may change, kept to be put back unless it completes: the
- * layer table and counts, and the newest layer's bits (layers after it are
- * new, and the ones before it do not change). */
-typedef struct {
-    VALUE keys, collect;
-    bf_scalable *f;
-    scalable before;
-    uint8_t *top_bits;
-    int done;
-} batch_undo;
-
-static VALUE run_batch_add(VALUE arg)
-{
-    batch_undo *u = (batch_undo *)arg;
-    bloomc_batch b = {u->f, u->f->seed, BF_HASH_MURMUR3, add_many, contains_many};
-    VALUE result = bloomc_batch_add(&b, u->keys, u->collect);
-    u->done = 1;
-    return result;
-}
-
-/* Puts the filter back when the batch did not complete (CapacityError, a
- * bad key, or any other way out: throw, Thread#kill), and frees the copy. */
-static VALUE finish_batch_add(VALUE arg)
-{
-    batch_undo *u = (batch_undo *)arg;
-    uint8_t *top_bits = u->top_bits;
-    u->top_bits = NULL;
-    if (!u->done) shrink(bloomc_filter_of_core(u->f), &u->before, top_bits);
-    ruby_xfree(top_bits);
-    return Qnil;
-}
-
-/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). A batch that
- * could meet CapacityError (more keys than the filter has room for before
- * max_capacity, or before the last layer it may have is full) is all or
- * nothing: the newest layer is copied first, and put back with the rest
- * unless every key went in. */
-static VALUE scalable_batch_add(VALUE self, VALUE keys, VALUE collect)
-{
-    rb_check_frozen(self);
-    batch_undo u = {.keys = keys, .collect = collect, .f = get_filter(self)};
-    Check_Type(keys, T_ARRAY);
-    uint64_t n = (uint64_t)RARRAY_LEN(keys);
-    if (bf_scalable_room(u.f, n) >= n) return run_batch_add((VALUE)&u);
-    u.before = *(scalable *)u.f;
-    const bf_bits *top = &u.f->layers[u.f->nlayers - 1].bits;
-    u.top_bits = ruby_xmalloc(bf_bits_nbytes(top->nbits));
-    memcpy(u.top_bits, top->data, bf_bits_nbytes(top->nbits));
-    return rb_ensure(run_batch_add, (VALUE)&u, finish_batch_add, (VALUE)&u);
-}
+/* A batch of more keys than this may meet CapacityError, and is undone
+ * when it does (filter.c). */
+static uint64_t room(const void *core, uint64_t n) { return bf_scalable_room(core, n); }
 
 /* Documented in lib/bloomc/scalable_bloom_filter.rb. */
 static VALUE scalable_distinct_count(VALUE self) { return ULL2NUM(bf_scalable_distinct(get_filter(self))); }
@@ -243,12 +162,10 @@ static VALUE scalable_layer_table(VALUE self)
     return rows;
 }
 
-static int same_shape(const void *a, const void *b) { return bf_scalable_same_params(a, b); }
-
 /* self |= other: every key of either is found afterwards. self takes copies
  * of the layers it lacks, their counts other's alone (the union leaves
  * them). */
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     bf_scalable *f = core;
     const bf_scalable *o = other;
@@ -260,28 +177,29 @@ static void combine(VALUE self, void *core, const void *other, int intersect)
         scalable next = *(const scalable *)o;
         memcpy(next.layers, f->layers, sizeof(bf_layer) * common);
         next.f.count = f->count;
-        bloomc_filter_install(self, &next, from->body_bytes, obj->body, have);
+        bloomc_filter_install_at(obj, &next, from->body_bytes, obj->body, have);
         memcpy(obj->body + have, from->body + have, from->body_bytes - have);
     }
     bf_scalable_union(f, o, common);
 }
 
-/* After clear zeroed the cells: one empty first layer, size 0. */
-static void cleared(VALUE self, void *core)
+/* After clear zeroed the cells: one empty first layer. */
+static void cleared(void *core)
 {
     scalable to = *(scalable *)core;
     to.f.nlayers = 1;
-    to.f.count = to.layers[0].count = 0;
-    shrink(bloomc_filter_of_core(core), &to, NULL);
+    to.layers[0].count = 0;
+    bloomc_filter_install_at(bloomc_filter_of_core(core), &to, cells_bytes(&to), NULL, 0);
 }
 
 enum { FIXED_FIELDS = 9,
        LAYER_FIELDS = 4 };
 
+/* A double's IEEE 754 bits, as saved, and back. */
 typedef union {
     double d;
     uint64_t u;
-} double_pun; /* a double's IEEE 754 bits, as saved */
+} double_pun;
 static uint64_t double_bits(double d) { return ((double_pun){.d = d}).u; }
 static double bits_double(uint64_t u) { return ((double_pun){.u = u}).d; }
 
@@ -331,49 +249,44 @@ static size_t load(void *core, const uint64_t *v)
             bloomc_format_error("layer %zu is not the layer the filter's parameters give", i);
         l->count = at[3];
     }
-    size_t nbytes = cells_bytes(c);
-    if (!nbytes) bloomc_format_error("the layers are too large for this machine");
-    return nbytes;
+    return cells_bytes(c);
 }
 
 static void numbers(void *core, bloomc_numbers *out)
 {
-    const bf_scalable *f = core;
+    bf_scalable *f = core;
     uint64_t m = 0;
     for (size_t i = 0; i < f->nlayers; i++) m += f->layers[i].bits.nbits;
-    *out = (bloomc_numbers){m, f->count, NULL, 0, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){m, &f->count, NULL, 0, f->seed, BF_HASH_MURMUR3};
 }
 
 static const bloomc_kind scalable_kind = {
     .type = BLOOMC_KIND_TYPE("scalable_bloom_filter"),
     .core_size = sizeof(scalable),
-    .alignment = 1,
     .nfields = FIXED_FIELDS,
+    .shape_fields = 7, /* seed and parameters */
     .methods = BLOOMC_SIZE,
     .save = save,
     .load = load,
     .attach = attach,
     .numbers = numbers,
-    .same_shape = same_shape,
     .combine = combine,
     .cleared = cleared,
-    .add_many = add_many,
+    .add_one = add_one,
     .contains_many = contains_many,
+    .room = room,
     .nfields_in = nfields_in,
 };
 
 void bloomc_init_scalable_bloom_filter(VALUE mBloomc)
 {
     VALUE cScalableBloomFilter = bloomc_define_filter(mBloomc, "ScalableBloomFilter", &scalable_kind);
-    eCapacityError = rb_define_class_under(mBloomc, "CapacityError", rb_const_get(mBloomc, rb_intern("Error")));
-    rb_global_variable(&eCapacityError);
     rb_define_private_method(cScalableBloomFilter, "setup", scalable_setup, 7);
     rb_define_method(cScalableBloomFilter, "add", scalable_add, 1);
     rb_define_method(cScalableBloomFilter, "<<", scalable_add, 1);
     rb_define_method(cScalableBloomFilter, "add?", scalable_add_p, 1);
     rb_define_method(cScalableBloomFilter, "include?", scalable_include_p, 1);
     rb_define_method(cScalableBloomFilter, "[]", scalable_include_p, 1);
-    rb_define_private_method(cScalableBloomFilter, "batch_add", scalable_batch_add, 2); /* all or nothing */
     rb_define_method(cScalableBloomFilter, "distinct_count", scalable_distinct_count, 0);
     rb_define_method(cScalableBloomFilter, "error_rate", scalable_error_rate, 0);
     rb_define_method(cScalableBloomFilter, "initial_capacity", scalable_initial_capacity, 0);

@@ -6,10 +6,7 @@
 
 static const bloomc_kind spectral_kind;
 
-static bf_spectral *get_filter(VALUE self)
-{
-    return bloomc_filter_core(self, &spectral_kind);
-}
+static bf_spectral *get_filter(VALUE self) { return bloomc_filter_core(self, &spectral_kind); }
 
 /* The bytes of both filters' cells (0: too many for this machine). */
 static size_t body_bytes(uint64_t m, uint64_t m2, unsigned width)
@@ -22,7 +19,6 @@ static size_t body_bytes(uint64_t m, uint64_t m2, unsigned width)
  * secondary_m is 0 for MI. */
 static VALUE spectral_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE rm, VALUE secondary_m)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &spectral_kind);
     bf_spectral f = {.algorithm = RTEST(rm) ? BF_SPECTRAL_RM : BF_SPECTRAL_MI};
     uint64_t cells = bloomc_count_arg(m, "m", BF_BUCKETS_MAX);
@@ -46,7 +42,8 @@ static bf_key_hash key_hash(const bf_spectral *f, VALUE key)
  *   add(key) -> self
  *   self << key -> self
  *
- * Counts one more +key+ (a String, Symbol or Integer).
+ * Counts one more +key+ (a String, Symbol or Integer) by the filter's
+ * algorithm: MI raises only the key's smallest cells, RM raises them all.
  */
 static VALUE spectral_add(VALUE self, VALUE key)
 {
@@ -59,8 +56,8 @@ static VALUE spectral_add(VALUE self, VALUE key)
 /*
  * call-seq: add?(key) -> self or nil
  *
- * Adds +key+ as #add does; returns self when it was new (its count was 0),
- * nil when it was probably present, as Set#add? does.
+ * Adds +key+ as #add does; returns self when it was new (its estimated
+ * count was 0), nil when it was probably present, as Set#add? does.
  */
 static VALUE spectral_add_p(VALUE self, VALUE key)
 {
@@ -114,18 +111,8 @@ static VALUE spectral_include_p(VALUE self, VALUE key)
     return RBOOL(bf_spectral_contains(f, key_hash(f, key)));
 }
 
-static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        int fresh = bf_spectral_add(f, h[i]);
-        if (out) out[i] = (uint8_t)fresh;
-    }
-}
-
-static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_spectral_contains(f, h[i]);
-}
+static int add_one(void *f, bf_key_hash h, int report) { return bf_spectral_add(f, h); }
+static int contains_one(const void *f, bf_key_hash h) { return bf_spectral_contains(f, h); }
 
 /* call-seq: secondary_m -> Integer or nil
  *
@@ -185,7 +172,7 @@ static const char *attach(void *core, uint8_t *body)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_counting *p = &((bf_spectral *)core)->primary;
-    *out = (bloomc_numbers){p->cells.count, p->count, &p->distinct, p->k, p->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){p->cells.count, &p->count, &p->distinct, p->k, p->seed, BF_HASH_MURMUR3};
 }
 
 static int same_shape(const void *a, const void *b)
@@ -196,7 +183,7 @@ static int same_shape(const void *a, const void *b)
 }
 
 /* Primary sums or minima; RM's secondary cleared. */
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     bf_spectral_combine(core, other, intersect ? BF_COMBINE_MIN : BF_COMBINE_SUM);
 }
@@ -206,17 +193,16 @@ static uint64_t occupied(const void *core)
     return bf_buckets_count_nonzero(&((const bf_spectral *)core)->primary.cells);
 }
 
-static void cleared(VALUE self, void *core)
+static void cleared(void *core)
 {
     bf_spectral *f = core;
-    bloomc_counting_cleared(self, &f->primary);
-    bloomc_counting_cleared(self, &f->secondary);
+    bloomc_counting_cleared(&f->primary);
+    bloomc_counting_cleared(&f->secondary);
 }
 
 static const bloomc_kind spectral_kind = {
     .type = BLOOMC_KIND_TYPE("spectral_bloom_filter"),
     .core_size = sizeof(bf_spectral),
-    .alignment = 1,
     .nfields = 10,
     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
     .save = save,
@@ -227,8 +213,8 @@ static const bloomc_kind spectral_kind = {
     .combine = combine,
     .occupied = occupied,
     .cleared = cleared,
-    .add_many = add_many,
-    .contains_many = contains_many,
+    .add_one = add_one,
+    .contains_one = contains_one,
 };
 
 void bloomc_init_spectral_bloom_filter(VALUE mBloomc)

@@ -7,16 +7,12 @@
 
 static const bloomc_kind stable_kind;
 
-static bf_stable *get_filter(VALUE self)
-{
-    return bloomc_filter_core(self, &stable_kind);
-}
+static bf_stable *get_filter(VALUE self) { return bloomc_filter_core(self, &stable_kind); }
 
 /* :nodoc: called by initialize once the Ruby layer has settled the shape
  * (random_seed is an Integer in 0...2**64, checked there). */
 static VALUE stable_setup(VALUE self, VALUE m, VALUE k, VALUE d, VALUE width, VALUE seed, VALUE random_seed)
 {
-    rb_check_frozen(self);
     bloomc_filter_replaceable(self, &stable_kind);
     bf_stable f = {0};
     uint64_t cells = bloomc_count_arg(m, "m", BF_BUCKETS_MAX); /* checked in order */
@@ -122,18 +118,8 @@ static VALUE stable_s_d_for(VALUE klass, VALUE m, VALUE k, VALUE width, VALUE fp
     return ULL2NUM(bf_stable_d_for(cells, probes, bits, NUM2DBL(fpr)));
 }
 
-static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_stable_contains(f, h[i]);
-}
-
-static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        int fresh = bf_stable_add(f, h[i], out != NULL);
-        if (out) out[i] = (uint8_t)fresh;
-    }
-}
+static int add_one(void *f, bf_key_hash h, int report) { return bf_stable_add(f, h, report); }
+static int contains_one(const void *f, bf_key_hash h) { return bf_stable_contains(f, h); }
 
 /* [m, k, d, width, seed, generator state, count] (docs/FORMAT.md): the
  * generator's state is saved, so that a loaded copy forgets the same cells
@@ -157,10 +143,8 @@ static size_t load(void *core, const uint64_t *v)
     uint64_t m = bloomc_state_check(v[0], 1, BF_BUCKETS_MAX, "m");
     unsigned width = (unsigned)bloomc_state_check(v[3], 1, BF_BUCKET_WIDTH_MAX, "width");
     f->d = bloomc_state_check(v[2], 1, m, "d");
-    size_t nbytes = bf_buckets_nbytes(m, width);
-    if (!nbytes) bloomc_format_error("%" PRIu64 " cells of %u bits are too many for this machine", m, width);
     bf_buckets_init(&f->cells, m, width);
-    return nbytes;
+    return bf_buckets_nbytes(m, width);
 }
 
 static const char *attach(void *core, uint8_t *body)
@@ -173,18 +157,11 @@ static const char *attach(void *core, uint8_t *body)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_stable *f = core;
-    *out = (bloomc_numbers){f->cells.count, f->count, NULL, f->k, f->seed, BF_HASH_MURMUR3};
-}
-
-static int same_shape(const void *a, const void *b)
-{
-    const bf_stable *f = a, *o = b;
-    return f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k && f->d == o->d &&
-           f->seed == o->seed;
+    *out = (bloomc_numbers){f->cells.count, &f->count, NULL, f->k, f->seed, BF_HASH_MURMUR3};
 }
 
 /* Cell maxima or minima; self keeps its generator. */
-static void combine(VALUE self, void *core, const void *other, int intersect)
+static void combine(void *core, const void *other, int intersect)
 {
     bf_stable_combine(core, other, intersect ? BF_COMBINE_MIN : BF_COMBINE_MAX);
 }
@@ -194,28 +171,20 @@ static uint64_t occupied(const void *core)
     return bf_buckets_count_nonzero(&((const bf_stable *)core)->cells);
 }
 
-/* All cells 0, size 0; the generator runs on. */
-static void cleared(VALUE self, void *core)
-{
-    ((bf_stable *)core)->count = 0;
-}
-
 static const bloomc_kind stable_kind = {
     .type = BLOOMC_KIND_TYPE("stable_bloom_filter"),
     .core_size = sizeof(bf_stable),
-    .alignment = 1,
     .nfields = 7,
+    .shape_fields = 5, /* m, k, d, width, seed; the generator runs on after a clear */
     .methods = BLOOMC_SHARED,
     .save = save,
     .load = load,
     .attach = attach,
     .numbers = numbers,
-    .same_shape = same_shape,
     .combine = combine,
     .occupied = occupied,
-    .cleared = cleared,
-    .add_many = add_many,
-    .contains_many = contains_many,
+    .add_one = add_one,
+    .contains_one = contains_one,
 };
 
 void bloomc_init_stable_bloom_filter(VALUE mBloomc)
