@@ -145,7 +145,7 @@ static size_t load(void *core, const uint64_t *v)
     return halves_bytes(half_bits);
 }
 
-static const char *attach(void *core, uint8_t *body)
+static const char *attach(void *core, uint8_t *body, int saved)
 {
     bf_a2 *f = core;
     f->halves[0].data = body;

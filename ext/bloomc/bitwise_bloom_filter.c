@@ -160,7 +160,7 @@ static size_t load(void *core, const uint64_t *v)
     return total;
 }
 
-static const char *attach(void *core, uint8_t *body)
+static const char *attach(void *core, uint8_t *body, int saved)
 {
     bitwise_t *f = core;
     f->core.levels = f->levels;

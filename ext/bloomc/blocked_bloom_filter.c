@@ -128,7 +128,7 @@ static size_t load(void *core, const uint64_t *v)
 }
 
 /* Whole blocks: no bits past m to check. */
-static const char *attach(void *core, uint8_t *body)
+static const char *attach(void *core, uint8_t *body, int saved)
 {
     ((bf_blocked *)core)->bits.data = body;
     return NULL;

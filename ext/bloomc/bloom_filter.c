@@ -108,7 +108,7 @@ static size_t load(void *core, const uint64_t *v)
     return bf_bits_nbytes(f->bits.nbits);
 }
 
-static const char *attach(void *core, uint8_t *body)
+static const char *attach(void *core, uint8_t *body, int saved)
 {
     bf_bloom *f = core;
     f->bits.data = body;

@@ -27,9 +27,10 @@ size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t 
     return nbytes;
 }
 
-const char *bloomc_counting_state_cells(bf_counting *out, const uint8_t *data)
+const char *bloomc_counting_state_cells(bf_counting *out, const uint8_t *data, int saved)
 {
     out->cells.data = (uint8_t *)data;
+    if (!saved) return NULL; /* a scan of every cell: only for cells from outside */
     if (!bf_buckets_tail_clear(&out->cells)) return "bits set past the last cell";
     out->saturated = bf_buckets_count_full(&out->cells);
     return NULL;

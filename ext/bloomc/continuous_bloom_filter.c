@@ -173,7 +173,7 @@ static size_t load(void *core, const uint64_t *v)
 
 /* install's cells only: saved ones are checked by import_core and map_core
  * (which may recover). */
-static const char *attach(void *core, uint8_t *body) { return ((bf_continuous *)core)->buckets.data = body, NULL; }
+static const char *attach(void *core, uint8_t *body, int saved) { return ((bf_continuous *)core)->buckets.data = body, NULL; }
 
 static void numbers(void *core, bloomc_numbers *out)
 {

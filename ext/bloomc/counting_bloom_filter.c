@@ -129,9 +129,9 @@ static size_t load(void *core, const uint64_t *v)
     return bloomc_counting_state(core, v[0], v[1], v[2], v[3], v[4]);
 }
 
-static const char *attach(void *core, uint8_t *body)
+static const char *attach(void *core, uint8_t *body, int saved)
 {
-    return bloomc_counting_state_cells(core, body);
+    return bloomc_counting_state_cells(core, body, saved);
 }
 
 static void numbers(void *core, bloomc_numbers *out)

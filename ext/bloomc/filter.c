@@ -113,7 +113,7 @@ static void adopt(bloomc_filter *f, const void *core, void *allocation, size_t n
     f->allocation = allocation;
     f->body = aligned(allocation, f->kind);
     f->body_bytes = nbytes;
-    f->kind->attach(f->core, f->body); /* checked before, where it came from outside */
+    f->kind->attach(f->core, f->body, 0); /* checked before, where it came from outside */
 }
 
 void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
@@ -297,7 +297,7 @@ static VALUE filter_import_core(VALUE self, VALUE fields, VALUE body)
     void *core = ALLOCV(buf, kind->core_size);
     size_t nbytes = load_fields(kind, fields, core);
     uint8_t *cells = (uint8_t *)bloomc_state_body(body, nbytes);
-    const char *problem = kind->attach(core, cells);
+    const char *problem = kind->attach(core, cells, 1);
     if (problem) bloomc_format_error("%s", problem);
     bloomc_filter_install(self, core, nbytes, cells, nbytes);
     ALLOCV_END(buf);
@@ -320,7 +320,7 @@ static VALUE filter_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_offs
     if (NUM2SIZET(length) != offset + nbytes)
         bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, offset + nbytes);
     uint8_t *base = bloomc_map_file(NUM2INT(fd), offset + nbytes, RTEST(writable));
-    const char *problem = kind->attach(core, base + offset);
+    const char *problem = kind->attach(core, base + offset, 1);
     if (problem) {
         munmap(base, offset + nbytes);
         bloomc_format_error("%s", problem);

@@ -54,10 +54,10 @@ struct bloomc_kind {
      * (Bloomc::FormatError); returns the bytes its cells take (0: too many
      * for this machine). */
     size_t (*load)(void *core, const uint64_t *fields);
-    /* Points core's cells into body and derives what the cells imply;
-     * returns what is wrong with them (saved ones may come from anywhere), or
-     * NULL. */
-    const char *(*attach)(void *core, uint8_t *body);
+    /* Points core's cells into body. saved: the cells come from a dump or a
+     * file (anywhere): also derives what they imply and returns what is
+     * wrong with them, or NULL. */
+    const char *(*attach)(void *core, uint8_t *body, int saved);
     void (*numbers)(void *core, bloomc_numbers *out);
     /* Brings core up to date before a shared method reads it (a mapped
      * reader follows its writer's clock); NULL: nothing to do. */

@@ -120,7 +120,7 @@ static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out)
 
 /* Raises itself, to name the layer (a message in a static buffer would race
  * between Ractors); only cells from outside can have bits past an m. */
-static const char *attach(void *core, uint8_t *body)
+static const char *attach(void *core, uint8_t *body, int saved)
 {
     scalable *c = core;
     c->f.layers = c->layers;

@@ -161,12 +161,13 @@ static size_t load(void *core, const uint64_t *v)
     return n1 + n2;
 }
 
-static const char *attach(void *core, uint8_t *body)
+static const char *attach(void *core, uint8_t *body, int saved)
 {
     bf_spectral *f = core;
-    const char *problem = bloomc_counting_state_cells(&f->primary, body);
+    const char *problem = bloomc_counting_state_cells(&f->primary, body, saved);
     if (problem || f->algorithm != BF_SPECTRAL_RM) return problem;
-    return bloomc_counting_state_cells(&f->secondary, body + bf_buckets_nbytes(f->primary.cells.count, f->primary.cells.width));
+    uint8_t *secondary = body + bf_buckets_nbytes(f->primary.cells.count, f->primary.cells.width);
+    return bloomc_counting_state_cells(&f->secondary, secondary, saved);
 }
 
 static void numbers(void *core, bloomc_numbers *out)

@@ -147,7 +147,7 @@ static size_t load(void *core, const uint64_t *v)
     return bf_buckets_nbytes(m, width);
 }
 
-static const char *attach(void *core, uint8_t *body)
+static const char *attach(void *core, uint8_t *body, int saved)
 {
     bf_stable *f = core;
     f->cells.data = body;
