@@ -20,7 +20,7 @@ bf_cuckoo_place bf_cuckoo_locate(const bf_cuckoo *f, bf_key_hash h)
     bf_cuckoo_place p;
     /* h2 picks the fingerprint, 1 .. 2^f - 1, and h1 the first bucket:
      * independent bits of the key's hash. */
-    p.fp = (uint32_t)(h.h2 % f->slots.max) + 1;
+    p.fp = (uint32_t)bf_reduce(h.h2, f->slots.max) + 1;
     p.i1 = bf_reduce(h.h1, f->nbuckets);
     p.i2 = alt(f, p.i1, p.fp);
     return p;
@@ -44,6 +44,21 @@ static unsigned copies_in(const bf_cuckoo *f, uint64_t i, uint32_t fp)
     for (uint64_t s = i * BF_CUCKOO_SLOTS; s < (i + 1) * BF_CUCKOO_SLOTS; s++)
         n += bf_buckets_get(&f->slots, s) == fp;
     return n;
+}
+
+/* Whether bucket i holds fp. When its slots fit in one 8-byte load (4f + 7
+ * bits: f <= 14, rates down to about 0.05%), all four are compared at once:
+ * a lane of slots ^ (fp in every lane) is zero where a slot matches, and
+ * (x - lo) & ~x & hi is non-zero exactly when some lane of x is. */
+static int has(const bf_cuckoo *f, uint64_t i, uint32_t fp)
+{
+    unsigned w = f->slots.width;
+    if (BF_CUCKOO_SLOTS * w + 7 > 64) return copies_in(f, i, fp) > 0;
+    uint64_t bit = i * BF_CUCKOO_SLOTS * w;
+    uint64_t lo = 1 | (uint64_t)1 << w | (uint64_t)1 << 2 * w | (uint64_t)1 << 3 * w;
+    uint64_t lanes = (bf_load_le64(f->slots.data + (bit >> 3)) >> (bit & 7)) & (((uint64_t)1 << 4 * w) - 1);
+    uint64_t x = lanes ^ (fp * lo);
+    return ((x - lo) & ~x & (lo << (w - 1))) != 0;
 }
 
 int bf_cuckoo_add_fingerprint(bf_cuckoo *f, uint64_t i, uint32_t fp)
@@ -84,7 +99,7 @@ int bf_cuckoo_add(bf_cuckoo *f, bf_key_hash h)
 int bf_cuckoo_contains(const bf_cuckoo *f, bf_key_hash h)
 {
     bf_cuckoo_place p = bf_cuckoo_locate(f, h);
-    return copies_in(f, p.i1, p.fp) > 0 || copies_in(f, p.i2, p.fp) > 0;
+    return has(f, p.i1, p.fp) || has(f, p.i2, p.fp);
 }
 
 unsigned bf_cuckoo_count(const bf_cuckoo *f, bf_key_hash h)
