@@ -24,6 +24,7 @@ require "bloomc"
 require_relative "support"
 require_relative "variants"
 require_relative "scalable"
+require_relative "cuckoo"
 
 include BenchSupport
 
@@ -346,7 +347,7 @@ def ratio_checks(ratios, &ok) = ratios.transform_values { |r| r && [format("%.2f
 
 def div(a, b) = a && b ? a / b : nil
 
-def print_targets(results, tick_timings, scalable)
+def print_targets(results, tick_timings, scalable, cuckoo)
   rows = []
   plain = %w[BloomFilter BlockedBloomFilter]
   t = ->(res, name, op) { res[:times][[name, op]] } # ns/key, nil when not measured
@@ -402,6 +403,7 @@ def print_targets(results, tick_timings, scalable)
 
   rows.concat(ScalableBench.targets(scalable, results[:cache],
                                     t: t, div: method(:div), row: method(:target_row), checks: method(:ratio_checks)))
+  rows.concat(CuckooBench.targets(cuckoo, div: method(:div), row: method(:target_row), checks: method(:ratio_checks)))
 
   results.each do |key, res|
     rows << target_row("#{key}: bloombroom / ContinuousBloomFilter", ">= 15x",
@@ -426,7 +428,7 @@ def print_targets(results, tick_timings, scalable)
     end
   end
 
-  print_table("targets (issues 2, 5 and 19), as ratios from this run", %w[target measured limit verdict], rows, left: 4)
+  print_table("targets (issues 2, 5, 19 and 21), as ratios from this run", %w[target measured limit verdict], rows, left: 4)
   failed = rows.count { |r| r[3].start_with?("DOES NOT") }
   puts failed.zero? ? "all targets measured here hold" : "#{failed} of #{rows.size} targets DO NOT HOLD in this run"
   # The floors the single-key targets are judged against, and bloombroom's
@@ -463,5 +465,7 @@ run_variants(capacity: 200_000, present: hex_keys(200_000, 1).each(&:freeze), ab
 tick_timings = time_ticks(LARGE ? [1_000_000, 10_000_000, 100_000_000] : [1_000_000, 10_000_000])
 GC.start
 scalable = ScalableBench.run(rounds: ROUNDS)
-print_targets(results, tick_timings, scalable)
+GC.start
+cuckoo = CuckooBench.run(rounds: ROUNDS)
+print_targets(results, tick_timings, scalable, cuckoo)
 puts format("(the whole bench took %.0f s)", now - STARTED)

@@ -24,7 +24,7 @@ module Bloomc
     # filter of a large input.
     MAX_LINE = 4 << 20
     TTL_CAPACITY = 1_000_000 # dedup --ttl's default --capacity
-    DEFAULT_CAPACITY = 1_000_000 # build --kind bloom, blocked or counting without --capacity
+    DEFAULT_CAPACITY = 1_000_000 # build --kind bloom, blocked, counting or cuckoo without --capacity
     # Without --capacity, dedup and build grow a ScalableBloomFilter from a
     # first layer of this many lines: a large input needs few layers (10
     # million distinct lines take 6), and a small one costs under a
@@ -33,7 +33,7 @@ module Bloomc
 
     # Filter kinds `build --kind` makes.
     KINDS = { "bloom" => BloomFilter, "blocked" => BlockedBloomFilter, "counting" => CountingBloomFilter,
-              "scalable" => ScalableBloomFilter }.freeze
+              "cuckoo" => CuckooFilter, "scalable" => ScalableBloomFilter }.freeze
 
     COMMANDS = {
       "dedup" => "write each line not seen before (within --ttl seconds)",
@@ -325,6 +325,7 @@ module Bloomc
       rows = { "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
       rows["k"] = filter.k if filter.respond_to?(:k)
       rows["width"] = filter.width if filter.respond_to?(:width)
+      rows["fingerprint bits"] = filter.fingerprint_bits if filter.respond_to?(:fingerprint_bits)
       rows["ttl"] = filter.ttl if filter.respond_to?(:ttl)
       if filter.is_a?(ScalableBloomFilter)
         rows["layers"] = filter.layers.map { |l| "#{l.count}/#{l.capacity} (m=#{l.m} k=#{l.k})" }.join(", ")

@@ -23,7 +23,7 @@ module Bloomc
     KINDS = {
       1 => :BloomFilter, 2 => :BlockedBloomFilter, 3 => :ContinuousBloomFilter, 4 => :CountingBloomFilter,
       5 => :SpectralBloomFilter, 6 => :BitwiseBloomFilter, 7 => :StableBloomFilter, 8 => :A2BloomFilter,
-      9 => :ScalableBloomFilter
+      9 => :ScalableBloomFilter, 10 => :CuckooFilter
     }.freeze
     FLAG_DEFLATE = 1
     # Set while a writer has the file mapped (BloomFilter.open): the body may
@@ -248,7 +248,8 @@ module Bloomc
   # A filter of whatever kind +data+ (a #dump) holds.
   # @param data [String]
   # @return [BloomFilter, BlockedBloomFilter, ContinuousBloomFilter, CountingBloomFilter,
-  #   SpectralBloomFilter, BitwiseBloomFilter, StableBloomFilter, A2BloomFilter, ScalableBloomFilter]
+  #   SpectralBloomFilter, BitwiseBloomFilter, StableBloomFilter, A2BloomFilter, ScalableBloomFilter,
+  #   CuckooFilter]
   # @raise [Bloomc::FormatError] for truncated, corrupted, foreign or newer input
   def self.load(data) = Format.load(data)
 

@@ -118,7 +118,7 @@ RSpec.describe "exe/bloomc", :slow do
     it "builds every kind, and merges filters of one shape into their union" do
       write("one.txt", "a\nb\n")
       write("two.txt", "c\n")
-      %w[bloom blocked counting].each do |kind|
+      %w[bloom blocked counting cuckoo].each do |kind|
         2.times { |i| expect(run("build", "--kind", kind, "--capacity", "50", "-o", path("#{kind}#{i}.bloom"), path(%w[one.txt two.txt][i]))[2]).to eq(0) }
         expect(run("merge", "-o", path("#{kind}.bloom"), path("#{kind}0.bloom"), path("#{kind}1.bloom"))).to eq(["", "", 0])
         expect(Bloomc.load_file(path("#{kind}.bloom")).all_include?(%w[a b c])).to be(true)
@@ -127,6 +127,19 @@ RSpec.describe "exe/bloomc", :slow do
       expect([out, status]).to eq(["", 2])
       expect(err).to match(/\Abloomc merge: .*counting0\.bloom: cannot combine a Bloomc::BloomFilter with a Bloomc::CountingBloomFilter\n\z/)
       expect(File.exist?(path("mixed.bloom"))).to be(false)
+    end
+
+    it "builds a cuckoo filter, describes it, and fails (exit 2, nothing saved) when the lines do not fit" do
+      write("k.txt", (1..1000).map { |i| "key-#{i}\n" }.join)
+      expect(run("build", "--kind", "cuckoo", "--capacity", "1000", "-o", path("c.bloom"), path("k.txt"))[2]).to eq(0)
+      out, _err, status = run("info", path("c.bloom"))
+      expect(status).to eq(0)
+      expect(out).to match(/\Akind: CuckooFilter\nm: 1056\nfingerprint bits: 13\ncapacity: 1000\nkeys added: 1000\n/)
+      expect(Bloomc.load_file(path("c.bloom")).all_include?((1..1000).map { |i| "key-#{i}" })).to be(true)
+      out, err, status = run("build", "--kind", "cuckoo", "--capacity", "100", "-o", path("small.bloom"), path("k.txt"))
+      expect([out, status]).to eq(["", 2])
+      expect(err).to match(/\Abloomc build: the cuckoo filter found no room/)
+      expect(File.exist?(path("small.bloom"))).to be(false)
     end
 
     it "describes a saved filter" do
@@ -388,7 +401,7 @@ RSpec.describe "exe/bloomc", :slow do
         %w[build -o /no/such/dir/f.bloom x] => %r{\Abloomc build: /no/such/dir/f.bloom: no such directory\n\z},
         ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
         %w[build x.txt] => /\Abloomc build: -o FILTER is required\n\z/,
-        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, scalable\)\n\z/,
+        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, cuckoo, scalable\)\n\z/,
         %w[dedup --capacity 0] => /\Abloomc dedup: --capacity must be at least 1, not 0\n\z/,
         %w[query] => /\Abloomc query: give a FILTER to query\n\z/,
         ["query", "/no/such.bloom", "k"] => /No such file or directory\n\z/,

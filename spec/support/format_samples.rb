@@ -22,7 +22,11 @@ module FormatSamples
     "spectral_rm" => -> { Bloomc::SpectralBloomFilter.new(300, 3, width: 3, algorithm: :rm, secondary_m: 77).add_all(KEYS * 2) },
     "bitwise" => -> { Bloomc::BitwiseBloomFilter.new(200, 3, width: 1, seed: 5).add_all(KEYS * 3) },
     "stable" => -> { Bloomc::StableBloomFilter.new(500, 3, 4, width: 3, random_seed: 12_345).add_all(KEYS) },
-    "a2" => -> { Bloomc::A2BloomFilter.new(800, 3, capacity: 15).add_all(KEYS) }
+    "a2" => -> { Bloomc::A2BloomFilter.new(800, 3, capacity: 15).add_all(KEYS) },
+    "cuckoo" => -> { Bloomc::CuckooFilter.new(buckets: 16, fingerprint_bits: 12, seed: 7).add_all(KEYS) },
+    "cuckoo_32" => -> { Bloomc::CuckooFilter.new(buckets: 24, fingerprint_bits: 32).add_all(KEYS * 2) },
+    # 40 keys in 11 buckets of 4: 91% of the slots, many keys moved
+    "cuckoo_dense" => -> { Bloomc::CuckooFilter.new(buckets: 11, fingerprint_bits: 9).add_all(KEYS) }
   }.freeze
 
   # Filters sized by capacity: and error_rate: (their header ends with the
@@ -37,6 +41,7 @@ module FormatSamples
     },
     "counting_sized" => -> { Bloomc::CountingBloomFilter.new(capacity: 100, error_rate: 0.01, width: 2).add_all(KEYS * 3) },
     "a2_sized" => -> { Bloomc::A2BloomFilter.new(capacity: 15, error_rate: 0.01).add_all(KEYS) },
+    "cuckoo_sized" => -> { Bloomc::CuckooFilter.new(capacity: 50, error_rate: 0.001).add_all(KEYS) },
     # layers of 4, 8, 16 and 32 keys
     "scalable" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9).add_all(KEYS) },
     # layers of 3, 5, 7, 10 and 15 keys; a sixth would be cut to 5, to end at 45

@@ -1,0 +1,227 @@
+/* Bloomc::CuckooFilter: a filter of fingerprints that can delete keys, in
+ * about a quarter of a counting filter's memory (bf_cuckoo.h). Sizing from
+ * capacity and error rate is in lib/bloomc/cuckoo_filter.rb; the methods
+ * every kind shares are in filter.c. */
+#include "filter.h"
+#include "bf_cuckoo.h"
+
+static const bloomc_kind cuckoo_kind;
+
+static bf_cuckoo *get_filter(VALUE self) { return bloomc_filter_core(self, &cuckoo_kind); }
+static bf_key_hash key_hash(const bf_cuckoo *f, VALUE key) { return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3); }
+
+/* :nodoc: called by initialize once the Ruby layer has settled the shape. */
+static VALUE cuckoo_setup(VALUE self, VALUE buckets, VALUE fingerprint_bits, VALUE seed)
+{
+    bloomc_filter_replaceable(self, &cuckoo_kind);
+    bf_cuckoo f;
+    uint64_t n = bloomc_count_arg(buckets, "buckets", BF_CUCKOO_BUCKETS_MAX);
+    unsigned bits = (unsigned)bloomc_count_arg(fingerprint_bits, "fingerprint_bits", BF_CUCKOO_FP_MAX);
+    if (bits < BF_CUCKOO_FP_MIN)
+        rb_raise(rb_eArgError, "fingerprint_bits must be %d..%d, got %u", BF_CUCKOO_FP_MIN, BF_CUCKOO_FP_MAX, bits);
+    bf_cuckoo_init(&f, n, bits, bloomc_uint32_arg(seed, "seed"));
+    bloomc_filter_install(self, &f, bf_buckets_nbytes(f.slots.count, bits), NULL, 0);
+    return self;
+}
+
+/* One more copy of a hashed key; CapacityError, the filter unchanged, when
+ * there is no room. Returns whether it was new. */
+static int add_one(void *core, bf_key_hash h, int report)
+{
+    bf_cuckoo *f = core;
+    int fresh = report && !bf_cuckoo_contains(f, h);
+    if (!bf_cuckoo_add(f, h))
+        rb_raise(bloomc_eCapacityError,
+                 "the cuckoo filter found no room for the key after %d relocations (%" PRIu64 " of %" PRIu64
+                 " slots used); nothing was lost, and the key was not added",
+                 BF_CUCKOO_KICKS, f->count, f->slots.count);
+    return fresh;
+}
+
+static int contains_one(const void *core, bf_key_hash h) { return bf_cuckoo_contains(core, h); }
+
+/*
+ * call-seq:
+ *   add(key) -> self
+ *   self << key -> self
+ *
+ * Stores one more copy of +key+'s fingerprint (a String, Symbol or Integer):
+ * a key added twice must be deleted twice. Raises Bloomc::CapacityError when
+ * the filter finds no room; every key it held stays.
+ */
+static VALUE cuckoo_add(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_cuckoo *f = get_filter(self);
+    add_one(f, key_hash(f, key), 0);
+    return self;
+}
+
+/*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ unless it is (probably) there already, as Set#add? does: self
+ * when it was added, nil (and nothing stored) when it was found.
+ */
+static VALUE cuckoo_add_p(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_cuckoo *f = get_filter(self);
+    bf_key_hash h = key_hash(f, key);
+    if (bf_cuckoo_contains(f, h)) return Qnil;
+    add_one(f, h, 0);
+    return self;
+}
+
+/*
+ * call-seq:
+ *   include?(key) -> true or false
+ *   self[key] -> true or false
+ *
+ * Whether one of +key+'s two buckets holds its fingerprint: always for a key
+ * added and not deleted, and at the filter's false-positive rate otherwise.
+ */
+static VALUE cuckoo_include_p(VALUE self, VALUE key)
+{
+    const bf_cuckoo *f = get_filter(self);
+    return RBOOL(bf_cuckoo_contains(f, key_hash(f, key)));
+}
+
+/*
+ * call-seq:
+ *   delete(key) -> true or false
+ *   remove(key) -> true or false
+ *
+ * Removes one copy of +key+'s fingerprint: false (and nothing changes) when
+ * none is stored. Delete only keys you added: deleting a key that was never
+ * added but is found (a false positive) removes another key's fingerprint,
+ * and that key is then missed (a false negative).
+ */
+static VALUE cuckoo_delete(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bf_cuckoo *f = get_filter(self);
+    return RBOOL(bf_cuckoo_remove(f, key_hash(f, key)));
+}
+
+/*
+ * call-seq: count(key) -> Integer
+ *
+ * The copies of +key+'s fingerprint stored: the times it was added less the
+ * times it was deleted, or more when other keys share its fingerprint and a
+ * bucket (at most 8).
+ */
+static VALUE cuckoo_count(VALUE self, VALUE key)
+{
+    const bf_cuckoo *f = get_filter(self);
+    return UINT2NUM(bf_cuckoo_count(f, key_hash(f, key)));
+}
+
+/* call-seq: buckets -> Integer
+ *
+ * The number of buckets, of 4 slots each. */
+static VALUE cuckoo_buckets(VALUE self) { return ULL2NUM(get_filter(self)->nbuckets); }
+
+/* call-seq: fingerprint_bits -> Integer
+ *
+ * The bits of each fingerprint, 8..32: more bits, fewer false positives. */
+static VALUE cuckoo_fingerprint_bits(VALUE self) { return UINT2NUM(get_filter(self)->slots.width); }
+
+/* [buckets, fingerprint bits, seed, count] (docs/FORMAT.md). */
+static void save(const void *core, uint64_t *out)
+{
+    const bf_cuckoo *f = core;
+    uint64_t fields[] = {f->nbuckets, f->slots.width, f->seed, f->count};
+    memcpy(out, fields, sizeof fields);
+}
+
+static size_t load(void *core, const uint64_t *v)
+{
+    bf_cuckoo *f = core;
+    uint64_t n = bloomc_state_check(v[0], 1, BF_CUCKOO_BUCKETS_MAX, "buckets");
+    unsigned bits = (unsigned)bloomc_state_check(v[1], BF_CUCKOO_FP_MIN, BF_CUCKOO_FP_MAX, "fingerprint bits");
+    bf_cuckoo_init(f, n, bits, (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"));
+    f->count = v[3];
+    return bf_buckets_nbytes(f->slots.count, bits);
+}
+
+/* Saved slots: the count is the slots in use (the saved one must agree). */
+static const char *attach(void *core, uint8_t *body, int saved)
+{
+    bf_cuckoo *f = core;
+    f->slots.data = body;
+    if (!saved) return NULL;
+    if (!bf_buckets_tail_clear(&f->slots)) return "bits set past the last slot";
+    return bf_buckets_count_nonzero(&f->slots) == f->count ? NULL : "the count is not the number of slots in use";
+}
+
+static void numbers(void *core, bloomc_numbers *out)
+{
+    bf_cuckoo *f = core;
+    *out = (bloomc_numbers){f->slots.count, &f->count, NULL, 0, f->seed, BF_HASH_MURMUR3};
+}
+
+/* Union only, and only when every fingerprint of other finds room: on a
+ * copy of the slots, put back (CapacityError) when one does not. */
+static void combine(void *core, const void *other, int intersect)
+{
+    bf_cuckoo *f = core;
+    if (intersect) rb_raise(bloomc_eUnsupportedError, "cuckoo filters have no exact intersection");
+    size_t nbytes = bf_buckets_nbytes(f->slots.count, f->slots.width);
+    uint8_t *before = ruby_xmalloc(nbytes);
+    memcpy(before, f->slots.data, nbytes);
+    uint64_t count = f->count;
+    int fits = bf_cuckoo_union(f, other);
+    if (!fits) {
+        memcpy(f->slots.data, before, nbytes);
+        f->count = count;
+    }
+    ruby_xfree(before);
+    if (!fits) rb_raise(bloomc_eCapacityError, "the union does not fit in the filter (it is unchanged)");
+}
+
+static uint64_t occupied(const void *core) { return bf_buckets_count_nonzero(&((const bf_cuckoo *)core)->slots); }
+
+/* Below 90% of its slots a filter of 4-slot buckets practically always finds
+ * room (the paper fills 95%); a batch that may go past it is all or nothing. */
+static uint64_t room(const void *core, uint64_t n)
+{
+    const bf_cuckoo *f = core;
+    uint64_t safe = f->slots.count / 10 * 9;
+    return f->count < safe ? safe - f->count : 0;
+}
+
+static const bloomc_kind cuckoo_kind = {
+    .type = BLOOMC_KIND_TYPE("cuckoo_filter"),
+    .core_size = sizeof(bf_cuckoo),
+    .nfields = 4,
+    .shape_fields = 3, /* buckets, fingerprint bits, seed */
+    .methods = BLOOMC_SIZE,
+    .save = save,
+    .load = load,
+    .attach = attach,
+    .numbers = numbers,
+    .combine = combine,
+    .occupied = occupied,
+    .add_one = add_one,
+    .contains_one = contains_one,
+    .room = room,
+};
+
+void bloomc_init_cuckoo_filter(VALUE mBloomc)
+{
+    VALUE cCuckooFilter = bloomc_define_filter(mBloomc, "CuckooFilter", &cuckoo_kind);
+    /* Fingerprints a bucket holds. */
+    rb_define_const(cCuckooFilter, "SLOTS", INT2FIX(BF_CUCKOO_SLOTS));
+    rb_define_private_method(cCuckooFilter, "setup", cuckoo_setup, 3);
+    rb_define_method(cCuckooFilter, "add", cuckoo_add, 1);
+    rb_define_method(cCuckooFilter, "<<", cuckoo_add, 1);
+    rb_define_method(cCuckooFilter, "add?", cuckoo_add_p, 1);
+    rb_define_method(cCuckooFilter, "include?", cuckoo_include_p, 1);
+    rb_define_method(cCuckooFilter, "[]", cuckoo_include_p, 1);
+    rb_define_method(cCuckooFilter, "delete", cuckoo_delete, 1);
+    rb_define_method(cCuckooFilter, "remove", cuckoo_delete, 1);
+    rb_define_method(cCuckooFilter, "count", cuckoo_count, 1);
+    rb_define_method(cCuckooFilter, "buckets", cuckoo_buckets, 0);
+    rb_define_method(cCuckooFilter, "fingerprint_bits", cuckoo_fingerprint_bits, 0);
+}

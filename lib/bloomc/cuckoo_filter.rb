@@ -1,0 +1,157 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A cuckoo filter (Fan, Andersen, Kaminsky and Mitzenmacher, 2014): each key
+  # is stored as a short fingerprint in one of two buckets of 4 slots, so it
+  # can be deleted, in about a quarter of a CountingBloomFilter's memory at
+  # the same error rate. Lookups read two buckets.
+  #
+  # When both buckets of a new key are full, stored fingerprints move to
+  # their other bucket to make room, up to 500 moves. A filter that still
+  # finds no room raises Bloomc::CapacityError and is left exactly as it was:
+  # no key it held is lost. Sized by capacity, it holds +capacity+ keys at 95%
+  # of its slots.
+  #
+  # Deleting a key that was never added is the caller's error: if the key is
+  # a false positive, the fingerprint it removes belongs to another key,
+  # which is then no longer found. Delete only keys you added.
+  #
+  # @example
+  #   seen = Bloomc::CuckooFilter.new(capacity: 1_000_000, error_rate: 0.001)
+  #   seen << "alice"
+  #   seen.include?("alice")  # => true
+  #   seen.delete("alice")    # => true
+  #   seen.include?("alice")  # => false (unless a false positive)
+  class CuckooFilter
+    include Batch
+
+    # The share of slots a filter sized by capacity fills at capacity.
+    LOAD = 0.95
+
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The number of slots: buckets * SLOTS.
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: size
+    # call-seq: size -> Integer
+    #
+    # The fingerprints stored: adds less deletes.
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is a CuckooFilter of the same shape and seed with the
+    # same fingerprints in the same slots.
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # Consistent with #==.
+
+    ##
+    # :method: clear
+    # call-seq: clear -> self
+    #
+    # Forgets every key: every slot empty, size 0.
+
+    # @overload initialize(capacity:, error_rate:, seed: 0)
+    #   Fingerprints of ceil(log2(8 / error_rate)) bits (8..32), and the
+    #   fewest buckets that hold +capacity+ keys at 95% of their slots.
+    #   @param capacity [Integer] keys, > 0
+    #   @param error_rate [Float] target false-positive rate at capacity,
+    #     0 < error_rate < 1 (below about 1.9e-9 the 32-bit fingerprint's
+    #     rate is the floor)
+    # @overload initialize(buckets:, fingerprint_bits:, seed: 0)
+    #   @param buckets [Integer] buckets of SLOTS slots, > 0
+    #   @param fingerprint_bits [Integer] 8..32
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    def initialize(capacity: nil, error_rate: nil, buckets: nil, fingerprint_bits: nil, seed: 0)
+      if buckets || fingerprint_bits
+        unless buckets && fingerprint_bits && !capacity && !error_rate
+          raise ArgumentError,
+                "give buckets: and fingerprint_bits:, or capacity: and error_rate:"
+        end
+      else
+        raise ArgumentError, "give capacity: and error_rate:, or buckets: and fingerprint_bits:" unless capacity && error_rate
+
+        buckets, fingerprint_bits = self.class.send(:shape_for, capacity, error_rate)
+      end
+      setup(buckets, fingerprint_bits, seed)
+      remember_sizing(capacity, error_rate)
+    end
+
+    # [buckets, fingerprint bits] for +capacity+ keys at +error_rate+: a
+    # lookup compares 2 * SLOTS slots, each a match with chance 1 / (2**f - 1).
+    # @api private
+    def self.shape_for(capacity, error_rate)
+      BloomHelper.find_m_k(capacity, error_rate) # the checks and errors every kind gives
+      bits = Math.log2(2 * SLOTS * LOAD / error_rate).ceil.clamp(8, 32)
+      [(capacity / (SLOTS * LOAD)).ceil, bits]
+    end
+    private_class_method :shape_for
+
+    include Inspect
+    include SetOps
+    include Persistence
+    include Sizing
+
+    # The share of slots in use.
+    # @return [Float]
+    def load_factor = size.fdiv(m)
+
+    # Same as #load_factor (the Stats name).
+    # @return [Float]
+    def fill_ratio = load_factor
+
+    # The keys stored, exactly (a key added twice counts twice).
+    # @return [Integer]
+    def estimated_count = size
+
+    # The chance that a key never added is found now: 1 - (1 - 1/(2**f - 1))
+    # to the power of the fingerprints in a key's two buckets, on average
+    # 2 * SLOTS * load_factor.
+    # @return [Float]
+    def false_positive_rate = expected_false_positive_rate(size)
+
+    # The same with +count+ keys stored (by default the capacity, or every
+    # slot of a filter sized by buckets).
+    # @param count [Numeric] >= 0
+    # @return [Float]
+    def expected_false_positive_rate(count = capacity || m)
+      raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
+      raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
+
+      1 - ((1 - 1.0 / ((2**fingerprint_bits) - 1))**(2 * SLOTS * [count.fdiv(m), 1].min))
+    end
+
+    # Whether it holds more keys than the capacity it was sized for.
+    # @return [Boolean]
+    def over_capacity? = !capacity.nil? && size > capacity
+
+    private def shape = { buckets: buckets, fingerprint_bits: fingerprint_bits, seed: seed }
+
+    private def inspect_fields
+      "buckets=#{buckets} fingerprint_bits=#{fingerprint_bits} size=#{size} load=#{(load_factor * 100).round(1)}%"
+    end
+  end
+end
