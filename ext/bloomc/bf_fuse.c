@@ -68,14 +68,14 @@ size_t bf_fuse_nbytes(const bf_fuse *f)
 }
 
 /* The scratch of a build: per slot, the XOR of the mixed hashes of the keys
- * in it (8 bytes), a queue entry (4) and a key count (1); the sort of the
- * dedup reuses it as n hashes. */
+ * in it (8 bytes), an entry of the peeling order or stack (4) and a key
+ * count (1); per key, its mixed hash (8), which the sort of the dedup also
+ * uses. */
 size_t bf_fuse_scratch_bytes(uint64_t n)
 {
     bf_fuse shape;
     if (n == 0 || !bf_fuse_shape(n, 8, &shape)) return 0;
-    uint64_t per_slot = (uint64_t)shape.array_length * 13, per_key = n * 8;
-    uint64_t bytes = per_slot > per_key ? per_slot : per_key;
+    uint64_t bytes = (uint64_t)shape.array_length * 13 + n * 8;
     return bytes > SIZE_MAX ? 0 : (size_t)bytes;
 }
 
@@ -84,20 +84,51 @@ size_t bf_fuse_scratch_bytes(uint64_t n)
  * slots). Only repeated hashes get there in practice. */
 #define COUNT_STUCK 255
 
+/* Keys of a large build are counted in the order of their first slot:
+ * BUCKET_BITS top bits of the mixed hash, which multiply-shift maps to
+ * increasing slots, group them into 2^BUCKET_BITS runs of nearby slots, so
+ * that the three slots a key updates lie close to those of the key before.
+ * Below BUCKET_MIN keys the slots fit in cache and order does not matter. */
+#define BUCKET_BITS 12
+#define BUCKET_MIN ((size_t)1 << 16)
+
+/* out[0 .. n) = the keys mixed with seed, grouped by their top bits when
+ * there are many. (The filter does not depend on the order.) */
+static void mix_in_slot_order(const uint64_t *keys, size_t n, uint64_t seed, uint64_t *out)
+{
+    if (n < BUCKET_MIN) {
+        for (size_t i = 0; i < n; i++) out[i] = bf_fuse_mix(keys[i], seed);
+        return;
+    }
+    size_t start[(size_t)1 << BUCKET_BITS] = {0};
+    for (size_t i = 0; i < n; i++) start[bf_fuse_mix(keys[i], seed) >> (64 - BUCKET_BITS)]++;
+    size_t sum = 0;
+    for (size_t b = 0; b < ((size_t)1 << BUCKET_BITS); b++) {
+        size_t c = start[b];
+        start[b] = sum;
+        sum += c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = bf_fuse_mix(keys[i], seed);
+        out[start[h >> (64 - BUCKET_BITS)]++] = h;
+    }
+}
+
 /* One try at seed: count and XOR the keys into the slots, peel, and on
  * success set the fingerprints. 1 when every key was peeled. */
 static int fuse_try(bf_fuse *f, const uint64_t *keys, size_t n, void *scratch, uint64_t seed)
 {
     uint32_t slots = f->array_length;
-    uint64_t *xors = scratch;
-    uint32_t *queue = (uint32_t *)(xors + slots);
-    uint8_t *counts = (uint8_t *)(queue + slots);
+    uint64_t *xors = scratch, *hashes = xors + slots;
+    uint32_t *order = (uint32_t *)(hashes + n);
+    uint8_t *counts = (uint8_t *)(order + slots);
     memset(xors, 0, (size_t)slots * sizeof *xors);
     memset(counts, 0, slots);
 
+    mix_in_slot_order(keys, n, seed, hashes);
     uint32_t pos[3];
     for (size_t i = 0; i < n; i++) {
-        uint64_t h = bf_fuse_mix(keys[i], seed);
+        uint64_t h = hashes[i];
         bf_fuse_positions(f, h, pos);
         for (int j = 0; j < 3; j++) {
             xors[pos[j]] ^= h;
@@ -105,25 +136,33 @@ static int fuse_try(bf_fuse *f, const uint64_t *keys, size_t n, void *scratch, u
         }
     }
 
-    /* Peel. A slot enters the queue when its count becomes 1, which happens
-     * at most once, so the queue fits in slots entries; the slots peeled, in
-     * order, are written over the front of the queue already read. A peeled
-     * slot keeps the hash of its key in xors: no other key touches it. */
-    size_t tail = 0, head = 0, peeled = 0;
-    for (uint32_t s = 0; s < slots; s++)
-        if (counts[s] == 1) queue[tail++] = s;
-    while (head < tail) {
-        uint32_t s = queue[head++];
-        if (counts[s] != 1) continue; /* its key left by another slot */
-        uint64_t h = xors[s];
-        queue[peeled++] = s;
-        counts[s] = 0;
-        bf_fuse_positions(f, h, pos);
-        for (int j = 0; j < 3; j++) {
-            uint32_t p = pos[j];
-            if (p == s) continue;
-            xors[p] ^= h;
-            if (counts[p] != COUNT_STUCK && --counts[p] == 1) queue[tail++] = p;
+    /* Peel, depth first: scan the slots in order, and when one holds a
+     * single key, peel it and at once the slots that its removal leaves
+     * with one key, which lie within two segments of it (a queue would reach
+     * them much later, after the cache has let them go). A slot's count
+     * becomes 1 at most once, so it is pushed at most once and leaves the
+     * stack before it joins the order: the order grows from the front of
+     * one array of `slots` entries and the stack from its back. A peeled slot
+     * keeps the hash of its key in xors: no other key touches it. */
+    uint32_t *stack = order + slots;
+    size_t depth = 0, peeled = 0;
+    for (uint32_t i = 0; i < slots; i++) {
+        if (counts[i] != 1) continue;
+        *--stack = i, depth++;
+        while (depth > 0) {
+            uint32_t s = *stack++;
+            depth--;
+            if (counts[s] != 1) continue; /* its key left by another slot */
+            uint64_t h = xors[s];
+            order[peeled++] = s;
+            counts[s] = 0;
+            bf_fuse_positions(f, h, pos);
+            for (int j = 0; j < 3; j++) {
+                uint32_t p = pos[j];
+                if (p == s) continue;
+                xors[p] ^= h;
+                if (counts[p] != COUNT_STUCK && --counts[p] == 1) *--stack = p, depth++;
+            }
         }
     }
     if (peeled != n) return 0;
@@ -133,7 +172,7 @@ static int fuse_try(bf_fuse *f, const uint64_t *keys, size_t n, void *scratch, u
     uint8_t *fp = f->fingerprints;
     memset(fp, 0, bf_fuse_nbytes(f));
     for (size_t i = peeled; i-- > 0;) {
-        uint32_t s = queue[i];
+        uint32_t s = order[i];
         uint64_t h = xors[s];
         bf_fuse_positions(f, h, pos);
         if (f->fingerprint_bits == 8) {
@@ -229,6 +268,7 @@ bf_fuse_result bf_fuse_build(bf_fuse *f, uint64_t *keys, size_t n, void *scratch
     memset(f->fingerprints, 0, bf_fuse_nbytes(f));
     return BF_FUSE_GAVE_UP;
 }
+
 
 /* Keys a batch looks ahead: their slots are fetched while the key this many
  * places back is compared. */

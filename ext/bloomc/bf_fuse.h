@@ -63,7 +63,7 @@ int bf_fuse_valid_shape(const bf_fuse *f);
  * the empty filter, or when it exceeds SIZE_MAX). */
 size_t bf_fuse_nbytes(const bf_fuse *f);
 /* Bytes of scratch a build of n keys needs (0: more than this host holds).
- * It is about 15 bytes a key; the memory must be aligned for uint64_t (as
+ * It is about 23 bytes a key; the memory must be aligned for uint64_t (as
  * malloc's is). */
 size_t bf_fuse_scratch_bytes(uint64_t n);
 
