@@ -77,12 +77,14 @@ typedef enum {
  * bytes; their content does not matter), using scratch
  * (bf_fuse_scratch_bytes(n) bytes, aligned for uint64_t). f must be shaped
  * by bf_fuse_shape(n, ...). The seeds tried are seed, then the steps of a
- * splitmix64 sequence from it; f->seed becomes the one that worked.
+ * splitmix64 sequence from it; f->seed becomes the one that worked. With
+ * n = 0 nothing is read or written (scratch may be NULL).
  *
  * keys may repeat any hash any number of times. Repeats make every seed fail
  * (a key's slots hold it twice, so they never hold a single key), so after
  * the first failure keys is sorted and its repeats dropped IN PLACE (keys
- * then holds the distinct hashes, ascending, followed by leftovers). The
+ * then holds the distinct hashes, ascending, followed by leftovers);
+ * otherwise keys is only read. The
  * result depends only on the set of hashes and seed, not on their order or
  * repeats, and is the same on every host. */
 bf_fuse_result bf_fuse_build(bf_fuse *f, uint64_t *keys, size_t n, void *scratch, uint64_t seed);
