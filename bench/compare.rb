@@ -25,6 +25,7 @@ require_relative "support"
 require_relative "variants"
 require_relative "scalable"
 require_relative "cuckoo"
+require_relative "fuse"
 
 include BenchSupport
 
@@ -347,7 +348,7 @@ def ratio_checks(ratios, &ok) = ratios.transform_values { |r| r && [format("%.2f
 
 def div(a, b) = a && b ? a / b : nil
 
-def print_targets(results, tick_timings, scalable, cuckoo)
+def print_targets(results, tick_timings, scalable, cuckoo, fuse)
   rows = []
   plain = %w[BloomFilter BlockedBloomFilter]
   t = ->(res, name, op) { res[:times][[name, op]] } # ns/key, nil when not measured
@@ -404,6 +405,7 @@ def print_targets(results, tick_timings, scalable, cuckoo)
   rows.concat(ScalableBench.targets(scalable, results[:cache],
                                     t: t, div: method(:div), row: method(:target_row), checks: method(:ratio_checks)))
   rows.concat(CuckooBench.targets(cuckoo, div: method(:div), row: method(:target_row), checks: method(:ratio_checks)))
+  rows.concat(FuseBench.targets(fuse, div: method(:div), row: method(:target_row), checks: method(:ratio_checks)))
 
   results.each do |key, res|
     rows << target_row("#{key}: bloombroom / ContinuousBloomFilter", ">= 15x",
@@ -467,5 +469,7 @@ GC.start
 scalable = ScalableBench.run(rounds: ROUNDS)
 GC.start
 cuckoo = CuckooBench.run(rounds: ROUNDS)
-print_targets(results, tick_timings, scalable, cuckoo)
+GC.start
+fuse = FuseBench.run(rounds: ROUNDS)
+print_targets(results, tick_timings, scalable, cuckoo, fuse)
 puts format("(the whole bench took %.0f s)", now - STARTED)

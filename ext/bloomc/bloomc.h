@@ -127,7 +127,8 @@ VALUE bloomc_bit_bucket_field_view(VALUE owner, bf_buckets *buckets);
     X(stable_bloom_filter) \
     X(a2_bloom_filter) \
     X(scalable_bloom_filter) \
-    X(cuckoo_filter)
+    X(cuckoo_filter) \
+    X(binary_fuse_filter)
 
 #define BLOOMC_DECLARE_INIT(name) void bloomc_init_##name(VALUE mBloomc);
 BLOOMC_FILTER_KINDS(BLOOMC_DECLARE_INIT)

@@ -377,8 +377,9 @@ static bloomc_batch batch_of(bloomc_filter *f)
     const bloomc_kind *kind = f->kind;
     bloomc_numbers n = {0};
     kind->numbers(f->core, &n);
-    return (bloomc_batch){f->core, n.seed, n.hash, kind->add_many ? kind->add_many : add_each,
-                          kind->contains_many ? kind->contains_many : contains_each};
+    bloomc_many_fn *add = kind->add_many ? kind->add_many : kind->add_one ? add_each
+                                                                          : NULL;
+    return (bloomc_batch){f->core, n.seed, n.hash, add, kind->contains_many ? kind->contains_many : contains_each};
 }
 
 /* A batch add that may fail part way (the kind's room) keeps a copy of the
@@ -415,6 +416,7 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
     rb_check_frozen(self);
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_kind *kind = f->kind;
+    if (!kind->add_one && !kind->add_many) rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
     batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .body_bytes = f->body_bytes};
     if (!kind->room) return run_batch_add((VALUE)&r);
     Check_Type(keys, T_ARRAY);
@@ -468,10 +470,9 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     rb_define_private_method(klass, "export_core", filter_export_core, 0);
     rb_define_private_method(klass, "export_fields", filter_export_fields, 0);
     rb_define_private_method(klass, "import_core", filter_import_core, 2);
-    if (kind->add_many || kind->add_one) {
+    if (kind->add_many || kind->add_one || kind->contains_many || kind->contains_one)
         bloomc_define_batch_methods(klass, filter_batch_add, filter_batch_lookup);
-        rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
-    }
+    if (kind->add_many || kind->add_one) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
     if (kind->body_bytes_for) {
         rb_define_private_method(klass, "map_core", filter_map_core, 5);
         rb_define_private_method(klass, "unmap", filter_unmap, 0);

@@ -72,7 +72,8 @@ struct bloomc_kind {
     void (*cleared)(void *core);
     /* One hashed key: add (1 when it was new; report 0: the answer is not
      * used) and lookup, for the batch methods; or n keys at a time, which
-     * take precedence. No batch methods when neither add is set. */
+     * take precedence. Without either add, batch adds raise
+     * Bloomc::UnsupportedError. */
     int (*add_one)(void *core, bf_key_hash h, int report);
     int (*contains_one)(const void *core, bf_key_hash h);
     bloomc_many_fn *add_many, *contains_many;

@@ -33,7 +33,7 @@ module Bloomc
 
     # Filter kinds `build --kind` makes.
     KINDS = { "bloom" => BloomFilter, "blocked" => BlockedBloomFilter, "counting" => CountingBloomFilter,
-              "cuckoo" => CuckooFilter, "scalable" => ScalableBloomFilter }.freeze
+              "cuckoo" => CuckooFilter, "fuse" => BinaryFuseFilter, "scalable" => ScalableBloomFilter }.freeze
 
     COMMANDS = {
       "dedup" => "write each line not seen before (within --ttl seconds)",
@@ -236,8 +236,9 @@ module Bloomc
       raise UsageError, "-o FILTER is required" unless opts[:output]
 
       output = output_path(opts[:output])
-      filter = new_filter(opts[:kind] || (opts[:capacity] ? "bloom" : "scalable"), opts)
-      each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) }
+      filter = build_fuse(files, opts) if opts[:kind] == "fuse"
+      filter ||= new_filter(opts[:kind] || (opts[:capacity] ? "bloom" : "scalable"), opts)
+      each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) } unless opts[:kind] == "fuse"
       if filter.respond_to?(:distinct, true)
         warn_past_capacity(filter, "#{filter.send(:distinct)} keys were new to a filter sized for --capacity #{filter.capacity}",
                            "a key never added is found")
@@ -245,6 +246,14 @@ module Bloomc
       save(filter, output, opts[:output])
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
       OK
+    end
+
+    # A binary fuse filter is built once from every line: 8-bit fingerprints
+    # (about 1/256) for an --error of 1/256 or more, else 16-bit.
+    def build_fuse(files, opts)
+      keys = []
+      each_chunk(files) { |lines, length| keys.concat(keys_of(lines.byteslice(0, length))) }
+      BinaryFuseFilter.build(keys, fingerprint_bits: opts[:error] >= 1.0 / 256 ? 8 : 16)
     end
 
     # build's filter of KIND from --capacity (a scalable filter's first

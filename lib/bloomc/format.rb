@@ -23,7 +23,8 @@ module Bloomc
     KINDS = {
       1 => :BloomFilter, 2 => :BlockedBloomFilter, 3 => :ContinuousBloomFilter, 4 => :CountingBloomFilter,
       5 => :SpectralBloomFilter, 6 => :BitwiseBloomFilter, 7 => :StableBloomFilter, 8 => :A2BloomFilter,
-      9 => :ScalableBloomFilter, 10 => :CuckooFilter
+      9 => :ScalableBloomFilter, 10 => :CuckooFilter,
+      11 => :BinaryFuseFilter
     }.freeze
     FLAG_DEFLATE = 1
     # Set while a writer has the file mapped (BloomFilter.open): the body may
@@ -249,7 +250,7 @@ module Bloomc
   # @param data [String]
   # @return [BloomFilter, BlockedBloomFilter, ContinuousBloomFilter, CountingBloomFilter,
   #   SpectralBloomFilter, BitwiseBloomFilter, StableBloomFilter, A2BloomFilter, ScalableBloomFilter,
-  #   CuckooFilter]
+  #   CuckooFilter, BinaryFuseFilter]
   # @raise [Bloomc::FormatError] for truncated, corrupted, foreign or newer input
   def self.load(data) = Format.load(data)
 

@@ -142,6 +142,18 @@ RSpec.describe "exe/bloomc", :slow do
       expect(File.exist?(path("small.bloom"))).to be(false)
     end
 
+    it "builds a binary fuse filter from every line, 16-bit below an --error of 1/256" do
+      write("k.txt", (1..1000).map { |i| "key-#{i}\n" }.join * 2)
+      expect(run("build", "--kind", "fuse", "-o", path("f.bloom"), path("k.txt"))).to eq(["", "", 0])
+      fuse = Bloomc.load_file(path("f.bloom"))
+      expect([fuse.class, fuse.size, fuse.fingerprint_bits]).to eq([Bloomc::BinaryFuseFilter, 1000, 16])
+      expect(fuse.all_include?((1..1000).map { |i| "key-#{i}" })).to be(true)
+      expect(run("build", "--kind", "fuse", "--error", "0.01", "-o", path("f8.bloom"), path("k.txt"))[2]).to eq(0)
+      expect(Bloomc.load_file(path("f8.bloom")).fingerprint_bits).to eq(8)
+      out, _err, status = run("info", path("f8.bloom"))
+      expect([out[/\Akind: .*$/], status]).to eq(["kind: BinaryFuseFilter", 0])
+    end
+
     it "describes a saved filter" do
       write("k.txt", (1..1000).map { |i| "key-#{i}\n" }.join)
       run("build", "--capacity", "1000", "--error", "0.01", "-o", path("k.bloom"), path("k.txt"))
@@ -401,7 +413,7 @@ RSpec.describe "exe/bloomc", :slow do
         %w[build -o /no/such/dir/f.bloom x] => %r{\Abloomc build: /no/such/dir/f.bloom: no such directory\n\z},
         ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
         %w[build x.txt] => /\Abloomc build: -o FILTER is required\n\z/,
-        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, cuckoo, scalable\)\n\z/,
+        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, cuckoo, fuse, scalable\)\n\z/,
         %w[dedup --capacity 0] => /\Abloomc dedup: --capacity must be at least 1, not 0\n\z/,
         %w[query] => /\Abloomc query: give a FILTER to query\n\z/,
         ["query", "/no/such.bloom", "k"] => /No such file or directory\n\z/,

@@ -25,6 +25,8 @@ RSpec.describe "the binary format" do
             expect(copy).to eq(filter)
             expect(copy.include_all(FormatSamples::KEYS.last(8))).to eq(filter.include_all(FormatSamples::KEYS.last(8)))
             expect(copy.size).to eq(filter.size) if filter.respond_to?(:size)
+            next if copy.is_a?(Bloomc::BinaryFuseFilter) # built once: it has no next state
+
             copy << "after"
             filter << "after"
             expect(copy).to eq(filter) # the same next state: counters, clocks and generators were saved

@@ -26,7 +26,10 @@ module FormatSamples
     "cuckoo" => -> { Bloomc::CuckooFilter.new(buckets: 16, fingerprint_bits: 12, seed: 7).add_all(KEYS) },
     "cuckoo_32" => -> { Bloomc::CuckooFilter.new(buckets: 24, fingerprint_bits: 32).add_all(KEYS * 2) },
     # 40 keys in 11 buckets of 4: 91% of the slots, many keys moved
-    "cuckoo_dense" => -> { Bloomc::CuckooFilter.new(buckets: 11, fingerprint_bits: 9).add_all(KEYS) }
+    "cuckoo_dense" => -> { Bloomc::CuckooFilter.new(buckets: 11, fingerprint_bits: 9).add_all(KEYS) },
+    "fuse" => -> { Bloomc::BinaryFuseFilter.build(KEYS, seed: 3) },
+    "fuse_16" => -> { Bloomc::BinaryFuseFilter.build(KEYS * 2, fingerprint_bits: 16) },
+    "fuse_empty" => -> { Bloomc::BinaryFuseFilter.build([]) }
   }.freeze
 
   # Filters sized by capacity: and error_rate: (their header ends with the

@@ -1,0 +1,129 @@
+# frozen_string_literal: true
+
+module Bloomc
+  # A binary fuse filter (Graf and Lemire, 2022): a set built once from all
+  # its keys and then only read, within 1.13x of the information-theoretic
+  # bound: about 9 bits a key for a false-positive rate of 1/256 (8-bit
+  # fingerprints), 18 for 1/65536 (16-bit), where a BloomFilter needs about
+  # 11.5 and 23. For a list published to clients that never changes between
+  # builds (revoked, breached or blocked items): rebuild it to change it.
+  #
+  # A lookup reads three fingerprints and compares their XOR with the key's.
+  # It cannot add, delete or be combined: build one from all the keys.
+  #
+  # @example
+  #   revoked = Bloomc::BinaryFuseFilter.build(File.foreach("revoked.txt", chomp: true))
+  #   revoked.include?(serial)
+  #   revoked.save("revoked.bloom")
+  class BinaryFuseFilter
+    include Batch
+
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+
+    ##
+    # :method: m
+    # call-seq: m -> Integer
+    #
+    # The number of fingerprint slots (about 1.125 a key for large sets).
+
+    ##
+    # :method: seed
+    # call-seq: seed -> Integer
+    #
+    # The MurmurHash3 seed of the key hash.
+
+    ##
+    # :method: size
+    # call-seq: size -> Integer
+    #
+    # The distinct keys it was built from.
+
+    ##
+    # :method: ==
+    # call-seq: self == other -> true or false
+    #
+    # Equal when +other+ is a BinaryFuseFilter with the same fingerprints
+    # (built from the same keys, bits and seed).
+
+    ##
+    # :method: eql?
+    # call-seq: eql?(other) -> true or false
+    #
+    # Same as #==.
+
+    ##
+    # :method: hash
+    # call-seq: hash -> Integer
+    #
+    # Consistent with #==.
+
+    # Builds the filter of +keys+; repeated keys count once. Construction
+    # always ends: a seed whose equations do not solve (rare, and rarer the
+    # larger the set) is followed by the next.
+    # @param keys [Enumerable<String, Symbol, Integer>] every key of the set
+    # @param fingerprint_bits [Integer] 8 (rate about 1/256) or 16 (1/65536)
+    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
+    # @return [BinaryFuseFilter]
+    # @raise [TypeError] for keys that are not Strings, Symbols or Integers,
+    #   or +keys+ not Enumerable
+    def self.build(keys, fingerprint_bits: 8, seed: 0)
+      new(keys, fingerprint_bits: fingerprint_bits, seed: seed)
+    end
+
+    # Same as ::build.
+    def initialize(keys, fingerprint_bits: 8, seed: 0)
+      raise TypeError, "fingerprint_bits must be an Integer, not #{fingerprint_bits.class}" unless fingerprint_bits.is_a?(Integer)
+
+      setup(Batch.keys_array(keys), fingerprint_bits, seed)
+    end
+
+    # The filter is built once: these raise Bloomc::UnsupportedError.
+    %i[add << add? add_all add_new delete remove clear merge! | &].each do |name|
+      define_method(name) do |*|
+        raise UnsupportedError, "#{self.class} is built once from all its keys (#{self.class}.build(keys)): it cannot #{name}"
+      end
+    end
+
+    include Inspect
+    include SetOps
+    include Persistence
+
+    # Same as ::build's rate for 8 or 16 bits: 2**-fingerprint_bits.
+    # @return [Float]
+    def false_positive_rate = size.zero? ? 0.0 : 2.0**-fingerprint_bits
+
+    # The share of slots whose fingerprint is not 0 (about 1 - 2**-bits of
+    # a built filter's).
+    # @return [Float]
+    def fill_ratio = m.zero? ? 0.0 : occupied.fdiv(m)
+
+    # The keys it was built from.
+    # @return [Integer]
+    def estimated_count = size
+
+    # Whether it was built from no key (it then finds none).
+    def empty? = size.zero?
+
+    # Bits a key: the fingerprints' bits over the keys.
+    # @return [Float]
+    def bits_per_key = size.zero? ? 0.0 : (m * fingerprint_bits).fdiv(size)
+
+    # nil: it holds exactly the keys it was built from.
+    def capacity = nil
+
+    # nil, as for a filter built from a shape (see #false_positive_rate).
+    def error_rate = nil
+
+    # Always false: it is sized for its keys.
+    def over_capacity? = false
+
+    private def shape = { fingerprint_bits: fingerprint_bits, seed: seed }
+
+    # The binary format: no sizing parameters (version 1).
+    private def export_sizing = []
+    private def format_version = 1
+    private def import_sizing(_fields) = nil
+
+    private def inspect_fields = "fingerprint_bits=#{fingerprint_bits} size=#{size} bits_per_key=#{bits_per_key.round(2)}"
+  end
+end
