@@ -139,6 +139,7 @@ typedef struct {
     unsigned merges;     /* merges of twins, see MAX_MERGES */
     unsigned plants;     /* slots planted in continuous filters, see MAX_PLANTS */
     uint64_t crc_budget; /* bytes checksummed, see CRC_BUDGET */
+    uint64_t ck_budget;  /* cuckoo adds past an op's first, see CUCKOO_BUDGET */
 } reader;
 
 /* Whether a mid-program scan costing `cost` may run (and pay for it). */
@@ -3214,7 +3215,13 @@ static void blocked_rate_now(blocked_state *s)
  * cannot tell them apart, and neither does the model). */
 #define CUCKOO_MAX_BUCKETS 64
 #define CUCKOO_MAX_SLOTS (CUCKOO_MAX_BUCKETS * BF_CUCKOO_SLOTS)
-#define CUCKOO_FILL_COST 16 /* add_budget per add past an op's first */
+/* An add that is refused makes 500 kicks and undoes them (some 20 us with
+ * the sanitizers), and the filters here fill in a few dozen keys: past an
+ * op's first add, each costs CUCKOO_ADD_COST of this, a refused one
+ * BF_CUCKOO_KICKS, so that some 64 refusals per input keep it fast. Apart
+ * from add_budget, which the bitwise filter needs whole. */
+#define CUCKOO_BUDGET (64u * BF_CUCKOO_KICKS)
+#define CUCKOO_ADD_COST 16
 
 typedef struct {
     bf_cuckoo f;
@@ -3492,11 +3499,13 @@ static void ck_remove(cuckoo_state *s, const reader *r, key_ref k, bf_key_hash h
     CHECK(ck_lookup(s, r, k, h) == had - (unsigned)got);
 }
 
-/* Past an op's first add, each costs CUCKOO_FILL_COST of add_budget, and
- * one that failed (500 kicks and their undoing) BF_CUCKOO_KICKS more. */
-static void ck_spend(reader *r, uint64_t cost)
+/* Whether one more add may run (see CUCKOO_BUDGET), and pay for it. */
+static int ck_may_add(reader *r) { return r->ck_budget >= BF_CUCKOO_KICKS; }
+
+static void ck_spend(reader *r, int added)
 {
-    r->add_budget = cost > r->add_budget ? 0 : r->add_budget - cost;
+    uint64_t cost = added ? CUCKOO_ADD_COST : BF_CUCKOO_KICKS;
+    r->ck_budget = cost > r->ck_budget ? 0 : r->ck_budget - cost;
 }
 
 /* 0 add (a key, u8 t: t % 16 + 1 times), 1 fill (a key: each of its
@@ -3511,8 +3520,8 @@ static void cuckoo_op(cuckoo_state *s, unsigned op, reader *r)
         if (!s->f.slots.data) return;
         bf_key_hash h = mm_hash(r, k, s->f.seed);
         for (unsigned t = 0; t < times; t++) {
-            if (t > 0 && !may_add(r, CUCKOO_FILL_COST)) break;
-            if (!ck_add(s, r, k, h)) ck_spend(r, BF_CUCKOO_KICKS);
+            if (t > 0 && !ck_may_add(r)) break;
+            ck_spend(r, ck_add(s, r, k, h));
         }
         break;
     }
@@ -3520,9 +3529,9 @@ static void cuckoo_op(cuckoo_state *s, unsigned op, reader *r)
         key_ref k = rd_key(r);
         if (!s->f.slots.data) return;
         for (size_t j = 0; j < k.len; j++) {
-            if (j > 0 && !may_add(r, CUCKOO_FILL_COST)) break;
+            if (j > 0 && !ck_may_add(r)) break;
             key_ref sub = {k.off + j, k.len - j};
-            if (!ck_add(s, r, sub, mm_hash(r, sub, s->f.seed))) ck_spend(r, BF_CUCKOO_KICKS);
+            ck_spend(r, ck_add(s, r, sub, mm_hash(r, sub, s->f.seed)));
         }
         break;
     }
@@ -5030,6 +5039,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     r.scan_budget = SCAN_BUDGET;
     r.add_budget = ADD_BUDGET;
     r.crc_budget = CRC_BUDGET;
+    r.ck_budget = CUCKOO_BUDGET;
     static world w; /* large: off the stack */
     memset(&w, 0, sizeof w);
 
