@@ -17,9 +17,10 @@
 #           a2:       u16 half bits, u8 k, u8 capacity, u32 seed (bits % 2048 + 1, capacity % 48 + 1)
 #           scalable: u16 error rate, u8 initial capacity, u8 growth, u8 tightening,
 #                     u8 even layers, u16 max capacity, u32 seed (see scalable_hdr)
-#   then opcodes (byte % 61), each followed by its operands; see OPS below.
-#   reinit: u8 which (% 11: bits, buckets, bloom, cont, blocked, counting,
-#   spectral, bitwise, stable, a2, scalable), then that header.
+#           cuckoo:   u8 buckets, u8 fingerprint bits, u32 seed (buckets % 64 + 1, bits % 25 + 8)
+#   then opcodes (byte % 67), each followed by its operands; see OPS below.
+#   reinit: u8 which (% 12: bits, buckets, bloom, cont, blocked, counting,
+#   spectral, bitwise, stable, a2, scalable, cuckoo), then that header.
 #   A batch is a u8 count (count % 70 + 1) and that many keys.
 #   bloom_batch / blocked_batch: u8 flags (bit 0: add the batch first, bit 1:
 #   without the adds' answers), a batch; cont_batch: u8 flags (bit 0: add,
@@ -30,7 +31,8 @@
 #   ((t % 1024) >> (t / 1024 % 11) + 1 adds).
 #   cnt_remove_known / spec_remove_known: u8 index into the keys given so far.
 #   Twins (a second instance of bits, buckets, cont, counting, spectral,
-#   bitwise, stable, a2, bloom, blocked, scalable: TWINS below, byte % 11):
+#   bitwise, stable, a2, bloom, blocked, scalable, cuckoo: TWINS below,
+#   byte % 12):
 #   twin_make: u8 which, u8 mode (bit 0: a copy of the first, else empty of
 #     its shape; cont: mode >> 1 picks an empty twin's start slot), and for
 #     stable a u64 generator state.
@@ -38,15 +40,17 @@
 #     bits: set, clear, get, check; buckets: set, get, inc, dec, check,
 #     dec_run; cont: add, tick, lookup, tick_big, batch; bloom: add,
 #     contains, recent, batch; blocked: add, contains, batch, recent,
-#     rate_now; scalable: add, contains, batch, check), then its operands.
+#     rate_now; scalable: add, contains, batch, check; cuckoo: add, fill,
+#     remove, remove_known, count, check), then its operands.
 #   merge: u8 which, u8 flags: bit 0 intersection (counting, spectral: MIN
 #     rather than SUM; buckets: (flags & 127) % 3 of SUM, MIN, MAX;
-#     scalable: a union either way), bit 7 the first merged into the twin.
+#     scalable, cuckoo: a union either way), bit 7 the first merged into the
+#     twin.
 #   crc: a key (the bytes), u32 crc, u8 flags (bits 0-2: cut points, 3-5:
 #     alignment of a copy), a u16 per cut point.
 #   crc_zeros: u32 crc, u32 n, u8 shift, u64 a, u64 b.
-#   tail: u8 which (bits, bits twin, buckets, buckets twin, cont, cont twin,
-#     counting cells, an a2 half), u16 where in the padding, u8 flags (bit 0:
+#   tail: u8 which (% 9: bits, bits twin, buckets, buckets twin, cont, cont
+#     twin, counting cells, an a2 half, cuckoo slots), u16 where in the padding, u8 flags (bit 0:
 #     plant a padding bit, bit 1: set the last bit).
 #   cont_plant: u8 which (bit 0: twin), u16 bucket, u8 slot (% 16), u8 flags
 #     (bit 0: clear_stale after).
@@ -55,6 +59,9 @@
 #   blocked_rate_now: no operands.
 #   sc_add / sc_contains: a key; sc_batch: u8 flags (bit 0: add the batch
 #   first), a batch; sc_check: no operands.
+#   ck_add: a key, u8 t (t % 16 + 1 adds); ck_fill: a key, then each of its
+#   suffixes (longest first) added once; ck_remove / ck_count: a key;
+#   ck_remove_known: u8 index into the keys given so far; ck_check: none.
 
 require "fileutils"
 
@@ -74,12 +81,15 @@ OPS = {
   a2_add: 45, a2_contains: 46, a2_check: 47,
   twin_make: 48, twin_op: 49, merge: 50, crc: 51, crc_zeros: 52, tail: 53,
   cont_plant: 54, cont_tick_split: 55, blocked_rate_now: 56,
-  sc_add: 57, sc_contains: 58, sc_batch: 59, sc_check: 60
+  sc_add: 57, sc_contains: 58, sc_batch: 59, sc_check: 60,
+  ck_add: 61, ck_fill: 62, ck_remove: 63, ck_remove_known: 64, ck_count: 65, ck_check: 66
 }.freeze
 # The scalable filter's number, for reinit and the twins alike (the harness's KIND_SCALABLE).
 SCALABLE = 10
+# The cuckoo filter's, likewise (KIND_CUCKOO).
+CUCKOO = 11
 TWINS = { bits: 0, buckets: 1, cont: 2, counting: 3, spectral: 4, bitwise: 5, stable: 6, a2: 7, bloom: 8, blocked: 9,
-          scalable: SCALABLE }.freeze
+          scalable: SCALABLE, cuckoo: CUCKOO }.freeze
 
 def u8(v) = [v].pack("C")
 def u16(v) = [v].pack("v")
@@ -116,16 +126,18 @@ def scalable_hdr(error: 0.01, initial: 4, growth: 2, tightening: 0.8, even: 2, m
     u8(even) + u16(max ? ((max - 1) << 1) | 1 : 0) + u32(seed)
 end
 
+def cuckoo_hdr(buckets, bits, seed) = u8(buckets - 1) + u8(bits - 8) + u32(seed)
+
 def batch(keys) = u8(keys.size - 1) + keys.map { |k| key(k) }.join
 # bf_blocked_fpr at n keys in nblocks (< 2^40) blocks, against nblocks + more and 2 * nblocks.
 def rate(n, nblocks, k, more) = op(:blocked_rate) + u32(n - 1) + u8(0) + u8(0) + u64((nblocks - 1) << 24) + u8(k - 1) + u8(more - 1)
 
 def header(bits: 100, width: 4, buckets: 50, bloom: [256, 3, 0, 0], cont: [128, 3, 0, 1, 0], blocked: [4, 6, 0],
            counting: [64, 4, 3, 0], spectral: [64, 32, 4, 3, false, 0], bitwise: [32, 1, 2, 0],
-           stable: [64, 3, 3, 4, 0, 42], a2: [128, 3, 4, 0], scalable: {})
+           stable: [64, 3, 3, 4, 0, 42], a2: [128, 3, 4, 0], scalable: {}, cuckoo: [16, 12, 0])
   bits_hdr(bits) + buckets_hdr(width, buckets) + bloom_hdr(*bloom) + cont_hdr(*cont) + blocked_hdr(*blocked) +
     counting_hdr(*counting) + spectral_hdr(*spectral) + bitwise_hdr(*bitwise) + stable_hdr(*stable) + a2_hdr(*a2) +
-    scalable_hdr(**scalable)
+    scalable_hdr(**scalable) + cuckoo_hdr(*cuckoo)
 end
 
 def dec_run(first, len, wrap) = op(:bk_dec_run) + u16(first) + u16(len) + u8(wrap ? 1 : 0)
@@ -495,6 +507,34 @@ seeds["merge_scalable"] = header(scalable: { error: 0.001, initial: 2, growth: 1
   op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.999, initial: 1, growth: 1.25, tightening: 0.1, even: 0, seed: 3) +
   op(:sc_add) + key("a") + op(:sc_add) + key("b") + twin_make(:scalable) + twin(:scalable, 0) + key("d") +
   merge(:scalable) + op(:sc_check) + op(:sc_add) + key("e") + op(:sc_check)
+
+# Cuckoo: 4 buckets of 8-bit fingerprints filled from the suffixes of one
+# long key, past full (kicks, then refusals that must change nothing); one
+# key 16 times (its 8 slots, then refused); counts, removes of keys in and
+# out (false positives at 8 bits), a padding bit planted; then one bucket
+# (both of a key's buckets the same) of 32-bit fingerprints, and 64
+# buckets of 20 bits filled from a 255-byte key.
+long = (0...120).map { |i| ((i * 37 + 11) % 251).chr }.join
+seeds["cuckoo"] = header(cuckoo: [4, 8, 3]) +
+  op(:ck_fill) + key(long[0, 12]) + op(:ck_check) + op(:ck_fill) + key(long) + op(:ck_check) +
+  times_op(:ck_add, "dup", 16) + op(:ck_count) + key("dup") + op(:ck_count) + key("nope") +
+  op(:ck_remove) + key("dup") + op(:ck_remove) + key("nope") + op(:ck_remove_known) + u8(3) +
+  (0...30).map { |i| op(:ck_remove) + key("r#{i}") }.join + op(:ck_check) +
+  tail(8, 3, 3) + op(:ck_fill) + key(long[50, 20]) + op(:ck_check) +
+  op(:reinit) + u8(CUCKOO) + cuckoo_hdr(1, 32, 0xffffffff) + times_op(:ck_add, "one", 6) +
+  op(:ck_add) + key("two") + u8(0) + op(:ck_remove_known) + u8(0) + op(:ck_remove) + key("two") +
+  times_op(:ck_add, "two", 3) + op(:ck_check) + tail(8, 0, 3) +
+  op(:reinit) + u8(CUCKOO) + cuckoo_hdr(64, 20, 7) + op(:ck_fill) + key((long * 3)[0, 254]) +
+  op(:ck_fill) + key((long * 3)[1, 254].reverse) + op(:ck_check)
+# Unions: into an empty twin and back, with a twin of its own keys, and a
+# copy merged into its original until there is no room (put back).
+seeds["merge_cuckoo"] = header(cuckoo: [8, 10, 5]) +
+  op(:ck_fill) + key(long[0, 10]) + twin_make(:cuckoo) + merge(:cuckoo, REVERSE) +
+  twin(:cuckoo, 1) + key(long[20, 8]) + twin(:cuckoo, 0) + key("t") + u8(2) + merge(:cuckoo) + op(:ck_check) +
+  twin(:cuckoo, 5) + twin(:cuckoo, 2) + key("t") + twin_make(:cuckoo, copy: true) + merge(:cuckoo, INTERSECT) +
+  merge(:cuckoo) + merge(:cuckoo) + op(:ck_check) + twin(:cuckoo, 3) + u8(1) + twin(:cuckoo, 4) + key("t") +
+  op(:reinit) + u8(CUCKOO) + cuckoo_hdr(2, 8, 1) + op(:ck_fill) + key(long[0, 7]) + twin_make(:cuckoo, copy: true) +
+  merge(:cuckoo, REVERSE) + twin(:cuckoo, 5)
 
 dir = File.join(__dir__, "corpus")
 FileUtils.mkdir_p(dir)
