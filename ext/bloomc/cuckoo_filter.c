@@ -162,7 +162,8 @@ static void numbers(void *core, bloomc_numbers *out)
 }
 
 /* Union only, and only when every fingerprint of other finds room: on a
- * copy of the slots, put back (CapacityError) when one does not. */
+ * copy of the slots, put back (CapacityError) when one does not. A filter
+ * merged with itself reads the copy (else it would copy its new copies). */
 static void combine(void *core, const void *other, int intersect)
 {
     bf_cuckoo *f = core;
@@ -171,7 +172,9 @@ static void combine(void *core, const void *other, int intersect)
     uint8_t *before = ruby_xmalloc(nbytes);
     memcpy(before, f->slots.data, nbytes);
     uint64_t count = f->count;
-    int fits = bf_cuckoo_union(f, other);
+    bf_cuckoo src = *(const bf_cuckoo *)other;
+    if (other == core) src.slots.data = before;
+    int fits = bf_cuckoo_union(f, &src);
     if (!fits) {
         memcpy(f->slots.data, before, nbytes);
         f->count = count;

@@ -182,6 +182,8 @@ RSpec.describe Bloomc::CuckooFilter do
       expect(union.size).to eq(3000)
       a.merge!(b)
       expect(a).to eq(union)
+      b.merge!(b) # every key twice
+      expect([b.size, b.count("b-7")]).to eq([3000, 2])
     end
 
     it "refuses other shapes, intersection, and a union that does not fit (unchanged)" do
