@@ -50,7 +50,8 @@ static VALUE blocked_model_fpr(VALUE klass, VALUE m, VALUE k, VALUE n)
  *   add(key) -> self
  *   self << key -> self
  *
- * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer).
+ * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer):
+ * its k bits, all in one 64-byte block.
  */
 static VALUE blocked_add(VALUE self, VALUE key)
 {
@@ -78,8 +79,9 @@ static VALUE blocked_add_p(VALUE self, VALUE key)
  *   include?(key) -> true or false
  *   self[key] -> true or false
  *
- * False when +key+ was never added; true when it was, and (rarely, at the
- * filter's false-positive rate) for a key that was not.
+ * Reads one cache line: false when +key+ was never added; true when it
+ * was, and (at the filter's false-positive rate, a little above a plain
+ * filter's of the same m and k) for a key that was not.
  */
 static VALUE blocked_include_p(VALUE self, VALUE key)
 {

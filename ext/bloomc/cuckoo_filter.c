@@ -24,17 +24,22 @@ static VALUE cuckoo_setup(VALUE self, VALUE buckets, VALUE fingerprint_bits, VAL
     return self;
 }
 
-/* One more copy of a hashed key; CapacityError, the filter unchanged, when
- * there is no room. Returns whether it was new. */
+/* An add that found no room: the filter is as it was. */
+NORETURN(static void no_room(const bf_cuckoo *f));
+static void no_room(const bf_cuckoo *f)
+{
+    rb_raise(bloomc_eCapacityError,
+             "the cuckoo filter found no room for the key after %d relocations (%" PRIu64 " of %" PRIu64
+             " slots used); nothing was lost, and the key was not added",
+             BF_CUCKOO_KICKS, f->count, f->slots.count);
+}
+
+/* One more copy of a hashed key; returns whether it was new. */
 static int add_one(void *core, bf_key_hash h, int report)
 {
     bf_cuckoo *f = core;
     int fresh = report && !bf_cuckoo_contains(f, h);
-    if (!bf_cuckoo_add(f, h))
-        rb_raise(bloomc_eCapacityError,
-                 "the cuckoo filter found no room for the key after %d relocations (%" PRIu64 " of %" PRIu64
-                 " slots used); nothing was lost, and the key was not added",
-                 BF_CUCKOO_KICKS, f->count, f->slots.count);
+    if (!bf_cuckoo_add(f, h)) no_room(f);
     return fresh;
 }
 
@@ -53,7 +58,7 @@ static VALUE cuckoo_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_cuckoo *f = get_filter(self);
-    add_one(f, key_hash(f, key), 0);
+    if (!bf_cuckoo_add(f, key_hash(f, key))) no_room(f);
     return self;
 }
 
@@ -69,7 +74,7 @@ static VALUE cuckoo_add_p(VALUE self, VALUE key)
     bf_cuckoo *f = get_filter(self);
     bf_key_hash h = key_hash(f, key);
     if (bf_cuckoo_contains(f, h)) return Qnil;
-    add_one(f, h, 0);
+    if (!bf_cuckoo_add(f, h)) no_room(f);
     return self;
 }
 

@@ -43,7 +43,7 @@ static void append_layer(bf_scalable *f)
 }
 
 /* Adds a hashed key, growing as needed; 1 when it was new. */
-static int add_one(void *core, bf_key_hash h, int report)
+static int add_or_grow(void *core, bf_key_hash h, int report)
 {
     bf_scalable *f = core;
     for (;;) {
@@ -85,7 +85,7 @@ static VALUE scalable_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_scalable *f = get_filter(self);
-    add_one(f, key_hash(f, key), 0);
+    add_or_grow(f, key_hash(f, key), 0);
     return self;
 }
 
@@ -99,7 +99,7 @@ static VALUE scalable_add_p(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_scalable *f = get_filter(self);
-    return bloomc_add_p_result(self, add_one(f, key_hash(f, key), 1));
+    return bloomc_add_p_result(self, add_or_grow(f, key_hash(f, key), 1));
 }
 
 /*
@@ -272,7 +272,7 @@ static const bloomc_kind scalable_kind = {
     .numbers = numbers,
     .combine = combine,
     .cleared = cleared,
-    .add_one = add_one,
+    .add_one = add_or_grow,
     .contains_many = contains_many,
     .room = room,
     .nfields_in = nfields_in,
