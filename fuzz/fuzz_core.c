@@ -3273,7 +3273,7 @@ static uint64_t ck_alt(const bf_cuckoo *f, uint64_t i, uint32_t fp)
 static bf_cuckoo_place ck_place(const cuckoo_state *s, bf_key_hash h)
 {
     bf_cuckoo_place p, got = bf_cuckoo_locate(&s->f, h);
-    p.fp = (uint32_t)(h.h2 % s->f.slots.max) + 1;
+    p.fp = (uint32_t)bf_reduce(h.h2, s->f.slots.max) + 1; /* floor(h2 * (2^f - 1) / 2^64) + 1 */
     p.i1 = bf_reduce(h.h1, s->f.nbuckets);
     p.i2 = ck_alt(&s->f, p.i1, p.fp);
     CHECK(p.fp >= 1 && p.fp <= s->f.slots.max);
