@@ -18,7 +18,7 @@
 #           scalable: u16 error rate, u8 initial capacity, u8 growth, u8 tightening,
 #                     u8 even layers, u16 max capacity, u32 seed (see scalable_hdr)
 #           cuckoo:   u8 buckets, u8 fingerprint bits, u32 seed (buckets % 64 + 1, bits % 25 + 8)
-#   then opcodes (byte % 67), each followed by its operands; see OPS below.
+#   then opcodes (byte % 70), each followed by its operands; see OPS below.
 #   reinit: u8 which (% 12: bits, buckets, bloom, cont, blocked, counting,
 #   spectral, bitwise, stable, a2, scalable, cuckoo), then that header.
 #   A batch is a u8 count (count % 70 + 1) and that many keys.
@@ -62,6 +62,15 @@
 #   ck_add: a key, u8 t (t % 16 + 1 adds); ck_fill: a key, then each of its
 #   suffixes (longest first) added once; ck_remove / ck_count: a key;
 #   ck_remove_known: u8 index into the keys given so far; ck_check: none.
+#   The binary fuse filter has no header: fuse_build: u8 flags (bit 0:
+#   16-bit, bit 1: dedup first, bit 2: hashes base + j, else splitmix64),
+#   u64 seed, u16 g (% 3001 generated hashes), u16 d (g % d + 1 distinct),
+#   u64 base, u8 r (% 33) and r u64 hashes, u64 shuffle; fuse_lookup: u8
+#   count (% 32 + 1), per key a u8 (odd: a member, u16 index; else a u64);
+#   fuse_shape: u8 shift, u64 n (>> shift % 64), u8 bits, u8 which (bit i
+#   < 6: XOR field i with a u32; bit 6: u8 log2 length, u32 count first;
+#   bit 7: fingerprints from the input), u64 seed, u8 count (% 16 + 1) and
+#   that many u64 keys, then the fingerprints.
 
 require "fileutils"
 
@@ -82,7 +91,8 @@ OPS = {
   twin_make: 48, twin_op: 49, merge: 50, crc: 51, crc_zeros: 52, tail: 53,
   cont_plant: 54, cont_tick_split: 55, blocked_rate_now: 56,
   sc_add: 57, sc_contains: 58, sc_batch: 59, sc_check: 60,
-  ck_add: 61, ck_fill: 62, ck_remove: 63, ck_remove_known: 64, ck_count: 65, ck_check: 66
+  ck_add: 61, ck_fill: 62, ck_remove: 63, ck_remove_known: 64, ck_count: 65, ck_check: 66,
+  fuse_build: 67, fuse_lookup: 68, fuse_shape: 69
 }.freeze
 # The scalable filter's number, for reinit and the twins alike (the harness's KIND_SCALABLE).
 SCALABLE = 10
@@ -535,6 +545,43 @@ seeds["merge_cuckoo"] = header(cuckoo: [8, 10, 5]) +
   merge(:cuckoo) + merge(:cuckoo) + op(:ck_check) + twin(:cuckoo, 3) + u8(1) + twin(:cuckoo, 4) + key("t") +
   op(:reinit) + u8(CUCKOO) + cuckoo_hdr(2, 8, 1) + op(:ck_fill) + key(long[0, 7]) + twin_make(:cuckoo, copy: true) +
   merge(:cuckoo, REVERSE) + twin(:cuckoo, 5)
+
+# Binary fuse: builds from 0, 1, 2 and 3 keys (the smallest shapes), the
+# same hash 3000 times, 3000 hashes of 100 distinct (repeats, left in or
+# deduplicated first), raw hashes that repeat and neighbours base + j,
+# 16-bit fingerprints; lookups of members and not; shapes refused (bits 7,
+# 9 and 32, over 2^32 keys), the largest accepted, and mutated ones (a
+# count whose products wrap, a mask off by one, an empty filter with a
+# length, a small valid shape with fingerprints from the input).
+def fuse_build(flags, seed, gen, pool, base, raw = [], shuffle = 1)
+  op(:fuse_build) + u8(flags) + u64(seed) + u16(gen) + u16(pool - 1) + u64(base) + u8(raw.size) +
+    raw.map { |v| u64(v) }.join + u64(shuffle)
+end
+
+def fuse_lookup(picks) = op(:fuse_lookup) + u8(picks.size - 1) + picks.map { |p| p.is_a?(Array) ? u8(1) + u16(p[0]) : u8(0) + u64(p) }.join
+
+def fuse_shape(n, bits, which: 0, fields: "".b, seed: 0, keys: [1])
+  op(:fuse_shape) + u8(0) + u64(n) + u8(bits) + u8(which) + fields + u64(seed) + u8(keys.size - 1) + keys.map { |k| u64(k) }.join
+end
+
+seeds["fuse"] = header +
+  fuse_build(0, 0, 0, 1, 0) + fuse_lookup([5, 0]) +
+  fuse_build(0, 7, 0, 1, 0, [42]) + fuse_lookup([[0], 42, 43]) +
+  fuse_build(1, 7, 0, 1, 0, [1, 2]) + fuse_build(0, 3, 0, 1, 0, [1, 2, 3, 2, 1]) +
+  fuse_build(0, 9, 3000, 1, 5) + fuse_build(1, 11, 3000, 100, 77, [], 5) + fuse_lookup([[3], [99], 1234, 0]) +
+  fuse_build(2, 11, 3000, 100, 77, [], 9) + fuse_build(3, 0, 2000, 2000, 1 << 40) +
+  fuse_build(4, 2, 500, 300, 0xfffffffffffffff0, [0, 0xffffffffffffffff, 0, 17]) +
+  fuse_build(6, 0xffffffffffffffff, 1010, 1010, 0, [5, 5]) + fuse_lookup([[0], [1], [2], 1 << 63])
+seeds["fuse_shapes"] = header +
+  fuse_shape(0, 8) + fuse_shape(1, 16) + fuse_shape(3, 8) + fuse_shape(1000, 7) + fuse_shape(1000, 9) +
+  fuse_shape(5, 32) + fuse_shape((1 << 32) + 1, 8) + fuse_shape(1 << 32, 16) + fuse_shape(3_800_000_000, 8) +
+  fuse_shape(3_500_000_000, 16, keys: [1, 2, 3]) +
+  fuse_shape(100, 8, which: 64, fields: u8(18) + u32(1 << 14)) +
+  fuse_shape(100, 8, which: 64, fields: u8(18) + u32((1 << 14) - 3)) +
+  fuse_shape(100, 8, which: 2, fields: u32(1)) + fuse_shape(0, 8, which: 16, fields: u32(12)) +
+  fuse_shape(0, 8, which: 64, fields: u8(2) + u32(0)) + fuse_shape(0, 8, which: 64, fields: u8(1) + u32(3)) +
+  fuse_shape(0, 8, which: 64 | 128, fields: u8(2) + u32(1), seed: 3, keys: [1, 2, 3, 4]) + (0...12).map { |i| u8(i * 29) }.join +
+  fuse_shape(40, 16, which: 32, fields: u32(24), keys: [9, 8])
 
 dir = File.join(__dir__, "corpus")
 FileUtils.mkdir_p(dir)
