@@ -77,6 +77,72 @@ module Bloomc
       setup(Batch.keys_array(keys), fingerprint_bits, seed)
     end
 
+    ##
+    # :method: add
+    # call-seq: add(key)
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: <<
+    # call-seq: self << key
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: add?
+    # call-seq: add?(key)
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: add_all
+    # call-seq: add_all(keys)
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: add_new
+    # call-seq: add_new(keys)
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: delete
+    # call-seq: delete(key)
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: remove
+    # call-seq: remove(key)
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: clear
+    # call-seq: clear
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: merge!
+    # call-seq: merge!(other)
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: |
+    # call-seq: self | other
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    ##
+    # :method: &
+    # call-seq: self & other
+    #
+    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     # The filter is built once: these raise Bloomc::UnsupportedError.
     %i[add << add? add_all add_new delete remove clear merge! | &].each do |name|
       define_method(name) do |*|
