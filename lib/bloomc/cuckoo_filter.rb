@@ -144,6 +144,13 @@ module Bloomc
       1 - ((1 - 1.0 / ((2**fingerprint_bits) - 1))**(2 * SLOTS * [count.fdiv(m), 1].min))
     end
 
+    # Cuckoo filters have no exact intersection (a key in both may sit in
+    # different buckets of each, and its copies differ in number).
+    # @raise [Bloomc::UnsupportedError] always
+    def &(_other)
+      raise UnsupportedError, "cuckoo filters have no exact intersection: a key in both may sit in different buckets"
+    end
+
     # Whether it holds more keys than the capacity it was sized for.
     # @return [Boolean]
     def over_capacity? = !capacity.nil? && size > capacity

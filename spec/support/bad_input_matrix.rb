@@ -576,6 +576,43 @@ module BadInputMatrix
     end
   end
 
+  # A CuckooFilter: each key's copies added less deleted, as for a filter of
+  # counters; a key's two buckets hold at most 2 * SLOTS copies of its
+  # fingerprint, which count reports (more when other keys share them).
+  class CuckooHarness < CellsHarness
+    def cap = 2 * Bloomc::CuckooFilter::SLOTS
+    def rm? = false
+  end
+
+  # A BinaryFuseFilter: the set it was built from, which never changes.
+  class FuseHarness
+    attr_reader :label, :obj, :keys
+
+    def initialize(label, obj, keys)
+      @label = label
+      @obj = obj
+      @keys = keys
+    end
+
+    def expected_include(key)
+      keys.any? { |k| BadInputMatrix.key_id(k) == BadInputMatrix.key_id(key) } ? true : nil
+    end
+
+    def resync; end
+    def write_frozen? = obj.frozen?
+    def snapshot = [obj.size, obj.dump]
+    def model_keys = keys
+
+    def problems
+      distinct = keys.map { |key| BadInputMatrix.key_id(key) }.uniq.size
+      list = []
+      list << "size #{obj.size} != #{distinct} distinct keys" unless obj.size == distinct
+      missing = keys.reject { |key| obj.include?(key) }
+      list << "false negatives: #{missing.inspect}" unless missing.empty?
+      list
+    end
+  end
+
   # A StableBloomFilter: an add takes 1 from each of d distinct cells and
   # sets the key's cells to the maximum, so a key is certainly found until
   # 2**width - 1 more adds have passed.
@@ -1078,6 +1115,71 @@ module BadInputMatrix
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("layers=#{h.obj.layers.size} (") } }
   }.merge(BATCH, STATS, SET_OPS.reject { |name, _| name == :& }, PERSISTENCE).freeze
 
+  # add? stores a copy only of a key it does not find (the model follows
+  # what it returned).
+  cuckoo_add_p = {
+    params: [[:key, "added"]], write: true,
+    ok: lambda do |h, a, _, r, _|
+      expected = h.expected_include(a[0])
+      next "returned #{r.inspect}, not self or nil" unless r.nil? || r.equal?(h.obj)
+
+      h.add(a[0]) if r.equal?(h.obj)
+      expected.nil? || expected == r.nil? || "returned #{r.nil? ? 'nil' : 'self'} for a key #{expected ? 'present' : 'new'}"
+    end
+  }
+  unsupported = ->(params) { { params: params, base: ->(_) { [Bloomc::UnsupportedError] }, ok: ->(*) { "returned instead of raising UnsupportedError" } } }
+  CUCKOO_FILTER = {
+    add: filter_add,
+    "<<": filter_add,
+    add?: cuckoo_add_p,
+    include?: { params: [[:key, "added"]], ok: filter_lookup },
+    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+    delete: counted_delete,
+    remove: counted_delete,
+    count: counted[:count],
+    m: { ok: ->(h, _, _, r, _) { r == h.obj.buckets * Bloomc::CuckooFilter::SLOTS } },
+    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
+    size: { ok: ->(h, _, _, r, _) { r == h.size } },
+    buckets: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? } },
+    fingerprint_bits: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (8..32).cover?(r) } },
+    load_factor: { ok: ->(h, _, _, r, _) { r.is_a?(Float) && (r * h.obj.m).round == h.obj.size } },
+    estimated_count: { ok: ->(h, _, _, r, _) { r == h.obj.size } },
+    expected_false_positive_rate: { params: [[:count_or_zero, 10]], opt: 1, ok: unit_float },
+    "&": unsupported[[[:unsupported, ->(h) { h.obj.dup }]]],
+    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
+    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
+    hash: { ok: HASH_LIKE_DUP },
+    inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("size=#{h.obj.size} ") } }
+  }.merge(BATCH, STATS.reject { |name, _| name == :estimated_count }, SET_OPS.reject { |name, _| name == :& },
+          PERSISTENCE, SIZING).freeze
+
+  # Built once: every write raises UnsupportedError, whatever its arguments.
+  BINARY_FUSE_FILTER = {
+    include?: { params: [[:key, "added"]], ok: filter_lookup },
+    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+    m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r >= 0 } },
+    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
+    size: { ok: ->(h, _, _, r, _) { r == h.obj.dup.size } },
+    fingerprint_bits: { ok: ->(_, _, _, r, _) { [8, 16].include?(r) } },
+    bits_per_key: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r >= 0 } },
+    capacity: { ok: ->(_, _, _, r, _) { r.nil? } },
+    error_rate: { ok: ->(_, _, _, r, _) { r.nil? } },
+    over_capacity?: { ok: ->(_, _, _, r, _) { r == false } },
+    fill_ratio: { ok: unit_float },
+    estimated_count: { ok: ->(h, _, _, r, _) { r == h.obj.size } },
+    false_positive_rate: { ok: ->(h, _, _, r, _) { r == (h.obj.size.zero? ? 0.0 : 2.0**-h.obj.fingerprint_bits) } },
+    empty?: { ok: ->(h, _, _, r, _) { r == h.obj.size.zero? } },
+    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
+    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
+    hash: { ok: HASH_LIKE_DUP },
+    inspect: { ok: INSPECT }
+  }.merge(BATCH.reject { |name, _| %i[add_all add_new].include?(name) }, PERSISTENCE).merge(
+    %i[add << add? delete remove].to_h { |name| [name, unsupported[[[:unsupported, "x"]]]] },
+    %i[add_all add_new].to_h { |name| [name, unsupported[[[:unsupported, ["x"]]]]] },
+    %i[merge! | &].to_h { |name| [name, unsupported[[[:unsupported, ->(h) { h.obj.dup }]]]] },
+    clear: unsupported[[]]
+  ).freeze
+
   FNV = %i[fnv1_32 fnv1a_32 fnv1_64 fnv1a_64].to_h do |name|
     [name, { params: [[:string, "abc"]], ok: ->(_, a, _, r, _) { r == BadInputMatrix.fnv(name, a[0]) } }]
   end.freeze
@@ -1258,6 +1360,26 @@ module BadInputMatrix
         ScalableHarness.new("frozen ScalableBloomFilter", filled[error_rate: 0.01, initial_capacity: 2].freeze, keys)
       ]
     end,
+    Bloomc::CuckooFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "\u65e5\u672c"]
+      make = ->(label, keys_in = keys, **kw) { CuckooHarness.new(label, Bloomc::CuckooFilter.new(**kw), keys_in) }
+      [
+        make["CuckooFilter.new(buckets: 16, fingerprint_bits: 8)", buckets: 16, fingerprint_bits: 8],
+        make["empty CuckooFilter.new(buckets: 16, fingerprint_bits: 32)", [], buckets: 16, fingerprint_bits: 32],
+        make["CuckooFilter by capacity, seed 2**32-1", capacity: 40, error_rate: 0.001, seed: 2**32 - 1],
+        make["frozen CuckooFilter", buckets: 16, fingerprint_bits: 12].tap { |h| h.obj.freeze }
+      ]
+    end,
+    Bloomc::BinaryFuseFilter => lambda do
+      keys = ["a", :b, 7, 2**70, "\u65e5\u672c", "a"]
+      [
+        FuseHarness.new("BinaryFuseFilter.build(keys)", Bloomc::BinaryFuseFilter.build(keys), keys),
+        FuseHarness.new("BinaryFuseFilter.build([])", Bloomc::BinaryFuseFilter.build([]), []),
+        FuseHarness.new("BinaryFuseFilter.build(keys, fingerprint_bits: 16, seed: 9)",
+                        Bloomc::BinaryFuseFilter.build(keys, fingerprint_bits: 16, seed: 9), keys),
+        FuseHarness.new("frozen BinaryFuseFilter", Bloomc::BinaryFuseFilter.build(keys).freeze, keys)
+      ]
+    end,
     Bloomc::FNV => -> { [Stateless.new("Bloomc::FNV", Bloomc::FNV)] },
     Bloomc::Murmur3 => -> { [Stateless.new("Bloomc::Murmur3", Bloomc::Murmur3)] },
     Bloomc::CRC32C => -> { [Stateless.new("Bloomc::CRC32C", Bloomc::CRC32C)] },
@@ -1271,6 +1393,7 @@ module BadInputMatrix
     Bloomc::CountingBloomFilter => COUNTING_BLOOM_FILTER, Bloomc::SpectralBloomFilter => SPECTRAL_BLOOM_FILTER,
     Bloomc::BitwiseBloomFilter => BITWISE_BLOOM_FILTER, Bloomc::StableBloomFilter => STABLE_BLOOM_FILTER,
     Bloomc::A2BloomFilter => A2_BLOOM_FILTER, Bloomc::ScalableBloomFilter => SCALABLE_BLOOM_FILTER,
+    Bloomc::CuckooFilter => CUCKOO_FILTER, Bloomc::BinaryFuseFilter => BINARY_FUSE_FILTER,
     Bloomc::FNV => FNV, Bloomc::Murmur3 => MURMUR3, Bloomc::CRC32C => CRC32C, Bloomc::BloomHelper => BLOOM_HELPER
   }.freeze
 
