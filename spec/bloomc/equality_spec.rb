@@ -15,7 +15,8 @@ RSpec.describe "equality, hashing and inspect" do
     Bloomc::StableBloomFilter => -> { Kinds.plain("StableBloomFilter", 1000, 3, d: 5, random_seed: 9).tap { |f| f << "k" } },
     Bloomc::A2BloomFilter => -> { Kinds.plain("A2BloomFilter", 1000, 3, capacity: 1).tap { |f| f << "j" << "k" } },
     # three layers
-    Bloomc::ScalableBloomFilter => -> { Kinds.sized("ScalableBloomFilter", 1, 0.01).tap { |f| f << "i" << "j" << "k" } }
+    Bloomc::ScalableBloomFilter => -> { Kinds.sized("ScalableBloomFilter", 1, 0.01).tap { |f| f << "i" << "j" << "k" } },
+    Bloomc::CuckooFilter => -> { Bloomc::CuckooFilter.new(buckets: 64, fingerprint_bits: 12).tap { |f| f << "k" << "k" } }
   }
 
   builders.each do |klass, build|
@@ -49,6 +50,17 @@ RSpec.describe "equality, hashing and inspect" do
             expect(a.hash).not_to eq(b.hash)
           end
           expect(a == Bloomc::BloomFilter.new(10, 1)).to be(false)
+        end
+      end
+
+      if klass == Bloomc::CuckooFilter
+        it "tells apart filters of the same keys and another seed, or another number of copies" do
+          a = build.call
+          [Bloomc::CuckooFilter.new(buckets: 64, fingerprint_bits: 12, seed: 1).tap { |f| f << "k" << "k" },
+           Bloomc::CuckooFilter.new(buckets: 64, fingerprint_bits: 12).tap { |f| f << "k" }].each do |b|
+            expect(a == b).to be(false)
+            expect(a.hash).not_to eq(b.hash)
+          end
         end
       end
 

@@ -56,6 +56,31 @@ RSpec.describe "live statistics" do
     end
   end
 
+  # A cuckoo filter counts its fingerprints exactly; its rate is read from its
+  # load (each of a key's 2 x 4 slots matches with chance 1 / (2**f - 1)).
+  describe "CuckooFilter" do
+    build = -> { Bloomc::CuckooFilter.new(capacity: capacity, error_rate: 0.01) }
+
+    it "starts empty, and counts its keys exactly, a repeat as a copy" do
+      filter = build.call
+      expect([filter.fill_ratio, filter.estimated_count, filter.false_positive_rate]).to eq([0.0, 0, 0.0])
+      filter.add_all(keys)
+      filter.add_all(keys.first(100))
+      expect([filter.estimated_count, filter.size]).to eq([distinct + 100, distinct + 100])
+      expect(filter.fill_ratio).to eq(filter.load_factor)
+      expect(filter.load_factor).to be_within(1e-12).of((distinct + 100).fdiv(filter.m))
+    end
+
+    it "reads a false-positive rate within 25% of the measured one at 75% of capacity" do
+      filter = build.call
+      filter.add_all(keys)
+      filter.add_all(Array.new(distinct / 2) { |i| "more-#{i}" })
+      measured = filter.count_included(misses).fdiv(misses.size)
+      expect(measured).to be > 0.0005
+      expect(filter.false_positive_rate).to be_within(0.25 * measured).of(measured)
+    end
+  end
+
   # A scalable filter's statistics are over its layers; at half its last
   # layer's capacity, several layers deep.
   describe "ScalableBloomFilter" do
