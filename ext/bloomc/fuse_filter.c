@@ -27,7 +27,7 @@ static VALUE fuse_setup(VALUE self, VALUE keys, VALUE fingerprint_bits, VALUE se
 {
     bloomc_filter_replaceable(self, &fuse_kind);
     Check_Type(keys, T_ARRAY);
-    unsigned bits = (unsigned)NUM2UINT(fingerprint_bits);
+    unsigned bits = (unsigned)bloomc_count_arg(fingerprint_bits, "fingerprint_bits", 16);
     if (bits != 8 && bits != 16) rb_raise(rb_eArgError, "fingerprint_bits must be 8 or 16, got %u", bits);
     fuse_t c = {.key_seed = bloomc_uint32_arg(seed, "seed")};
     /* Every buffer is ALLOCV's, freed by the GC if a key raises. */

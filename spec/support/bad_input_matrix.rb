@@ -214,6 +214,21 @@ module BadInputMatrix
 
       (1..BITS_MAX).cover?(v) ? [:ok] : [ArgumentError] # growth 2 from 100 reaches 2**60 in 54 layers
     when :unsupported then [Bloomc::UnsupportedError]
+    when :cuckoo_buckets then v.nil? ? [ArgumentError] : count(v, BUCKETS_MAX / 4, 12r / 2) # 4 slots of 12 bits
+    when :fingerprint_bits
+      return [ArgumentError] if v.nil?
+      return [TypeError] unless v.is_a?(Integer)
+
+      (8..32).cover?(v) ? [:ok] : [ArgumentError]
+    when :cuckoo_capacity # at error rate 0.01: 10-bit fingerprints, capacity / 3.8 buckets
+      return [ArgumentError] if v.nil?
+
+      checked = capacity(v)
+      checked == [:ok] ? count((v / 3.8).ceil, BUCKETS_MAX / 4, 10r / 2) : checked
+    when :fuse_bits
+      return [TypeError] unless v.is_a?(Integer)
+
+      [8, 16].include?(v) ? [:ok] : [ArgumentError]
     when :ttl
       return [ArgumentError, TypeError] if v.nil?
       return [TypeError] unless real?(v)
@@ -1576,8 +1591,10 @@ module BadInputMatrix
     case obj
     when Bloomc::BitField, Bloomc::BitBucketField
       problems << "#{desc} is not all zero" unless obj.total_set.zero? && obj.all?(&:zero?)
+    when Bloomc::BinaryFuseFilter
+      problems << "#{desc}: include? broken" unless obj.include_all(obj.size.zero? ? [] : ["k", 1]).all?
     when Bloomc::BloomFilter, Bloomc::BlockedBloomFilter, Bloomc::CountingBloomFilter, Bloomc::SpectralBloomFilter, Bloomc::BitwiseBloomFilter,
-         Bloomc::StableBloomFilter, Bloomc::A2BloomFilter, Bloomc::ScalableBloomFilter
+         Bloomc::StableBloomFilter, Bloomc::A2BloomFilter, Bloomc::ScalableBloomFilter, Bloomc::CuckooFilter
       problems << "#{desc}: add/include? broken" unless obj.size.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
     when Bloomc::ContinuousBloomFilter
       problems << "#{desc}: add/include? broken" unless obj.ticks.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
@@ -1753,6 +1770,23 @@ module BadInputMatrix
         expect: lambda { |a, kw|
           m = a[0] || 2 * (kw[:capacity] * 8 / BadInputMatrix::LN2).ceil
           { m: m + (m & 1), k: 8, capacity: kw[:capacity], seed: kw[:seed] }
+        } }
+    ],
+    Bloomc::CuckooFilter => [
+      { kw: { buckets: [:cuckoo_buckets, 16], fingerprint_bits: [:fingerprint_bits, 12], seed: [:seed, 5] },
+        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, bogus: :never },
+        expect: ->(_, kw) { { buckets: kw[:buckets], fingerprint_bits: kw[:fingerprint_bits], seed: kw[:seed], size: 0 } } },
+      { kw: { capacity: [:cuckoo_capacity, 100], error_rate: [:error_ctor, 0.01], seed: [:seed, 5] },
+        extra_kw: { buckets: :must_be_nil, fingerprint_bits: :must_be_nil, bogus: :never },
+        expect: ->(_, kw) { { capacity: kw[:capacity], error_rate: kw[:error_rate], seed: kw[:seed], size: 0 } } }
+    ],
+    # built from ["k", 1]; a set of other keys is checked by its size
+    Bloomc::BinaryFuseFilter => [
+      { params: [[:keys, ["k", 1]]], kw: { fingerprint_bits: [:fuse_bits, 8], seed: [:seed, 5] },
+        extra_kw: { bogus: :never },
+        expect: lambda { |a, kw|
+          distinct = a[0].to_a.map { |key| BadInputMatrix.key_id(key) }.uniq.size
+          { size: distinct, fingerprint_bits: kw[:fingerprint_bits], seed: kw[:seed] }
         } }
     ],
     Bloomc::ScalableBloomFilter => [
