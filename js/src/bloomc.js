@@ -163,6 +163,189 @@ export function keyHash(key, seed, hash) {
 // floor(x * m / 2^64), in [0, m).
 const reduce = (x, m) => (x * m) >> 64n;
 
+// ---- the same in 32-bit halves, for lookups --------------------------------
+// BigInt is exact but slow; a lookup hashes and probes with 64-bit values
+// kept as [high, low] pairs of uint32, multiplied 16 bits at a time, so
+// every step is exact in a double. The results land in these variables.
+
+let rh = 0; // a 64-bit result: high and low halves
+let rl = 0;
+
+// The 64-bit product of two uint32 values, into rh:rl.
+function mulWide(a, b) {
+  const a0 = a & 0xffff;
+  const a1 = a >>> 16;
+  const b0 = b & 0xffff;
+  const b1 = b >>> 16;
+  const p00 = a0 * b0;
+  const p01 = a0 * b1;
+  const p10 = a1 * b0;
+  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  rl = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  rh = (a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16)) >>> 0;
+}
+
+// (ah:al * bh:bl) mod 2^64, into rh:rl.
+function mul64(ah, al, bh, bl) {
+  mulWide(al, bl);
+  rh = (rh + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
+}
+
+// floor(xh:xl * m / 2^64) for m < 2^53, as a number.
+function reduceNumber(xh, xl, m) {
+  const mh = Math.floor(m / 4294967296);
+  const ml = m >>> 0;
+  mulWide(xl, ml);
+  const t = rh;
+  mulWide(xh, ml); // u = xh * ml + t
+  let ul = rl + t;
+  let uh = rh + (ul > 0xffffffff ? 1 : 0);
+  ul >>>= 0;
+  mulWide(xl, mh); // v = xl * mh + u_low
+  const vl = rl + ul;
+  const vh = rh + (vl > 0xffffffff ? 1 : 0);
+  mulWide(xh, mh); // high = xh * mh + u_high + v_high
+  let lo = rl + uh + vh;
+  const hi = rh + Math.floor(lo / 4294967296);
+  lo >>>= 0;
+  return hi * 4294967296 + lo;
+}
+
+// Little-endian 32-bit word of bytes at i.
+const word = (b, i) => (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)) >>> 0;
+
+// Rotations of ah:al left by r (0 < r < 32 or 32 < r < 64), into rh:rl.
+function rotl(ah, al, r) {
+  if (r >= 32) {
+    const t = ah;
+    ah = al;
+    al = t;
+    r -= 32;
+  }
+  rh = ((ah << r) | (al >>> (32 - r))) >>> 0;
+  rl = ((al << r) | (ah >>> (32 - r))) >>> 0;
+}
+
+// MurmurHash3's 64-bit finalizer of ah:al, into rh:rl.
+function fmix(ah, al) {
+  al = (al ^ ah >>> 1) >>> 0; // k ^= k >> 33
+  mul64(ah, al, 0xff51afd7, 0xed558ccd);
+  ah = rh;
+  al = (rl ^ (ah >>> 1)) >>> 0;
+  mul64(ah, al, 0xc4ceb9fe, 0x1a85ec53);
+  rl = (rl ^ (rh >>> 1)) >>> 0;
+}
+
+// The key hash as four uint32: h1 = H[0]:H[1], h2 = H[2]:H[3].
+const H = new Uint32Array(4);
+
+// MurmurHash3 x64_128 of the first n bytes of b into H (the same as
+// murmur3x64_128).
+function murmurFast(b, n, seed) {
+  let h1h = 0;
+  let h1l = seed >>> 0;
+  let h2h = 0;
+  let h2l = seed >>> 0;
+  const blocks = n >>> 4;
+  for (let i = 0; i < blocks; i++) {
+    const at = 16 * i;
+    mul64(word(b, at + 4), word(b, at), 0x87c37b91, 0x114253d5);
+    rotl(rh, rl, 31);
+    mul64(rh, rl, 0x4cf5ad43, 0x2745937f);
+    h1h = (h1h ^ rh) >>> 0;
+    h1l = (h1l ^ rl) >>> 0;
+    rotl(h1h, h1l, 27);
+    let l = rl + h2l;
+    let h = rh + h2h + (l > 0xffffffff ? 1 : 0);
+    mul64(h >>> 0, l >>> 0, 0, 5);
+    l = rl + 0x52dce729;
+    h1h = (rh + (l > 0xffffffff ? 1 : 0)) >>> 0;
+    h1l = l >>> 0;
+    mul64(word(b, at + 12), word(b, at + 8), 0x4cf5ad43, 0x2745937f);
+    rotl(rh, rl, 33);
+    mul64(rh, rl, 0x87c37b91, 0x114253d5);
+    h2h = (h2h ^ rh) >>> 0;
+    h2l = (h2l ^ rl) >>> 0;
+    rotl(h2h, h2l, 31);
+    l = rl + h1l;
+    h = rh + h1h + (l > 0xffffffff ? 1 : 0);
+    mul64(h >>> 0, l >>> 0, 0, 5);
+    l = rl + 0x38495ab5;
+    h2h = (rh + (l > 0xffffffff ? 1 : 0)) >>> 0;
+    h2l = l >>> 0;
+  }
+  const tail = 16 * blocks;
+  const rest = n - tail;
+  if (rest > 8) {
+    let kh = 0;
+    let kl = 0;
+    for (let i = rest - 1; i >= 8; i--) {
+      if (i >= 12) kh = ((kh << 8) | b[tail + i]) >>> 0;
+      else kl = ((kl << 8) | b[tail + i]) >>> 0;
+    }
+    mul64(kh, kl, 0x4cf5ad43, 0x2745937f);
+    rotl(rh, rl, 33);
+    mul64(rh, rl, 0x87c37b91, 0x114253d5);
+    h2h = (h2h ^ rh) >>> 0;
+    h2l = (h2l ^ rl) >>> 0;
+  }
+  if (rest > 0) {
+    let kh = 0;
+    let kl = 0;
+    for (let i = Math.min(rest, 8) - 1; i >= 0; i--) {
+      if (i >= 4) kh = ((kh << 8) | b[tail + i]) >>> 0;
+      else kl = ((kl << 8) | b[tail + i]) >>> 0;
+    }
+    mul64(kh, kl, 0x87c37b91, 0x114253d5);
+    rotl(rh, rl, 31);
+    mul64(rh, rl, 0x4cf5ad43, 0x2745937f);
+    h1h = (h1h ^ rh) >>> 0;
+    h1l = (h1l ^ rl) >>> 0;
+  }
+  h1l = (h1l ^ n) >>> 0; // lengths below 2^32
+  h2l = (h2l ^ n) >>> 0;
+  let l = h1l + h2l;
+  h1h = (h1h + h2h + (l > 0xffffffff ? 1 : 0)) >>> 0;
+  h1l = l >>> 0;
+  l = h2l + h1l;
+  h2h = (h2h + h1h + (l > 0xffffffff ? 1 : 0)) >>> 0;
+  h2l = l >>> 0;
+  fmix(h1h, h1l);
+  h1h = rh;
+  h1l = rl;
+  fmix(h2h, h2l);
+  h2h = rh;
+  h2l = rl;
+  l = h1l + h2l;
+  h1h = (h1h + h2h + (l > 0xffffffff ? 1 : 0)) >>> 0;
+  h1l = l >>> 0;
+  l = h2l + h1l;
+  h2h = (h2h + h1h + (l > 0xffffffff ? 1 : 0)) >>> 0;
+  h2l = l >>> 0;
+  H[0] = h1h;
+  H[1] = h1l;
+  H[2] = h2h;
+  H[3] = h2l;
+}
+
+// A reused buffer for a string key's UTF-8 bytes (no allocation a lookup).
+let keyBuffer = new Uint8Array(256);
+
+// A key's hash into H (the same as keyHash).
+function hashInto(key, seed, hash) {
+  if (hash === MURMUR3 && typeof key === "string") {
+    if (keyBuffer.length < 3 * key.length) keyBuffer = new Uint8Array(3 * key.length);
+    const { written } = utf8.encodeInto(key, keyBuffer);
+    return murmurFast(keyBuffer, written, seed);
+  }
+  if (hash === MURMUR3 && key instanceof Uint8Array) return murmurFast(key, key.length, seed);
+  const [a, b] = keyHash(key, seed, hash);
+  H[0] = Number(a >> 32n);
+  H[1] = Number(a & 0xffffffffn);
+  H[2] = Number(b >> 32n);
+  H[3] = Number(b & 0xffffffffn);
+}
+
 // ---- the filters -----------------------------------------------------------
 
 function bitSet(body, i) {
@@ -178,9 +361,41 @@ export class BloomFilter {
     this.hash = Number(this.hash);
     if (body.length !== Number((this.m + 63n) / 64n) * 8) throw new FormatError("the body is not m bits");
     this.body = body;
+    this.mNumber = this.m < 1n << 53n ? Number(this.m) : undefined;
   }
 
   has(key) {
+    if (this.mNumber === undefined) return this.hasExact(key);
+    hashInto(key, this.seed, this.hash);
+    const m = this.mNumber;
+    const body = this.body;
+    if (this.hash === FNV1A) {
+      // h1 and h2 are below 2^32, so h1 + h2 * (i + 1) is exact in a double
+      for (let i = 0; i < this.k; i++) {
+        const pos = (H[1] + H[3] * (i + 1)) % m;
+        if (!((body[Math.floor(pos / 8)] >> (pos % 8)) & 1)) return false;
+      }
+      return true;
+    }
+    let xh = H[0];
+    let xl = H[1];
+    let yh = H[2];
+    let yl = H[3];
+    for (let i = 0; i < this.k; i++) {
+      const pos = reduceNumber(xh, xl, m);
+      if (!((body[Math.floor(pos / 8)] >> (pos % 8)) & 1)) return false;
+      let l = xl + yl; // x += y
+      xh = (xh + yh + (l > 0xffffffff ? 1 : 0)) >>> 0;
+      xl = l >>> 0;
+      l = yl + i + 1; // y += i + 1
+      yh = (yh + (l > 0xffffffff ? 1 : 0)) >>> 0;
+      yl = l >>> 0;
+    }
+    return true;
+  }
+
+  // The BigInt path, for m of 2^53 bits or more.
+  hasExact(key) {
     const [h1, h2] = keyHash(key, this.seed, this.hash);
     let x = h1;
     let y = h2;
@@ -213,9 +428,33 @@ export class BlockedBloomFilter {
     this.seed = Number(this.seed);
     if (body.length !== Number(this.blocks) * 64) throw new FormatError("the body is not whole blocks");
     this.body = body;
+    this.blocksNumber = Number(this.blocks); // whole 64-byte blocks in memory: far below 2^53
   }
 
   has(key) {
+    hashInto(key, this.seed, MURMUR3);
+    const block = reduceNumber(H[0], H[1], this.blocksNumber) * 64;
+    const first = H[2] >>> 29;
+    let wh = H[2];
+    let wl = H[3];
+    const body = this.body;
+    for (let i = 0; i < this.k; i++) {
+      if (i >= 10 && i % 10 === 0) {
+        // remix: w ^= w >> 32; w *= golden ratio; w ^= w >> 29
+        mul64(wh, (wl ^ wh) >>> 0, 0x9e3779b9, 0x7f4a7c15);
+        wh = rh;
+        wl = (rl ^ ((rl >>> 29) | (rh << 3))) >>> 0;
+        wh = (wh ^ (wh >>> 29)) >>> 0;
+      }
+      const shift = 6 * (i % 10);
+      const bit = (shift < 32 ? (wl >>> shift) | (shift > 26 ? wh << (32 - shift) : 0) : wh >>> (shift - 32)) & 63;
+      const lane = block + 8 * ((i + first) % 8);
+      if (!((body[lane + (bit >> 3)] >> (bit & 7)) & 1)) return false;
+    }
+    return true;
+  }
+
+  hasExact(key) {
     const [h1, h2] = keyHash(key, this.seed, MURMUR3);
     const block = Number(reduce(h1, this.blocks)) * 64;
     const first = Number(h2 >> 61n);
