@@ -96,11 +96,9 @@ int bf_cuckoo_add(bf_cuckoo *f, bf_key_hash h)
     return bf_cuckoo_add_fingerprint(f, p.i1, p.fp);
 }
 
-int bf_cuckoo_contains(const bf_cuckoo *f, bf_key_hash h)
-{
-    bf_cuckoo_place p = bf_cuckoo_locate(f, h);
-    return has(f, p.i1, p.fp) || has(f, p.i2, p.fp);
-}
+int bf_cuckoo_found(const bf_cuckoo *f, bf_cuckoo_place p) { return has(f, p.i1, p.fp) || has(f, p.i2, p.fp); }
+
+int bf_cuckoo_contains(const bf_cuckoo *f, bf_key_hash h) { return bf_cuckoo_found(f, bf_cuckoo_locate(f, h)); }
 
 unsigned bf_cuckoo_count(const bf_cuckoo *f, bf_key_hash h)
 {

@@ -48,6 +48,9 @@ int bf_cuckoo_add(bf_cuckoo *f, bf_key_hash h);
 /* The same for a fingerprint already known to belong in bucket i (a merge). */
 int bf_cuckoo_add_fingerprint(bf_cuckoo *f, uint64_t i, uint32_t fp);
 int bf_cuckoo_contains(const bf_cuckoo *f, bf_key_hash h);
+/* Whether a located key's fingerprint is in one of its buckets: for a caller
+ * that looks before it adds, and so locates once. */
+int bf_cuckoo_found(const bf_cuckoo *f, bf_cuckoo_place p);
 /* Copies of the key's fingerprint in its two buckets (0 .. 2 * SLOTS). */
 unsigned bf_cuckoo_count(const bf_cuckoo *f, bf_key_hash h);
 /* Removes one copy; 0 when there is none. */

@@ -38,8 +38,9 @@ static void no_room(const bf_cuckoo *f)
 static int add_one(void *core, bf_key_hash h, int report)
 {
     bf_cuckoo *f = core;
-    int fresh = report && !bf_cuckoo_contains(f, h);
-    if (!bf_cuckoo_add(f, h)) no_room(f);
+    bf_cuckoo_place p = bf_cuckoo_locate(f, h);
+    int fresh = report && !bf_cuckoo_found(f, p);
+    if (!bf_cuckoo_add_fingerprint(f, p.i1, p.fp)) no_room(f);
     return fresh;
 }
 
@@ -72,9 +73,9 @@ static VALUE cuckoo_add_p(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_cuckoo *f = get_filter(self);
-    bf_key_hash h = key_hash(f, key);
-    if (bf_cuckoo_contains(f, h)) return Qnil;
-    if (!bf_cuckoo_add(f, h)) no_room(f);
+    bf_cuckoo_place p = bf_cuckoo_locate(f, key_hash(f, key));
+    if (bf_cuckoo_found(f, p)) return Qnil;
+    if (!bf_cuckoo_add_fingerprint(f, p.i1, p.fp)) no_room(f);
     return self;
 }
 

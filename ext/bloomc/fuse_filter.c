@@ -34,7 +34,8 @@ static VALUE fuse_setup(VALUE self, VALUE keys, VALUE fingerprint_bits, VALUE se
     VALUE hashes_buf, scratch_buf, cells_buf;
     size_t n = (size_t)RARRAY_LEN(keys);
     uint64_t *hashes = ALLOCV_N(uint64_t, hashes_buf, n ? n : 1);
-    for (size_t i = 0; i < n && i < (size_t)RARRAY_LEN(keys); i++) hashes[i] = key_hash(&c, RARRAY_AREF(keys, (long)i));
+    /* Hashing calls no Ruby method: the Array keeps its length meanwhile. */
+    for (size_t i = 0; i < n; i++) hashes[i] = key_hash(&c, RARRAY_AREF(keys, (long)i));
     size_t scratch_bytes = bf_fuse_scratch_bytes(n);
     if (n && !scratch_bytes) rb_raise(rb_eArgError, "%zu keys are too many for a binary fuse filter", n);
     void *scratch = ALLOCV(scratch_buf, scratch_bytes ? scratch_bytes : 8);

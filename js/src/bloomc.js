@@ -413,13 +413,6 @@ export class BloomFilter {
   }
 }
 
-// The blocked filter's next hash word (ext/bloomc/bf_blocked.c).
-function remix(w) {
-  w ^= w >> 32n;
-  w = (w * 0x9e3779b97f4a7c15n) & MASK64;
-  return w ^ (w >> 29n);
-}
-
 /** A BlockedBloomFilter: every key's k bits in one 64-byte block. */
 export class BlockedBloomFilter {
   constructor(fields, body) {
@@ -450,20 +443,6 @@ export class BlockedBloomFilter {
       const bit = (shift < 32 ? (wl >>> shift) | (shift > 26 ? wh << (32 - shift) : 0) : wh >>> (shift - 32)) & 63;
       const lane = block + 8 * ((i + first) % 8);
       if (!((body[lane + (bit >> 3)] >> (bit & 7)) & 1)) return false;
-    }
-    return true;
-  }
-
-  hasExact(key) {
-    const [h1, h2] = keyHash(key, this.seed, MURMUR3);
-    const block = Number(reduce(h1, this.blocks)) * 64;
-    const first = Number(h2 >> 61n);
-    let w = h2;
-    for (let i = 0; i < this.k; i++) {
-      if (i >= 10 && i % 10 === 0) w = remix(w);
-      const lane = block + 8 * ((i + first) % 8);
-      const bit = Number((w >> BigInt(6 * (i % 10))) & 63n);
-      if (!((this.body[lane + (bit >> 3)] >> (bit & 7)) & 1)) return false;
     }
     return true;
   }
