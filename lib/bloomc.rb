@@ -37,6 +37,7 @@ Bloomc::Format::KINDS.each_value do |name|
   require_relative "bloomc/#{name.to_s.gsub(/(?<=[a-z0-9])(?=[A-Z])/, '_').downcase}"
 end
 require_relative "bloomc/fork"
+require_relative "bloomc/periodic_filter"
 
 module Bloomc
   # Positions for the Redis filters (lib/bloomc/redis.rb).
