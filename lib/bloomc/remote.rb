@@ -1,0 +1,431 @@
+# frozen_string_literal: true
+
+require "net/http"
+require "uri"
+require "zlib"
+require "bloomc" unless defined?(Bloomc::Format)
+
+module Bloomc
+  # A filter published over HTTP (by Bloomc::RackApp or any server of saved
+  # files), kept fresh: it is fetched once, then revalidated every +interval+
+  # seconds by a background thread with a conditional GET (If-None-Match,
+  # If-Modified-Since), so an unchanged filter costs a 304 and no body.
+  #
+  # Lookups answer from the last good copy and never wait for the network.
+  # When the server is down or sends something that is not a filter, the copy
+  # is kept and #last_error says why; #age says how long ago the copy was last
+  # confirmed current.
+  #
+  # @example
+  #   changed = Bloomc::Remote.new("https://example.org/filters/changed/2026-11-24T13", interval: 60)
+  #   changed.include?("jcgregorio")
+  #   changed.age # => seconds since the server last confirmed the copy
+  #   changed.stop
+  class Remote
+    # The media type of the binary format (docs/FORMAT.md).
+    MEDIA_TYPE = "application/vnd.bloomc"
+    # Redirects followed before giving up.
+    MAX_REDIRECTS = 5
+    # The largest body fetched unless max_bytes: says otherwise (1 GiB).
+    DEFAULT_MAX_BYTES = 1 << 30
+    # The shortest interval: below it the thread would do little but poll.
+    MIN_INTERVAL = 0.01
+
+    # The read-only lookups answered from the current copy.
+    QUERIES = %i[include? [] include_all count_included all_include? any_include?].freeze
+
+    # @return [String] the URL polled
+    attr_reader :url
+    # @return [Numeric] seconds between revalidations
+    attr_reader :interval
+
+    # Fetches the filter at +url+ once.
+    # @param url [String, URI::HTTP] an http or https URL
+    # @param expect [Class, nil] the filter class the body must hold
+    # @param timeout [Numeric] seconds to connect, and to wait for each read
+    # @param max_bytes [Integer] the most the body may take, on the wire and
+    #   inflated: a larger one is refused before it is read whole
+    # @return [filter] the filter, not frozen
+    # @raise [Bloomc::FetchError] when the server does not answer, answers other
+    #   than 200 (after up to MAX_REDIRECTS redirects), or sends too much
+    # @raise [Bloomc::FormatError] when the body is not a filter (of class +expect+)
+    # @raise [ArgumentError, TypeError] for a URL or option that does not fit
+    def self.fetch(url, expect: nil, timeout: 10, max_bytes: DEFAULT_MAX_BYTES)
+      HTTP.get(HTTP.check_url(url), HTTP.options(expect, timeout, max_bytes)).body_filter
+    end
+
+    # @param url [String, URI::HTTP] an http or https URL
+    # @param interval [Numeric] seconds between revalidations (at least MIN_INTERVAL)
+    # @param expect, timeout, max_bytes as for ::fetch
+    # @param wait [Boolean] true: fetch before returning, raising if that
+    #   fails; false: return at once and fetch in the background (lookups
+    #   raise FetchError until a copy has arrived; see #ready?)
+    # @param max_stale [Numeric, nil] when given, lookups raise FetchError
+    #   once the copy is older than this (see #age) instead of answering
+    # @raise [Bloomc::FetchError, Bloomc::FormatError] when wait: and the first fetch fails
+    def initialize(url, interval: 60, expect: nil, timeout: 10, max_bytes: DEFAULT_MAX_BYTES, wait: true, max_stale: nil)
+      @url = HTTP.check_url(url).to_s
+      @interval = check_seconds(:interval, interval, MIN_INTERVAL)
+      @max_stale = max_stale && check_seconds(:max_stale, max_stale, 0)
+      @copy = Copy.new(@url, HTTP.options(expect, timeout, max_bytes))
+      @copy.refresh if wait
+      @poller = Poller.new(@copy, @interval, fetch_first: !wait).start
+      # The thread holds the Copy, not this object: when this is collected, its thread ends.
+      ObjectSpace.define_finalizer(self, Poller.stopper(@poller))
+    end
+
+    # @return [filter] the current copy, frozen
+    # @raise [Bloomc::FetchError] when there is no copy yet, or it is older than max_stale
+    def filter
+      copy = @copy.filter
+      raise FetchError.new("no copy of #{url} yet#{" (#{last_error.message})" if last_error}", url: url) unless copy
+
+      if @max_stale && age > @max_stale
+        raise FetchError.new("the copy of #{url} was last confirmed #{age.round(1)} s ago, more than max_stale (#{@max_stale} s)" \
+                             "#{"; #{last_error.message}" if last_error}", url: url)
+      end
+      copy
+    end
+
+    # @!method include?(key)
+    #   @return [Boolean] the current copy's answer
+    # @!method [](key)
+    # @!method include_all(keys)
+    # @!method count_included(keys)
+    # @!method all_include?(keys)
+    # @!method any_include?(keys)
+    QUERIES.each do |name|
+      define_method(name) { |*args| filter.public_send(name, *args) }
+    end
+
+    # @return [Boolean] whether a copy has arrived
+    def ready? = !@copy.filter.nil?
+
+    # Revalidates now, in the calling thread (the background thread's
+    # next check is not moved).
+    # @return [Boolean] whether the copy changed
+    # @raise [Bloomc::FetchError, Bloomc::FormatError] when the check fails
+    #   (the copy is kept, and #last_error is set)
+    def refresh = @copy.refresh
+
+    # @return [Float, nil] seconds since the server last confirmed the copy
+    #   current (a 200 or a 304), on the monotonic clock; nil before the first
+    def age = @copy.age
+    alias stale_for age
+
+    # @return [Time, nil] when the last check was made, whatever its outcome
+    def last_checked_at = @copy.checked_at
+
+    # @return [Time, nil] when the copy last changed (the first fetch included)
+    def last_changed_at = @copy.changed_at
+
+    # @return [Exception, nil] why the last check failed; nil after a success
+    def last_error = @copy.last_error
+
+    # Ends the background thread (the copy still answers).
+    # @return [self]
+    def stop
+      @poller.stop
+      self
+    end
+    alias close stop
+
+    # @return [Boolean] whether the background thread runs
+    def running? = @poller.running?
+
+    def inspect
+      "#<#{self.class} #{url} interval=#{interval}s #{ready? ? "age=#{age.round(1)}s" : 'no copy'}" \
+        "#{" error=#{last_error.class}" if last_error} #{running? ? 'running' : 'stopped'}>"
+    end
+
+    private
+
+    def check_seconds(name, value, min)
+      raise TypeError, "#{name} must be a number of seconds, not #{value.class}" unless value.is_a?(Numeric) && value.real?
+      raise ArgumentError, "#{name} must be finite and at least #{min}, got #{value.inspect}" unless value.finite? && value >= min
+
+      value
+    end
+
+    # The last good copy and what the server said about it. Written by one
+    # check at a time (@lock); read without a lock (each field is one
+    # reference, replaced whole).
+    class Copy
+      attr_reader :filter, :checked_at, :changed_at, :last_error
+
+      def initialize(url, options)
+        @url = url
+        @options = options
+        @lock = Mutex.new
+        @filter = @etag = @last_modified = @confirmed = @checked_at = @changed_at = @last_error = nil
+      end
+
+      def age = @confirmed && Process.clock_gettime(Process::CLOCK_MONOTONIC) - @confirmed
+
+      def refresh
+        @lock.synchronize do
+          @checked_at = Time.now
+          held = @filter
+          response = HTTP.get(@url, @options, etag: held && @etag, last_modified: held && @last_modified)
+          changed = !response.not_modified
+          if changed
+            fresh = response.body_filter.freeze
+            changed = held.nil? || fresh != held || metadata(fresh) != metadata(held)
+            @filter = fresh # the newest good copy, even when equal
+            @etag = response.etag
+            @last_modified = response.last_modified
+            @changed_at = Time.now if changed
+          end
+          @confirmed = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+          @last_error = nil
+          changed
+        rescue Bloomc::Error => e
+          @last_error = e
+          raise
+        end
+      end
+
+      # In a forked child: a lock its parent's thread held is not held here.
+      def after_fork
+        @lock = Mutex.new
+      end
+
+      private
+
+      def metadata(filter) = filter.respond_to?(:metadata) ? filter.metadata : nil
+    end
+    private_constant :Copy
+
+    # The background thread: a check every interval, until stopped.
+    class Poller
+      # Pollers whose thread runs, so that a forked child can restart them.
+      # Each holds a Copy, never the Remote.
+      RUNNING = {}.compare_by_identity
+      RUNNING_LOCK = Mutex.new
+
+      # A finalizer for the Remote that ends +poller+'s thread.
+      def self.stopper(poller) = proc { poller.stop(join: false) }
+
+      # @api private
+      def self.restart_all_after_fork
+        RUNNING.each_key(&:restarted)
+      end
+
+      def initialize(copy, interval, fetch_first:)
+        @copy = copy
+        @interval = interval
+        @fetch_first = fetch_first
+        @signal = Mutex.new
+        @wake = ConditionVariable.new
+        @stopping = false
+        @thread = nil
+      end
+
+      def start
+        RUNNING_LOCK.synchronize { RUNNING[self] = true }
+        @thread = Thread.new { run }
+        @thread.name = "bloomc remote"
+        @thread.report_on_exception = false
+        self
+      end
+
+      def running? = @thread&.alive? || false
+
+      # Wakes the thread to end and, with join:, waits a moment for it
+      # before killing it (a check in progress is abandoned: its socket is
+      # closed by Net::HTTP's ensure).
+      def stop(join: true)
+        RUNNING_LOCK.synchronize { RUNNING.delete(self) }
+        thread = @thread
+        @signal.synchronize do
+          @stopping = true
+          @wake.signal
+        end
+        return unless thread && thread != Thread.current
+
+        thread.kill unless join && thread.join(0.2)
+        thread.join(1) if join
+      rescue ThreadError # from a finalizer run inside a trap
+        @stopping = true
+        thread&.kill
+      end
+
+      # In a forked child, where the parent's thread does not exist.
+      def restarted
+        @signal = Mutex.new
+        @wake = ConditionVariable.new
+        @copy.after_fork
+        @fetch_first = @copy.filter.nil?
+        start
+      end
+
+      private
+
+      def run
+        next_at = @fetch_first ? now : now + @interval
+        loop do
+          @signal.synchronize do
+            @wake.wait(@signal, next_at - now) while !@stopping && next_at > now
+          end
+          break if @stopping
+
+          begin
+            @copy.refresh
+          rescue Bloomc::Error
+            nil # kept in the copy's last_error; the last good copy answers
+          end
+          next_at += @interval
+          next_at = now + @interval if next_at < now # fell behind (a slow server): no burst to catch up
+        end
+      ensure
+        RUNNING_LOCK.synchronize { RUNNING.delete(self) } if @thread.equal?(Thread.current)
+      end
+
+      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
+    private_constant :Poller
+
+    # One GET, redirects followed, the body streamed and checked.
+    # @api private
+    module HTTP
+      # What a GET gave: not_modified (a 304), or the filter and its validators.
+      Response = Struct.new(:not_modified, :body_filter, :etag, :last_modified)
+      REDIRECTS = [301, 302, 303, 307, 308].freeze
+      NETWORK_ERRORS = [SocketError, SystemCallError, IOError, Timeout::Error, Net::ProtocolError, Net::HTTPBadResponse,
+                        Net::HTTPHeaderSyntaxError, Zlib::Error,
+                        (OpenSSL::SSL::SSLError if defined?(OpenSSL::SSL::SSLError))].compact.freeze
+
+      module_function
+
+      def check_url(url)
+        raise TypeError, "url must be a String or URI, not #{url.class}" unless url.is_a?(String) || url.is_a?(URI::Generic)
+
+        uri = url.is_a?(String) ? URI.parse(url) : url
+        raise ArgumentError, "#{url}: only http and https URLs can be fetched" unless uri.is_a?(URI::HTTP) && uri.host && !uri.host.empty?
+
+        uri
+      rescue URI::InvalidURIError => e
+        raise ArgumentError, "not a URL: #{e.message}"
+      end
+
+      def options(expect, timeout, max_bytes)
+        unless expect.nil? || (expect.is_a?(Class) && expect.include?(Persistence))
+          raise TypeError, "expect must be a Bloomc filter class, not #{expect.inspect}"
+        end
+        raise TypeError, "timeout must be a number of seconds, not #{timeout.class}" unless timeout.is_a?(Numeric) && timeout.real?
+        raise ArgumentError, "timeout must be positive and finite, got #{timeout}" unless timeout.positive? && timeout.finite?
+        raise TypeError, "max_bytes must be an Integer, not #{max_bytes.class}" unless max_bytes.is_a?(Integer)
+        raise ArgumentError, "max_bytes must be positive, got #{max_bytes}" unless max_bytes.positive?
+
+        { expect: expect, timeout: timeout, max_bytes: max_bytes }.freeze
+      end
+
+      def get(url, options, etag: nil, last_modified: nil)
+        uri = check_url(url)
+        (MAX_REDIRECTS + 1).times do
+          status, result = request(uri, options, etag, last_modified)
+          case status
+          when :redirect then uri = follow(uri, result)
+          when :not_modified
+            raise FetchError.new("GET #{uri}: 304 Not Modified to an unconditional request", url: uri.to_s, status: 304) unless etag || last_modified
+
+            return Response.new(true)
+          else return Response.new(false, load(uri, result[0], options[:expect]), result[1], result[2])
+          end
+        end
+        raise FetchError.new("GET #{url}: more than #{MAX_REDIRECTS} redirects", url: url.to_s)
+      end
+
+      # [:redirect, location], [:not_modified] or [:ok, [body, etag, last_modified]].
+      def request(uri, options, etag, last_modified)
+        http = Net::HTTP.new(uri.host, uri.port)
+        http.use_ssl = uri.scheme == "https"
+        timeout = options[:timeout]
+        http.open_timeout = http.read_timeout = http.write_timeout = http.ssl_timeout = timeout
+        request = Net::HTTP::Get.new(uri)
+        request["Accept"] = MEDIA_TYPE
+        request["Accept-Encoding"] = "gzip" # so Net::HTTP leaves the body to us, to count and cap
+        request["User-Agent"] = "bloomc/#{VERSION} (Ruby)"
+        request["If-None-Match"] = etag if etag
+        request["If-Modified-Since"] = last_modified if last_modified
+        http.start do
+          http.request(request) do |response|
+            code = response.code.to_i
+            return [:not_modified] if code == 304
+
+            if REDIRECTS.include?(code)
+              location = response["location"] or fail!(uri, "#{code} redirect without a Location", code)
+              return [:redirect, location]
+            end
+            fail!(uri, "#{code} #{response.message}".strip, code) unless code == 200
+
+            return [:ok, [read_body(uri, response, options[:max_bytes]), response["etag"], response["last-modified"]]]
+          end
+        end
+      rescue *NETWORK_ERRORS => e
+        fail!(uri, "#{e.class}: #{e.message}", nil)
+      end
+
+      def follow(uri, location)
+        target = uri + location
+        fail!(uri, "redirect to #{location}, which is not http or https", nil) unless target.is_a?(URI::HTTP) && target.host
+        target
+      rescue URI::Error
+        fail!(uri, "redirect to #{location.inspect}, which is not a URL", nil)
+      end
+
+      # The body, inflated when the server gzipped it; refused as soon as it
+      # passes max_bytes on the wire or inflated.
+      def read_body(uri, response, max_bytes)
+        length = response["content-length"]&.to_i
+        fail!(uri, "the body of #{length} bytes is larger than max_bytes (#{max_bytes})", 200) if length && length > max_bytes
+        inflater = case response["content-encoding"].to_s.strip.downcase
+                   when "", "identity" then nil
+                   when "gzip", "x-gzip", "deflate" then Zlib::Inflate.new(Zlib::MAX_WBITS + 32) # gzip or zlib, by its header
+                   else fail!(uri, "content encoding #{response['content-encoding']} is not one bloomc reads", 200)
+                   end
+        body = +"".b
+        wire = 0
+        too_big = -> { fail!(uri, "the body is larger than max_bytes (#{max_bytes})", 200) }
+        response.read_body do |chunk|
+          wire += chunk.bytesize
+          too_big.call if wire > max_bytes
+          if inflater
+            inflater.inflate(chunk) do |piece|
+              body << piece
+              too_big.call if body.bytesize > max_bytes
+            end
+          else
+            body << chunk
+          end
+        end
+        fail!(uri, "the gzipped body ends early", 200) if inflater && !inflater.finished?
+        body
+      ensure
+        inflater&.close
+      end
+
+      def load(uri, body, expect)
+        Format.load(body, expect: expect)
+      rescue FormatError => e
+        raise FormatError, "#{uri}: #{e.message}"
+      end
+
+      def fail!(uri, reason, status)
+        raise FetchError.new("GET #{uri}: #{reason}", url: uri.to_s, status: status)
+      end
+    end
+    private_constant :HTTP
+  end
+
+  # In a forked child the background threads do not exist: start them again.
+  module RemoteForkHook
+    def _fork
+      pid = super
+      Remote.const_get(:Poller).restart_all_after_fork if pid.zero?
+      pid
+    end
+  end
+  private_constant :RemoteForkHook
+  Process.singleton_class.prepend(RemoteForkHook)
+end
