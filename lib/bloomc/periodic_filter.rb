@@ -29,8 +29,6 @@ module Bloomc
   #   changed.save("changed/")
   #   changed = Bloomc::PeriodicFilter.open("changed/")
   class PeriodicFilter
-    include MonitorMixin
-
     # The version of the manifest #save writes and ::open reads.
     MANIFEST_VERSION = 1
     MANIFEST = "manifest.json"
@@ -264,7 +262,7 @@ module Bloomc
     # The lock of every method here, re-entrant: hold it to read a period's
     # filter (dump it) while no add can change it.
     # @return the block's value
-    def synchronize(&block) = mon_synchronize(&block)
+    def synchronize(&block) = @lock.synchronize(&block)
 
     def inspect
       synchronize do
@@ -276,7 +274,7 @@ module Bloomc
     private
 
     def setup(period, retention, clock, factory, first)
-      mon_initialize
+      @lock = Monitor.new
       @period_seconds = check_period(period)
       @retention = check_retention(retention)
       raise TypeError, "clock must respond to call, not #{clock.class}" unless clock.respond_to?(:call)
@@ -341,8 +339,8 @@ module Bloomc
       unless filter.is_a?(SetOps) && filter.respond_to?(:add) && filter.respond_to?(:merge!) && !filter.is_a?(BinaryFuseFilter)
         raise TypeError, "the block must return a Bloomc filter that takes adds and unions, not #{filter.class}"
       end
-      raise ArgumentError, "the block returned a frozen filter; it must make a new one each time" if filter.frozen?
       raise ArgumentError, "the block returned the same filter twice; it must make a new one each time" if held_filter?(filter)
+      raise ArgumentError, "the block returned a frozen filter; it must make a new one each time" if filter.frozen?
       raise ArgumentError, "the block returned a filter that already holds keys; it must make a new, empty one" unless filter.empty?
       return filter unless template
 
