@@ -38,7 +38,7 @@ class FilterHTTPServer
 
   # Serves +data+ (a filter's dump) at +path+ as a server of saved filters
   # would: a strong ETag from the content, Last-Modified, 304 to a matching
-  # If-None-Match (when etags:) or an If-Modified-Since not before it, and
+  # If-None-Match (when etags:) or, without one, an If-Modified-Since not before it, and
   # gzip when asked for and gzip: is set.
   def serve(path, data, etags: true, last_modified: Time.utc(2026, 11, 24, 13), gzip: false, delay: nil)
     etag = %("#{Bloomc::CRC32C.checksum(data).to_s(16)}-#{data.bytesize}")
@@ -48,8 +48,10 @@ class FilterHTTPServer
       headers = { "Content-Type" => "application/vnd.bloomc" }
       headers["ETag"] = etag if etags
       headers["Last-Modified"] = date if date
-      if (etags && request.headers["if-none-match"] == etag) ||
-          (date && request.headers["if-modified-since"] && Time.httpdate(request.headers["if-modified-since"]) >= last_modified)
+      # RFC 9110 13.1.3: If-Modified-Since counts only without If-None-Match.
+      match = request.headers["if-none-match"]
+      since = request.headers["if-modified-since"]
+      if match ? etags && match == etag : date && since && Time.httpdate(since) >= last_modified
         next [304, headers, ""]
       end
 
