@@ -132,8 +132,9 @@ module Bloomc
     # Adds +key+ to the current period.
     # @param key [String, Symbol, Integer]
     # @return [self]
+    # @raise [TypeError] for a key of another type (nothing is changed)
     def add(key)
-      synchronize { current_filter.add(key) }
+      synchronize { with_current_filter { |filter| filter.add(key) } }
       self
     end
     alias << add
@@ -143,7 +144,7 @@ module Bloomc
     # @return [self]
     def add_all(keys)
       keys = Batch.keys_array(keys)
-      synchronize { current_filter.add_all(keys) }
+      synchronize { with_current_filter { |filter| filter.add_all(keys) } }
       self
     end
 
@@ -154,7 +155,11 @@ module Bloomc
     # @param last [Integer] 1..retention
     # @return [Boolean]
     def include?(key, last: 1)
-      synchronize { held(last).any? { |_, filter| filter.include?(key) } }
+      synchronize do
+        periods = held(last)
+        # With no period to ask, the empty template still checks the key's type.
+        periods.empty? ? @template.include?(key) : periods.any? { |_, filter| filter.include?(key) }
+      end
     end
 
     # include? for each key, over the last +last+ periods.
@@ -164,7 +169,7 @@ module Bloomc
     def include_all(keys, last: 1)
       keys = Batch.keys_array(keys)
       synchronize do
-        found = Array.new(keys.size, false)
+        found = @template.include_all(keys) # all false; checks every key's type
         held(last).each_value do |filter|
           filter.include_all(keys).each_with_index { |hit, i| found[i] = true if hit }
         end
@@ -387,10 +392,13 @@ module Bloomc
 
     def first_index(current) = [@first, current - retention + 1].max
 
-    # The current period's filter, made on its first add.
-    def current_filter
+    # Yields the current period's filter, made on its first add and kept
+    # only once that add succeeds (a key of a wrong type leaves the gap).
+    def with_current_filter
       current = roll
-      @periods[current] ||= make_filter.tap { |filter| describe_period(filter, current) }
+      filter = @periods[current] || make_filter.tap { |made| describe_period(made, current) }
+      yield filter
+      @periods[current] = filter
     end
 
     def describe_period(filter, index)

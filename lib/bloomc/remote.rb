@@ -65,6 +65,7 @@ module Bloomc
     # @raise [Bloomc::FetchError, Bloomc::FormatError] when wait: and the first fetch fails
     def initialize(url, interval: 60, expect: nil, timeout: 10, max_bytes: DEFAULT_MAX_BYTES, wait: true, max_stale: nil)
       @url = HTTP.check_url(url).to_s
+      @shown = HTTP.shown(@url) # for messages: no password
       @interval = check_seconds(:interval, interval, MIN_INTERVAL)
       @max_stale = max_stale && check_seconds(:max_stale, max_stale, 0)
       @copy = Copy.new(@url, HTTP.options(expect, timeout, max_bytes))
@@ -78,11 +79,11 @@ module Bloomc
     # @raise [Bloomc::FetchError] when there is no copy yet, or it is older than max_stale
     def filter
       copy = @copy.filter
-      raise FetchError.new("no copy of #{url} yet#{" (#{last_error.message})" if last_error}", url: url) unless copy
+      raise FetchError.new("no copy of #{@shown} yet#{" (#{last_error.message})" if last_error}", url: @shown) unless copy
 
       if @max_stale && age > @max_stale
-        raise FetchError.new("the copy of #{url} was last confirmed #{age.round(1)} s ago, more than max_stale (#{@max_stale} s)" \
-                             "#{"; #{last_error.message}" if last_error}", url: url)
+        raise FetchError.new("the copy of #{@shown} was last confirmed #{age.round(1)} s ago, more than max_stale (#{@max_stale} s)" \
+                             "#{"; #{last_error.message}" if last_error}", url: @shown)
       end
       copy
     end
@@ -134,7 +135,7 @@ module Bloomc
     def running? = @poller.running?
 
     def inspect
-      "#<#{self.class} #{url} interval=#{interval}s #{ready? ? "age=#{age.round(1)}s" : 'no copy'}" \
+      "#<#{self.class} #{@shown} interval=#{interval}s #{ready? ? "age=#{age.round(1)}s" : 'no copy'}" \
         "#{" error=#{last_error.class}" if last_error} #{running? ? 'running' : 'stopped'}>"
     end
 
@@ -321,19 +322,19 @@ module Bloomc
       end
 
       def get(url, options, etag: nil, last_modified: nil)
-        uri = check_url(url)
+        uri = first = check_url(url)
         (MAX_REDIRECTS + 1).times do
           status, result = request(uri, options, etag, last_modified)
           case status
           when :redirect then uri = follow(uri, result)
           when :not_modified
-            raise FetchError.new("GET #{uri}: 304 Not Modified to an unconditional request", url: uri.to_s, status: 304) unless etag || last_modified
+            fail!(uri, "304 Not Modified to an unconditional request", 304) unless etag || last_modified
 
             return Response.new(true)
           else return Response.new(false, load(uri, result[0], options[:expect]), result[1], result[2])
           end
         end
-        raise FetchError.new("GET #{url}: more than #{MAX_REDIRECTS} redirects", url: url.to_s)
+        fail!(first, "more than #{MAX_REDIRECTS} redirects", nil)
       end
 
       # [:redirect, location], [:not_modified] or [:ok, [body, etag, last_modified]].
@@ -348,6 +349,7 @@ module Bloomc
         request["User-Agent"] = "bloomc/#{VERSION} (Ruby)"
         request["If-None-Match"] = etag if etag
         request["If-Modified-Since"] = last_modified if last_modified
+        request.basic_auth(URI.decode_www_form_component(uri.user), URI.decode_www_form_component(uri.password.to_s)) if uri.user
         http.start do
           http.request(request) do |response|
             code = response.code.to_i
@@ -408,12 +410,15 @@ module Bloomc
       def load(uri, body, expect)
         Format.load(body, expect: expect)
       rescue FormatError => e
-        raise FormatError, "#{uri}: #{e.message}"
+        raise FormatError, "#{shown(uri)}: #{e.message}"
       end
 
       def fail!(uri, reason, status)
-        raise FetchError.new("GET #{uri}: #{reason}", url: uri.to_s, status: status)
+        raise FetchError.new("GET #{shown(uri)}: #{reason}", url: shown(uri), status: status)
       end
+
+      # The URL without its password, for messages.
+      def shown(uri) = uri.to_s.sub(%r{//[^/@]*@}, "//")
     end
     private_constant :HTTP
   end

@@ -197,6 +197,15 @@ RSpec.describe Bloomc::PeriodicFilter do
       expect(filter["2026-11-24T14"].include?("c")).to be(true)
     end
 
+    it "raises TypeError for a key of another type, leaving a gap a gap" do
+      expect { filter << nil }.to raise_error(TypeError)
+      expect { filter.add_all([1.5]) }.to raise_error(TypeError)
+      expect(filter[start]).to be_frozen.and(be_empty) # still the shared empty filter of a gap
+      expect { filter.include?(nil) }.to raise_error(TypeError)
+      expect { filter.include_all([:a, 2.5]) }.to raise_error(TypeError)
+      expect { filter.include_all(42) }.to raise_error(TypeError)
+    end
+
     it "checks last: against the retention" do
       expect { filter.include?("a", last: 0) }.to raise_error(ArgumentError, /1\.\.4/)
       expect { filter.include?("a", last: 5) }.to raise_error(ArgumentError, /1\.\.4/)

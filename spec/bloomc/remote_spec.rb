@@ -129,6 +129,18 @@ RSpec.describe "Bloomc.fetch and Bloomc::Remote" do
       expect { Bloomc.fetch(url) }.to raise_error(Bloomc::FetchError, /ECONNREFUSED/) { |e| expect(e.status).to be_nil }
     end
 
+    it "sends the URL's user and password as basic auth, and never shows the password" do
+      server.on("/private") do |request|
+        request.headers["authorization"] == "Basic #{['reader:s3 cret'].pack('m0')}" ? [200, {}, filter.dump] : [401, {}, ""]
+      end
+      url = server.url("/private").sub("//", "//reader:s3%20cret@")
+      expect(Bloomc.fetch(url)).to eq(filter)
+      expect { Bloomc.fetch(url.sub("s3%20cret", "wrong")) }.to raise_error(Bloomc::FetchError) { |e|
+        expect(e.message).to eq("GET #{server.url('/private')}: 401 Status")
+        expect(e.url).to eq(server.url("/private"))
+      }
+    end
+
     it "raises ArgumentError or TypeError for a URL or option that does not fit" do
       expect { Bloomc.fetch("ftp://example.org/f") }.to raise_error(ArgumentError, /http and https/)
       expect { Bloomc.fetch("/relative") }.to raise_error(ArgumentError, /http and https/)
