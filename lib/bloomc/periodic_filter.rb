@@ -106,7 +106,7 @@ module Bloomc
 
       def load_part(dir, name, template)
         path = File.join(dir, name)
-        raise FormatError, "#{path}: missing (listed in the manifest)" unless File.file?(path)
+        raise FormatError, "#{path}: missing" unless File.file?(path)
 
         filter = Bloomc.load_file(path)
         template&.send(:check_shape, filter)

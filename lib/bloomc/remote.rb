@@ -180,7 +180,7 @@ module Bloomc
           @confirmed = Process.clock_gettime(Process::CLOCK_MONOTONIC)
           @last_error = nil
           changed
-        rescue Bloomc::Error => e
+        rescue StandardError => e # a Bloomc::Error, or a surprise that must not pass unseen either
           @last_error = e
           raise
         end
@@ -272,7 +272,7 @@ module Bloomc
 
           begin
             @copy.refresh
-          rescue Bloomc::Error
+          rescue StandardError
             nil # kept in the copy's last_error; the last good copy answers
           end
           next_at += @interval
