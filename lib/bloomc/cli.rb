@@ -142,6 +142,7 @@ module Bloomc
           end
           sizing(o, opts, "keys to hold (scalable: its first layer's)", nil, 0.001, "a false positive",
                  shown: "none: it grows; #{DEFAULT_CAPACITY} for another --kind")
+          metadata(o, opts)
         when "query"
           o.banner = "Usage: bloomc query [--invert] FILTER [KEY...]\n" \
                      "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none."
@@ -149,6 +150,7 @@ module Bloomc
         when "merge"
           o.banner = "Usage: bloomc merge -o OUT FILTER...\nSaves the union of the FILTERs (of one kind and shape) to OUT."
           o.on("-o", "--output OUT", "where to save it (required)") { |v| opts[:output] = v }
+          metadata(o, opts, " (default: the first FILTER's)")
         when "info"
           o.banner = "Usage: bloomc info FILTER\nPrints a saved filter's kind, shape, fill, estimated count and false-positive rate."
         end
@@ -169,6 +171,16 @@ module Bloomc
       o.on("--error P", Float, "chance of #{miss} at capacity (default #{error})") { |v| opts[:error] = v }
       opts[:capacity] = capacity
       opts[:error] = error
+    end
+
+    # --metadata: a JSON object is kept as a Hash, anything else as text.
+    def metadata(o, opts, default = "")
+      o.on("--metadata TEXT", "a JSON object or any text to keep in the filter, shown by info#{default}") do |v|
+        value = JSON.parse(v) if v.start_with?("{")
+        opts[:metadata] = value.is_a?(Hash) ? value : v
+      rescue JSON::ParserError => e
+        raise UsageError, "--metadata starts with { but is not a JSON object (#{e.message[0, 60]})"
+      end
     end
 
     # --max-line, in the commands that read lines: 8M is 8 MiB.
@@ -243,6 +255,7 @@ module Bloomc
         warn_past_capacity(filter, "#{filter.send(:distinct)} keys were new to a filter sized for --capacity #{filter.capacity}",
                            "a key never added is found")
       end
+      filter.metadata = opts[:metadata] if opts.key?(:metadata)
       save(filter, output, opts[:output])
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
       OK
@@ -301,6 +314,7 @@ module Bloomc
       rescue ArgumentError => e
         raise UsageError, "#{path}: #{e.message}"
       end
+      union.metadata = opts[:metadata] if opts.key?(:metadata)
       save(union, output, opts[:output])
       OK
     end
@@ -347,6 +361,7 @@ module Bloomc
       rows["estimated count"] = estimate.finite? ? estimate.round : "saturated (every cell set)"
       rows["false-positive rate"] = format("%.3g", filter.false_positive_rate)
       rows["size on disk"] = "#{File.size(paths.first)} bytes"
+      rows["metadata"] = JSON.generate(filter.metadata) if filter.metadata
       if filter.over_capacity?
         rows["over capacity"] = "yes: more keys than it was sized for, so its false-positive rate is above " \
                                 "#{filter.error_rate}"
