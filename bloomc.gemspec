@@ -16,9 +16,10 @@ Gem::Specification.new do |spec|
   spec.license = "MIT"
   spec.required_ruby_version = ">= 3.0"
 
-  # lib/**/*.lua: the Redis filters' scripts, read at require time.
-  spec.files = Dir["lib/**/*.{rb,lua}", "ext/bloomc/*.{c,h,rb}", "ext/bloomc/depend", "sig/**/*.rbs", "exe/*",
-                   "README.md", "LICENSE", "CHANGELOG.md"]
+  # lib/**/*.lua: the Redis filters' scripts, read at require time; the front
+  # page of `bloomc serve` and the JavaScript reader it serves.
+  spec.files = Dir["lib/**/*.{rb,lua,html}", "ext/bloomc/*.{c,h,rb}", "ext/bloomc/depend", "sig/**/*.rbs", "exe/*",
+                   "js/src/*.{js,ts}", "js/package.json", "js/README.md", "docs/*.md", "README.md", "LICENSE", "CHANGELOG.md"]
   spec.bindir = "exe"
   spec.executables = ["bloomc"]
   spec.require_paths = ["lib"]

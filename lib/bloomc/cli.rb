@@ -24,6 +24,7 @@ module Bloomc
     # filter of a large input.
     MAX_LINE = 4 << 20
     TTL_CAPACITY = 1_000_000 # dedup --ttl's default --capacity
+    SERVE_PORT = 8080
     DEFAULT_CAPACITY = 1_000_000 # build --kind bloom, blocked, counting or cuckoo without --capacity
     # Without --capacity, dedup and build grow a ScalableBloomFilter from a
     # first layer of this many lines: a large input needs few layers (10
@@ -40,7 +41,8 @@ module Bloomc
       "build" => "build a filter from lines and save it",
       "query" => "print the keys a filter holds (--invert: those it does not)",
       "merge" => "save the union of filters of the same kind and shape",
-      "info" => "describe a saved filter"
+      "info" => "describe a saved filter",
+      "serve" => "serve a directory of filters over HTTP, with a page that looks keys up"
     }.freeze
 
     # A mistake of the user's: one line on stderr, exit 2.
@@ -142,6 +144,7 @@ module Bloomc
           end
           sizing(o, opts, "keys to hold (scalable: its first layer's)", nil, 0.001, "a false positive",
                  shown: "none: it grows; #{DEFAULT_CAPACITY} for another --kind")
+          metadata(o, opts)
         when "query"
           o.banner = "Usage: bloomc query [--invert] FILTER [KEY...]\n" \
                      "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none."
@@ -149,8 +152,20 @@ module Bloomc
         when "merge"
           o.banner = "Usage: bloomc merge -o OUT FILTER...\nSaves the union of the FILTERs (of one kind and shape) to OUT."
           o.on("-o", "--output OUT", "where to save it (required)") { |v| opts[:output] = v }
+          metadata(o, opts, " (default: the first FILTER's)")
         when "info"
           o.banner = "Usage: bloomc info FILTER\nPrints a saved filter's kind, shape, fill, estimated count and false-positive rate."
+        when "serve"
+          o.banner = "Usage: bloomc serve [--port N] [--bind ADDR] DIR\n" \
+                     "Serves the filters saved in DIR (DIR/NAME.bloom at /NAME, its JSON at /NAME.json; files saved\n" \
+                     "later are served too) on Puma, with a front page that looks keys up in the browser. Logs one\n" \
+                     "line per request on stdout. Ctrl-C stops it. Needs the gems rack and puma."
+          o.on("--port N", Integer, "the port to listen on (default #{SERVE_PORT}; 0: any free one)") do |v|
+            raise UsageError, "--port must be 0 .. 65535, not #{v}" unless v.between?(0, 65_535)
+
+            opts[:port] = v
+          end
+          o.on("--bind ADDR", "the address to listen on (default 127.0.0.1: this machine only)") { |v| opts[:bind] = v }
         end
         max_line(o) if %w[dedup build query].include?(command)
         o.on("-h", "--help", "this help") { opts[:help] = true }
@@ -169,6 +184,16 @@ module Bloomc
       o.on("--error P", Float, "chance of #{miss} at capacity (default #{error})") { |v| opts[:error] = v }
       opts[:capacity] = capacity
       opts[:error] = error
+    end
+
+    # --metadata: a JSON object is kept as a Hash, anything else as text.
+    def metadata(o, opts, default = "")
+      o.on("--metadata TEXT", "a JSON object or any text to keep in the filter, shown by info#{default}") do |v|
+        value = JSON.parse(v) if v.start_with?("{")
+        opts[:metadata] = value.is_a?(Hash) ? value : v
+      rescue JSON::ParserError => e
+        raise UsageError, "--metadata starts with { but is not a JSON object (#{e.message[0, 60]})"
+      end
     end
 
     # --max-line, in the commands that read lines: 8M is 8 MiB.
@@ -243,6 +268,7 @@ module Bloomc
         warn_past_capacity(filter, "#{filter.send(:distinct)} keys were new to a filter sized for --capacity #{filter.capacity}",
                            "a key never added is found")
       end
+      filter.metadata = opts[:metadata] if opts.key?(:metadata)
       save(filter, output, opts[:output])
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
       OK
@@ -301,6 +327,7 @@ module Bloomc
       rescue ArgumentError => e
         raise UsageError, "#{path}: #{e.message}"
       end
+      union.metadata = opts[:metadata] if opts.key?(:metadata)
       save(union, output, opts[:output])
       OK
     end
@@ -347,6 +374,7 @@ module Bloomc
       rows["estimated count"] = estimate.finite? ? estimate.round : "saturated (every cell set)"
       rows["false-positive rate"] = format("%.3g", filter.false_positive_rate)
       rows["size on disk"] = "#{File.size(paths.first)} bytes"
+      rows["metadata"] = JSON.generate(filter.metadata) if filter.metadata
       if filter.over_capacity?
         rows["over capacity"] = "yes: more keys than it was sized for, so its false-positive rate is above " \
                                 "#{filter.error_rate}"
@@ -354,6 +382,26 @@ module Bloomc
                      "is #{format('%.3g', filter.false_positive_rate)}, above the #{filter.error_rate} it was sized for")
       end
       say(rows.map { |name, value| "#{name}: #{value}" }.join("\n"))
+    end
+
+    def serve(argv)
+      opts, dirs = parse(argv) || (return OK)
+      raise UsageError, "give one DIR to serve" unless dirs.size == 1
+
+      begin
+        require "bloomc/serve"
+      rescue LoadError => e
+        raise UsageError, e.message
+      end
+      server = Serve.new(dirs.first, bind: opts.fetch(:bind, "127.0.0.1"), port: opts.fetch(:port, SERVE_PORT), log: @stdout)
+      @stderr.puts("bloomc serve: #{dirs.first} at #{server.url} (Ctrl-C stops)")
+      Signal.trap("TERM") { Thread.main.raise(Interrupt) }
+      begin
+        server.start.join
+      rescue Interrupt
+        server.stop
+      end
+      OK
     end
 
     def load(path)

@@ -3,6 +3,7 @@
 # Loaded here, not when a compressed dump is first met: a non-main Ractor
 # cannot require (Ractor::IsolationError).
 require "zlib"
+require_relative "metadata"
 
 module Bloomc
   # The versioned binary format of every filter (docs/FORMAT.md): a header
@@ -15,9 +16,10 @@ module Bloomc
     MAGIC = "\x89BLOOMC\n".b.freeze
     # The newest version this bloomc reads and writes. Version 2 adds the
     # ScalableBloomFilter kind and, for a filter sized by capacity: and
-    # error_rate:, three parameters at the end (Sizing); a filter without
-    # them is still written as version 1, which older bloomc reads.
-    VERSION = 2
+    # error_rate:, three parameters at the end (Sizing); version 3 adds a
+    # metadata block (Metadata). A filter is written in the oldest version
+    # that holds it, so older bloomc reads what it can.
+    VERSION = 3
     SIZING_FIELDS = 3
     # Kind numbers, in the header; never reused.
     KINDS = {
@@ -30,7 +32,9 @@ module Bloomc
     # Set while a writer has the file mapped (BloomFilter.open): the body may
     # be newer than its checksum, which is then not checked.
     FLAG_OPEN = 2
-    FLAGS = FLAG_DEFLATE | FLAG_OPEN
+    # Version 3: a metadata block follows the header's checksum.
+    FLAG_METADATA = 4
+    FLAGS = FLAG_DEFLATE | FLAG_OPEN | FLAG_METADATA
     HEADER = 16   # magic, version, kind, flags, parameter count
     TRAILER = 24  # body length as stored and inflated, body CRC32C, header CRC32C
     ALIGN = 64    # the body starts on a multiple of 64 bytes (a cache line)
@@ -46,31 +50,53 @@ module Bloomc
     end
 
     def dump(filter, compress: false)
-      kind = kind_of(filter)
       fields, body = filter.send(:export_core)
-      fields += filter.send(:export_extra) + filter.send(:export_sizing)
       raw_length = body.bytesize
       flags = 0
       if compress
         body = Zlib::Deflate.deflate(body, Zlib::BEST_COMPRESSION)
         flags |= FLAG_DEFLATE
       end
-      header(kind, flags, fields, body.bytesize, raw_length, CRC32C.checksum(body), filter.send(:format_version)) << body
+      header_of(filter, fields, flags, body.bytesize, raw_length, CRC32C.checksum(body)) << body
     end
 
-    # The header and its padding, up to the body.
-    def header(kind, flags, fields, stored, raw, body_crc, version = 1)
+    # The header of +filter+ (the kind's own parameters +fields+), with its
+    # metadata: what dump and a mapped file's flush write.
+    def header_of(filter, fields, flags, stored, raw, body_crc)
+      fields += filter.send(:export_extra)
+      sizing = filter.send(:export_sizing)
+      json = filter.send(:metadata_json)
+      return header(kind_of(filter), flags, fields + sizing, stored, raw, body_crc, filter.send(:format_version)) unless json
+
+      # Version 3 always has a sized kind's three parameters: 0 and 0 for
+      # "none", so that the metadata needs no sizing and no new layout.
+      sizing = [0, 0, filter.send(:distinct_count)] if sizing.empty? && filter.is_a?(Sizing)
+      header(kind_of(filter), flags, fields + sizing, stored, raw, body_crc, 3, json)
+    end
+
+    # The header and its padding, up to the body; with +metadata+ (JSON
+    # text), version 3's block after the header's checksum.
+    def header(kind, flags, fields, stored, raw, body_crc, version = 1, metadata = nil)
+      flags |= FLAG_METADATA if metadata
       out = [MAGIC, version, kind, flags, fields.size, *fields, stored, raw, body_crc].pack("a8S<4Q<#{fields.size + 2}L<")
       out << [CRC32C.checksum(out)].pack("L<")
+      out << [metadata.bytesize, CRC32C.checksum(metadata)].pack("L<L<") << metadata.b if metadata
       out << ("\0" * (-out.bytesize % ALIGN))
     end
 
-    def body_offset(nfields) = (HEADER + 8 * nfields + TRAILER + ALIGN - 1) / ALIGN * ALIGN
+    # Where the body starts, after +metadata+ bytes of metadata (nil: no
+    # block).
+    def body_offset(nfields, metadata = nil)
+      ends = HEADER + 8 * nfields + TRAILER
+      ends += 8 + metadata if metadata
+      (ends + ALIGN - 1) / ALIGN * ALIGN
+    end
 
-    # [klass, flags, fields, stored, raw, body_crc, body offset, sizing]
-    # from the start of a file or dump (at least its header), checked up to
-    # the body; fields are the kind's own, and sizing the three parameters a
-    # version 2 header ends with (nil without them).
+    # [klass, flags, fields, stored, raw, body_crc, body offset, sizing,
+    # metadata] from the start of a file or dump (at least its header),
+    # checked up to the body; fields are the kind's own, sizing the three
+    # parameters a version 2 or 3 header ends with (nil without them), and
+    # metadata the JSON text of version 3's block (nil without one).
     def parse_header(data, expect: nil)
       fail!("#{data.bytesize} bytes are too few for a bloomc filter") if data.bytesize < HEADER
       fail!("not a bloomc filter (bad magic)") unless data.start_with?(MAGIC)
@@ -79,26 +105,43 @@ module Bloomc
       fail!("format version 0 does not exist") if version.zero?
       name = KINDS[kind] or fail!("unknown filter kind #{kind}")
       fail!("unknown flags #{flags}") unless flags.nobits?(~FLAGS)
+      fail!("flag 4 (metadata) in a version #{version} header: it is new in version 3") if flags.anybits?(FLAG_METADATA) && version < 3
       at = body_offset(nfields)
       fail!("truncated: #{data.bytesize} bytes, the header alone takes #{at}") if data.bytesize < at
       crc_at = HEADER + 8 * nfields + TRAILER - 4
       unless data.unpack1("L<", offset: crc_at) == CRC32C.checksum(data.byteslice(0, crc_at))
         fail!("header checksum mismatch: the header is corrupted")
       end
-      fail!("padding after the header is not zero") unless data.byteslice((crc_at + 4)...at).count("\0") == at - crc_at - 4
+      metadata = metadata_block(data, crc_at + 4) if flags.anybits?(FLAG_METADATA)
+      at = body_offset(nfields, metadata&.bytesize)
+      pad_at = crc_at + 4 + (metadata ? 8 + metadata.bytesize : 0)
+      fail!("padding after the header is not zero") unless data.byteslice(pad_at...at).count("\0") == at - pad_at
       klass = Bloomc.const_get(name)
       fail!("holds a #{klass}, not a #{expect}") if expect && !(klass <= expect || expect <= klass)
       fields = data.unpack("Q<#{nfields}", offset: HEADER)
       stored, raw, body_crc = data.unpack("Q<Q<L<", offset: HEADER + 8 * nfields)
       fields, sizing = split_sizing(klass, fields, version)
-      [klass, flags, fields, stored, raw, body_crc, at, sizing]
+      [klass, flags, fields, stored, raw, body_crc, at, sizing, metadata]
     end
 
-    # A version 2 header of a kind sized by capacity: ends with its Sizing.
+    # Version 3's metadata block at +from+: its length, its CRC32C and JSON
+    # text of a string or an object.
+    def metadata_block(data, from)
+      fail!("truncated: #{data.bytesize} bytes, the metadata's length is at #{from}") if data.bytesize < from + 8
+      length, crc = data.unpack("L<L<", offset: from)
+      fail!("metadata of #{length} bytes: 1 .. #{Metadata::MAX_BYTES}") unless length.between?(1, Metadata::MAX_BYTES)
+      fail!("truncated: #{data.bytesize} bytes, the metadata ends at #{from + 8 + length}") if data.bytesize < from + 8 + length
+      json = data.byteslice(from + 8, length)
+      fail!("metadata checksum mismatch: the metadata is corrupted") unless CRC32C.checksum(json) == crc
+      Metadata.check_block(json)
+    end
+
+    # A version 2 or 3 header of a kind sized by capacity: ends with its
+    # Sizing (in version 3, 0 and 0 for none).
     def split_sizing(klass, fields, version)
       return [fields, nil] unless version >= 2 && klass.include?(Sizing)
 
-      fail!("#{fields.size} parameters are too few for a version 2 header") if fields.size < SIZING_FIELDS
+      fail!("#{fields.size} parameters are too few for a version #{version} header") if fields.size < SIZING_FIELDS
       [fields[0...-SIZING_FIELDS], fields.last(SIZING_FIELDS)]
     end
 
@@ -109,7 +152,7 @@ module Bloomc
       raise TypeError, "a dump is a String, not #{data.class}" unless data.is_a?(String)
 
       data = data.b
-      klass, flags, fields, stored, raw, body_crc, body_at, sizing = parse_header(data, expect: expect)
+      klass, flags, fields, stored, raw, body_crc, body_at, sizing, metadata = parse_header(data, expect: expect)
       fail!("truncated or padded: #{data.bytesize} bytes where the header says #{body_at + stored}") unless data.bytesize == body_at + stored
       body = data.byteslice(body_at, stored)
       # A file a writer had open (or was killed with) holds a body newer than
@@ -120,6 +163,7 @@ module Bloomc
       filter = into || (expect && expect <= klass ? expect : klass).allocate
       filter.send(:import_state, fields, body, flags.anybits?(FLAG_OPEN))
       filter.send(:import_sizing, sizing)
+      filter.send(:import_metadata, metadata)
       filter
     end
 
@@ -131,7 +175,15 @@ module Bloomc
       File.open(path, "rb") do |file|
         data = file.read(HEADER).to_s
         parse_header(data) if data.bytesize < HEADER || !data.start_with?(MAGIC) # the FormatError for it
-        data << file.read(body_offset(data.unpack1("S<", offset: 14)) - HEADER).to_s
+        nfields = data.unpack1("S<", offset: 14)
+        data << file.read(body_offset(nfields) - HEADER).to_s
+        if data.unpack1("S<", offset: 12).anybits?(FLAG_METADATA) # the block's length, then the block
+          from = HEADER + 8 * nfields + TRAILER
+          data << file.read(from + 8 - data.bytesize).to_s if data.bytesize < from + 8
+          length = data.bytesize < from + 8 ? 0 : data.unpack1("L<", offset: from).clamp(0, Metadata::MAX_BYTES)
+          ends = body_offset(nfields, length)
+          data << file.read(ends - data.bytesize).to_s if ends > data.bytesize
+        end
         _, _, _, stored, _, _, at = parse_header(data, expect: expect)
         total = at + stored
         if file.stat.file?
@@ -181,6 +233,8 @@ module Bloomc
 
   # Saving and loading, for every filter class.
   module Persistence
+    include Metadata
+
     # The filter as a binary String in bloomc's format (docs/FORMAT.md),
     # which Bloomc.load reads back on any machine.
     # @param compress [Boolean] deflate the cells (zlib): a sparse filter

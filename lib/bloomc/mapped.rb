@@ -142,11 +142,10 @@ module Bloomc
     # reader does not check it, and a flush stays cheap on a large filter.
     def write_file_header(flags)
       check_mapped_length(@mapped.file.fileno, Format::MAGIC)
-      fields = export_fields + export_extra + export_sizing
       sync_mapping if flags.zero? # the cells on disk first: the hole map then shows them
       crc = flags.zero? ? mapped_body_crc(@mapped.file.fileno) : 0
       length = @mapped.file.size - @mapped.body_offset
-      write_header(Format.header(Format.kind_of(self), flags, fields, length, length, crc, format_version))
+      write_header(Format.header_of(self, export_fields, flags, length, length, crc))
       sync_mapping
       check_still_named
     end
@@ -380,8 +379,8 @@ module Bloomc
       # through the mapping on opening, and on tmpfs reading a hole takes a
       # page too.
       def map(klass, file, readonly, verify, reserve, path)
-        head = file.pread([file.size, 64 * 1024].min, 0)
-        _, flags, fields, stored, raw, body_crc, at, sizing = Format.parse_header(head, expect: klass)
+        head = file.pread([file.size, 128 * 1024].min, 0) # the longest header, with 64 KiB of metadata
+        _, flags, fields, stored, raw, body_crc, at, sizing, metadata = Format.parse_header(head, expect: klass)
         Format.fail!("a deflated file cannot be mapped: load it with #{klass}.load_file") if flags.anybits?(Format::FLAG_DEFLATE)
         Format.fail!("#{file.size} bytes where the header says #{at + stored}") unless file.size == at + stored && raw == stored
         if verify && flags.nobits?(Format::FLAG_OPEN) && file_crc(file.fileno, at, file.size) != body_crc
@@ -391,6 +390,7 @@ module Bloomc
         filter = klass.allocate
         filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags.anybits?(Format::FLAG_OPEN))
         filter.send(:import_sizing, sizing)
+        filter.send(:import_metadata, metadata)
         filter.instance_variable_set(:@mapped, State.new(file, path, readonly, at, Process.pid))
         filter
       end

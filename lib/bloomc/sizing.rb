@@ -56,7 +56,9 @@ module Bloomc
         raise FormatError, "capacity #{capacity} and error rate #{error_rate} are no filter's sizing"
       end
 
-      @sizing = [capacity.zero? ? nil : Sizing.whole(capacity), error_rate].freeze
+      capacity = capacity.zero? ? nil : Sizing.whole(capacity)
+      # Version 3 (metadata) writes a filter without sizing as 0 and 0.
+      @sizing = capacity || error_rate.positive? ? [capacity, error_rate].freeze : nil
       self.distinct_count = fields[2]
     end
 

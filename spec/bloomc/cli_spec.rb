@@ -161,6 +161,21 @@ RSpec.describe "exe/bloomc", :slow do
       expect([err, status]).to eq(["", 0])
       expect(out).to match(/\Akind: BloomFilter\nm: 9594\nk: 7\ncapacity: 1000\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
       expect(out).to include("false-positive rate: 0.0", "size on disk: #{File.size(path('k.bloom'))} bytes")
+      expect(out).not_to include("metadata")
+    end
+
+    it "keeps --metadata in the filter (a JSON object as a Hash, other text as text) and info shows it" do
+      write("k.txt", "a\nb\n")
+      expect(run("build", "--metadata", '{"source":"feed","n":2}', "-o", path("m.bloom"), path("k.txt"))[2]).to eq(0)
+      expect(Bloomc.load_file(path("m.bloom")).metadata).to eq({ "source" => "feed", "n" => 2 })
+      expect(run("info", path("m.bloom"))[0]).to end_with(%(metadata: {"source":"feed","n":2}\n))
+      expect(run("merge", "-o", path("u.bloom"), path("m.bloom"), path("m.bloom"))[2]).to eq(0)
+      expect(Bloomc.load_file(path("u.bloom")).metadata).to eq({ "source" => "feed", "n" => 2 }) # the first's
+      expect(run("merge", "--metadata", "the union", "-o", path("u.bloom"), path("m.bloom"))[2]).to eq(0)
+      expect(Bloomc.load_file(path("u.bloom")).metadata).to eq("the union")
+      _out, err, status = run("build", "--metadata", "{bad", "-o", path("x.bloom"), path("k.txt"))
+      expect(err).to start_with("bloomc build: --metadata starts with { but is not a JSON object (")
+      expect([status, File.exist?(path("x.bloom"))]).to eq([2, false])
     end
   end
 

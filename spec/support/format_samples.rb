@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # One filter of each kind in a known state, for the format specs and their
-# golden files (spec/fixtures/format_v1/ and format_v2/, written once by
+# golden files (spec/fixtures/format_v1/, format_v2/ and format_v3/, written once by
 # `ruby -Ilib spec/support/format_samples.rb write`, which writes only the
 # files that are missing: a golden file, once made, is never rewritten).
 module FormatSamples
@@ -54,7 +54,19 @@ module FormatSamples
     }
   }.freeze
 
-  VERSIONS = { 1 => BUILDERS, 2 => BUILDERS_V2 }.freeze
+  # Filters with metadata: format version 3, whose header always has a sized
+  # kind's three sizing parameters (0 and 0 for none) and a metadata block.
+  METADATA = { "source" => "format_samples.rb", "period" => { "start" => "2026-11-24T13", "seconds" => 3600 },
+               "tags" => ["golden", 3, 0.5, true, nil], "note" => "\u65e5\u672c \u00e9" }.freeze
+  BUILDERS_V3 = {
+    "bloom_meta" => -> { BUILDERS.fetch("bloom").call.tap { |f| f.metadata = METADATA } },
+    "bloom_sized_meta" => -> { BUILDERS_V2.fetch("bloom_sized").call.tap { |f| f.metadata = "a plain string" } },
+    "continuous_meta" => -> { BUILDERS.fetch("continuous").call.tap { |f| f.metadata = METADATA } },
+    "scalable_meta" => -> { BUILDERS_V2.fetch("scalable").call.tap { |f| f.metadata = METADATA } },
+    "fuse_meta" => -> { BUILDERS.fetch("fuse").call.tap { |f| f.metadata = { "keys" => KEYS.size } } }
+  }.freeze
+
+  VERSIONS = { 1 => BUILDERS, 2 => BUILDERS_V2, 3 => BUILDERS_V3 }.freeze
 
   def self.path(name, version = 1) = File.expand_path("../fixtures/format_v#{version}/#{name}.bloom", __dir__)
 end

@@ -1,0 +1,118 @@
+# frozen_string_literal: true
+
+require "json"
+
+module Bloomc
+  # A small document a filter carries with it (where its keys came from, the
+  # period it covers, a description), as DCSO's `bloom` keeps with
+  # set-data/get-data. It is saved in the binary format (version 3,
+  # docs/FORMAT.md) as JSON text, shown by `bloomc info` and served in the
+  # JSON representation. It is not part of the set: #== and #hash ignore it.
+  module Metadata
+    # The most JSON text a filter carries: small beside any filter, and read
+    # whole with the header.
+    MAX_BYTES = 65_536
+
+    # @return [String, Hash, nil] the filter's metadata, frozen (a Hash has
+    #   String keys, as JSON gives them back), or nil when it has none
+    def metadata = @metadata
+
+    # Sets (or, with nil, removes) the filter's metadata. The value is kept
+    # as it will load back: symbols become strings, and it is frozen, so a
+    # later change to the Hash given does not reach the filter.
+    # @param value [String, Hash, nil] a String, or a Hash of JSON values
+    #   (String, Integer, finite Float, true, false, nil, Array, Hash; Symbol
+    #   keys and values are taken as Strings)
+    # @raise [TypeError] for another type anywhere in it
+    # @raise [ArgumentError] above 64 KiB of JSON, or for a String that is
+    #   not valid in its encoding
+    # @raise [FrozenError] on a frozen filter
+    # @raise [Bloomc::UnsupportedError] on a mapped filter, whose header has
+    #   no room to grow in place
+    def metadata=(value)
+      raise FrozenError.new("can't modify frozen #{self.class}: #{inspect}", receiver: self) if frozen?
+      if instance_variable_defined?(:@mapped) && @mapped
+        raise UnsupportedError, "a mapped filter's metadata is fixed by its file: load_file, set it, and save"
+      end
+
+      @metadata_json = Metadata.encode(value)
+      @metadata = @metadata_json && Metadata.decode(@metadata_json)
+    end
+
+    private
+
+    # The JSON text that the format saves (nil: none).
+    def metadata_json = @metadata_json
+
+    # From a file's metadata block (nil: none), already checked by Format.
+    def import_metadata(json)
+      @metadata_json = json
+      @metadata = json && Metadata.decode(json)
+    end
+
+    class << self
+      # @api private
+      # The JSON text of +value+, checked (nil for nil).
+      def encode(value)
+        return nil if value.nil?
+        raise TypeError, "metadata is a String or a Hash, not #{value.class}" unless value.is_a?(String) || value.is_a?(Hash)
+
+        json = JSON.generate(plain(value))
+        raise ArgumentError, "metadata of #{json.bytesize} bytes of JSON: at most #{MAX_BYTES}" if json.bytesize > MAX_BYTES
+
+        json.b.freeze
+      end
+
+      # @api private
+      # The value of checked JSON text, deeply frozen.
+      def decode(json) = JSON.parse(json.dup.force_encoding(Encoding::UTF_8), freeze: true)
+
+      # @api private
+      # The metadata of a file's block, or a FormatError saying why not.
+      def check_block(json)
+        text = json.dup.force_encoding(Encoding::UTF_8)
+        raise FormatError, "the metadata is not UTF-8 text" unless text.valid_encoding?
+
+        value = JSON.parse(text)
+        raise FormatError, "the metadata is a JSON #{value.class}, not a string or an object" unless value.is_a?(String) || value.is_a?(Hash)
+
+        json
+      rescue JSON::ParserError => e
+        raise FormatError, "the metadata is not JSON (#{e.message[0, 80]})"
+      end
+
+      private
+
+      # +value+ with Symbols as Strings, refusing anything JSON cannot hold
+      # as the same value (JSON.generate would write any object's to_s).
+      def plain(value)
+        case value
+        when String then valid(value)
+        when Symbol then valid(value.name)
+        when Integer, true, false, nil then value
+        when Float
+          raise ArgumentError, "metadata cannot hold #{value}: JSON has no such number" unless value.finite?
+
+          value
+        when Array then value.map { |item| plain(item) }
+        when Hash then value.to_h { |key, item| [hash_key(key), plain(item)] }
+        else raise TypeError, "metadata cannot hold a #{value.class} (#{value.inspect[0, 40]}): give JSON values"
+        end
+      end
+
+      def hash_key(key)
+        raise TypeError, "metadata keys are Strings or Symbols, not #{key.class}" unless key.is_a?(String) || key.is_a?(Symbol)
+
+        valid(key.to_s)
+      end
+
+      def valid(string)
+        raise ArgumentError, "metadata text is not valid #{string.encoding}: #{string.inspect[0, 40]}" unless string.valid_encoding?
+
+        string.encode(Encoding::UTF_8)
+      rescue EncodingError => e
+        raise ArgumentError, "metadata text cannot be UTF-8: #{e.message}"
+      end
+    end
+  end
+end

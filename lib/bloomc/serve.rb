@@ -1,0 +1,78 @@
+# frozen_string_literal: true
+
+require "bloomc/rack"
+
+begin
+  require "puma"
+  require "puma/server"
+rescue LoadError => e
+  raise LoadError, "bloomc serve needs the puma gem: `gem install puma` (or add it to your Gemfile) [#{e.message}]"
+end
+
+module Bloomc
+  # `bloomc serve DIR`: the Rack app (Bloomc::RackApp) over a directory, with
+  # its front page, on Puma. Every request is logged as one line.
+  class Serve
+    # Puma's thread pool: the app's work is short and mostly under the GVL,
+    # so a few threads keep the socket busy while one waits on the disk.
+    THREADS = 4
+
+    # Writes one line per request: client, time, request line, status,
+    # bytes sent and the time taken, as a web server's access log does.
+    class RequestLog
+      def initialize(app, out)
+        @app = app
+        @out = out
+      end
+
+      def call(env)
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        status, headers, body = @app.call(env)
+        log(env, status, headers, started)
+        [status, headers, body]
+      end
+
+      private
+
+      def log(env, status, headers, started)
+        ms = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000
+        path = "#{env['SCRIPT_NAME']}#{env['PATH_INFO']}"
+        path += "?#{env['QUERY_STRING']}" unless env["QUERY_STRING"].to_s.empty?
+        length = headers["content-length"] || headers["Content-Length"] || "-"
+        line = format(%(%<ip>s - [%<time>s] "%<method>s %<path>s %<version>s" %<status>d %<length>s %<ms>.1fms\n),
+                      ip: env["REMOTE_ADDR"] || "-", time: Time.now.utc.strftime("%d/%b/%Y:%H:%M:%S +0000"),
+                      method: env["REQUEST_METHOD"], path: path.dump[1...-1], version: env["SERVER_PROTOCOL"] || "HTTP/1.1",
+                      status: status, length: length, ms: ms)
+        @out.write(line) # one write: lines of concurrent requests do not interleave
+      rescue IOError, SystemCallError
+        nil # a closed log (stdout piped to a pager that quit) does not fail the request
+      end
+    end
+
+    # @param dir [String] the directory of saved filters (NAME.bloom)
+    # @param bind [String] the address to listen on
+    # @param port [Integer] 0 picks a free port (see #port)
+    # @param log [IO] where the request lines go
+    def initialize(dir, bind: "127.0.0.1", port: 8080, log: $stdout)
+      raise ArgumentError, "#{dir}: no such directory" unless File.directory?(dir)
+
+      @app = RequestLog.new(RackApp.new(dir, front_page: true), log)
+      @server = Puma::Server.new(@app, nil, min_threads: 1, max_threads: THREADS, log_writer: Puma::LogWriter.null,
+                                            environment: "production")
+      @server.add_tcp_listener(bind, port)
+      @bind = bind
+    end
+
+    # The port it listens on.
+    def port = @server.connected_ports.first
+
+    # Where a browser finds the front page.
+    def url = "http://#{@bind.include?(':') ? "[#{@bind}]" : @bind}:#{port}/"
+
+    # Serves in the background; returns the server's thread.
+    def start = @server.run
+
+    # Stops taking requests and lets the ones under way finish.
+    def stop = @server.stop(true)
+  end
+end

@@ -1,0 +1,175 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+require "json"
+require "net/http"
+require "open3"
+require "timeout"
+require "tmpdir"
+
+# `bloomc serve DIR` as a person runs it: a real Puma on loopback, one log
+# line per request, files saved while it runs picked up, and (when Chromium
+# is installed) its front page in a headless browser, whose answers, computed
+# by the JavaScript reader, must be Ruby's.
+RSpec.describe "bloomc serve", :slow do
+  exe = File.expand_path("../../exe/bloomc", __dir__)
+  lib = File.expand_path("../../lib", __dir__)
+  gems = %w[rack puma].all? do |name|
+    Gem::Specification.find_by_name(name)
+  rescue Gem::MissingSpecError
+    false
+  end
+
+  before do
+    skip "the rack and puma gems are not installed" unless gems || ENV["BLOOMC_SERVE_REQUIRED"]
+  end
+
+  around do |example|
+    Dir.mktmpdir do |dir|
+      @dir = dir
+      example.run
+    ensure
+      stop_server
+    end
+  end
+
+  # Starts the command on a free port; returns the front page's URL.
+  define_method(:start_server) do |*args|
+    @stdin, @out, @err, @wait = Open3.popen3(RbConfig.ruby, "-I", lib, exe, "serve", "--port", "0", *args, @dir)
+    @stdin.close
+    line = Timeout.timeout(30) { @err.gets }
+    raise "bloomc serve did not start: #{line}#{@err.read_nonblock(4096, exception: false)}" unless line&.include?("http://")
+
+    @url = line[%r{http://\S+/}]
+    @log = Queue.new
+    @lines = []
+    Thread.new { @out.each_line { |log_line| @log << log_line } }
+  end
+
+  def stop_server
+    return unless @wait
+
+    Process.kill("INT", @wait.pid)
+    Timeout.timeout(20) { @wait.value }
+  rescue Errno::ESRCH
+    nil
+  end
+
+  def get(path, headers = {})
+    uri = URI.join(@url, path)
+    Net::HTTP.start(uri.host, uri.port) { |http| http.request(Net::HTTP::Get.new(uri, headers)) }
+  end
+
+  # The server's log lines (one per request), once there are +at_least+.
+  def log_lines(at_least = 0)
+    Timeout.timeout(10) { @lines << @log.pop while @lines.size < at_least }
+    @lines << @log.pop until @log.empty?
+    @lines.dup
+  end
+
+  def save_filters
+    words = Bloomc::BloomFilter.new(capacity: 2000, error_rate: 0.01).add_all(KEYS.first(1000))
+    words.metadata = { "source" => "serve_spec" }
+    words.save(File.join(@dir, "words.bloom"))
+    Bloomc::BlockedBloomFilter.new(capacity: 2000, error_rate: 0.01, seed: 9).add_all(KEYS.last(500))
+                              .save(File.join(@dir, "blocked.bloom"), compress: true)
+    File.write(File.join(@dir, "notes.txt"), "not a filter")
+  end
+
+  KEYS = Array.new(1500) { |i| i % 3 == 1 ? "\u65e5\u672c-#{i}" : "key-#{i}" }.freeze
+
+  it "serves the directory on loopback, logs each request on one line, answers 304 and picks up new files" do
+    save_filters
+    start_server
+    expect(@url).to start_with("http://127.0.0.1:")
+    index = JSON.parse(get("index.json").body)
+    expect(index["filters"].map { |f| f["name"] }.sort).to eq(%w[blocked words])
+    first = get("words")
+    expect(first.code).to eq("200")
+    expect(first["content-type"]).to start_with("application/vnd.bloomc")
+    expect(Bloomc.load(first.body).include_all(KEYS.first(3))).to eq([true, true, true])
+    again = get("words", "If-None-Match" => first["etag"])
+    expect([again.code, again.body.to_s]).to eq(["304", ""])
+    expect(get("nothing-here").code).to eq("404")
+    lines = log_lines(4)
+    expect(lines[1]).to match(%r{\A127\.0\.0\.1 - \[[^\]]+\] "GET /words HTTP/1\.1" 200 \d+ \d+\.\dms\n\z})
+    expect(lines.map { |l| l[/" (\d{3}) /, 1] }).to eq(%w[200 200 304 404])
+
+    Bloomc::BloomFilter.new(100, 3).add("late").save(File.join(@dir, "late.bloom"))
+    expect(JSON.parse(get("index.json").body)["filters"].map { |f| f["name"] }).to include("late")
+    expect(Bloomc.load(get("late").body).include?("late")).to be(true)
+  end
+
+  it "says what is wrong, on stderr with exit 2, for a missing directory or a bad port" do
+    out, err, status = Open3.capture3(RbConfig.ruby, "-I", lib, exe, "serve", File.join(@dir, "missing"))
+    expect([out, err, status.exitstatus]).to eq(["", "bloomc serve: #{File.join(@dir, 'missing')}: no such directory\n", 2])
+    _out, err, status = Open3.capture3(RbConfig.ruby, "-I", lib, exe, "serve", "--port", "70000", @dir)
+    expect([err, status.exitstatus]).to eq(["bloomc serve: --port must be 0 .. 65535, not 70000\n", 2])
+  end
+
+  describe "its front page, in headless Chromium" do
+    chromium = %w[chromium chromium-browser google-chrome].map { |name| `command -v #{name} 2>/dev/null`.strip }.find { |p| !p.empty? }
+
+    before do
+      skip "Chromium is not installed" unless chromium || ENV["BLOOMC_BROWSER_REQUIRED"]
+      begin
+        require "ferrum"
+      rescue LoadError
+        raise if ENV["BLOOMC_BROWSER_REQUIRED"]
+
+        skip "the ferrum gem is not installed"
+      end
+    end
+
+    # The page's answer for +key+ in each filter, typed as a person would.
+    def ask(page, key)
+      field = page.at_css("#key")
+      field.focus
+      page.execute("document.getElementById('key').value = ''")
+      field.type(key)
+      page.execute("document.getElementById('ask').requestSubmit()")
+      page.evaluate(<<~JS).to_h
+        Array.from(document.querySelectorAll("#filters tr")).map((row) =>
+          [row.dataset.name, row.querySelector("td.answer").dataset.held])
+      JS
+    end
+
+    def wait_until_ready(page)
+      Timeout.timeout(20) do
+        sleep 0.05 until (state = page.evaluate("document.body.dataset.ready")) && !state.empty?
+        raise "the page could not load its filters: #{page.at_css('#status').text}" unless state == "true"
+      end
+    end
+
+    it "answers typed keys as Ruby does, and a reload revalidates with 304s" do
+      save_filters
+      start_server
+      browser = Ferrum::Browser.new(browser_path: chromium, headless: true, timeout: 20, process_timeout: 30,
+                                    browser_options: { "no-sandbox" => nil, "disable-gpu" => nil })
+      begin
+        page = browser.create_page
+        page.go_to(@url)
+        wait_until_ready(page)
+        words = Bloomc.load_file(File.join(@dir, "words.bloom"))
+        blocked = Bloomc.load_file(File.join(@dir, "blocked.bloom"))
+        expect(page.evaluate("document.querySelector('tr[data-name=words] td.meta').textContent")).to eq('{"source":"serve_spec"}')
+        probes = KEYS.first(4) + KEYS.last(4) + ["never-added", "\u00e9t\u00e9", "key-99999"]
+        probes.each do |key|
+          expect(ask(page, key)).to eq("words" => words.include?(key).to_s, "blocked" => blocked.include?(key).to_s), key
+        end
+        first_load = log_lines(5) # the page, bloomc.js, index.json and each filter
+        expect(first_load.grep(%r{"GET /(words|blocked) }).map { |l| l[/" (\d{3}) /, 1] }).to eq(%w[200 200])
+        page.refresh
+        wait_until_ready(page)
+        expect(ask(page, KEYS.first)).to eq("words" => "true", "blocked" => blocked.include?(KEYS.first).to_s)
+        reload = []
+        Timeout.timeout(10) do
+          reload = log_lines(first_load.size + reload.size + 1).drop(first_load.size) until reload.grep(%r{"GET /(words|blocked) }).size >= 2
+        end
+        expect(reload.grep(%r{"GET /(words|blocked) }).map { |l| l[/" (\d{3}) /, 1] }).to eq(%w[304 304]), reload.join
+      ensure
+        browser.quit
+      end
+    end
+  end
+end
