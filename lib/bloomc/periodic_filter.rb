@@ -199,14 +199,14 @@ module Bloomc
 
     # @param label_or_time [String, Time] a label, or a time in the period
     # @return [Array(filter, Boolean), nil] the period's filter and whether the
-    #   period has ended, or nil as for #[]
-    # @raise [ArgumentError] for a String that is not a label of this period length
-    # @raise [TypeError] for anything else
+    #   period has ended, or nil as for #[], and for a String that is not a
+    #   label of this period length (a URL's path may hold anything)
+    # @raise [TypeError] for neither a String nor a Time
     def period(label_or_time)
       synchronize do
         current = roll
-        index = index_of(label_or_time)
-        [@periods.fetch(index, @template), index < current] if index.between?(first_index(current), current)
+        index = label_or_time.is_a?(String) ? label_index(label_or_time) : index_of(label_or_time)
+        [@periods.fetch(index, @template), index < current] if index&.between?(first_index(current), current)
       end
     end
 
@@ -436,19 +436,22 @@ module Bloomc
       end
     end
 
-    # The period a label names: the first start at or after the label's time
-    # (a label is no finer than the period, so each names one start).
-    def index_of_label(text)
-      match = LABEL_PATTERN.match(text)
+    # The period a label names, or nil: the first start at or after the
+    # label's time (a label is no finer than the period, so each names one start).
+    def label_index(text)
+      match = LABEL_PATTERN.match(text.b)
       start = begin
         match && Time.utc(*match.captures.compact.map(&:to_i))
       rescue ArgumentError
         nil
       end
       index = start && -(-start.to_i).div(period_seconds)
-      return index if index && label(index) == text
+      index if index && label(index) == text
+    end
 
-      raise ArgumentError, "#{text.inspect} is not the label of a #{period_seconds}-second period (like #{label(@current).inspect})"
+    def index_of_label(text)
+      label_index(text) or
+        raise ArgumentError, "#{text.inspect} is not the label of a #{period_seconds}-second period (like #{label(@current).inspect})"
     end
 
     def manifest(current, labels)

@@ -104,12 +104,15 @@ RSpec.describe Bloomc::PeriodicFilter do
       expect(periodic(period: 5400).current_label).to eq("2026-11-24T13") # 13:30 to 15:00: 13:30 is a multiple of 90 minutes
     end
 
-    it "refuses a label that names no period of this length" do
+    it "finds no period for a label that names none of this length, and refuses a label of another type" do
       filter = periodic
-      ["2026-11-24T13:00", "2026-11-24", "2026-13-01T00", "yesterday", ""].each do |label|
-        expect { filter.period(label) }.to raise_error(ArgumentError, /not the label of a 3600-second period/)
+      ["2026-11-24T13:00", "2026-11-24", "2026-13-01T00", "2026-11-24T13\n", "../../etc/passwd", "yesterday", "",
+       "\xff\xfe".b, "2026-11-24T13".encode("UTF-16LE")].each do |label|
+        expect(filter.period(label)).to be_nil
+        expect(filter[label]).to be_nil
       end
       expect { filter.period(:now) }.to raise_error(TypeError, /label/)
+      expect { filter[nil] }.to raise_error(TypeError, /label/)
     end
   end
 
@@ -388,6 +391,15 @@ RSpec.describe Bloomc::PeriodicFilter do
         expect { described_class.open(dir, clock: clock) }.to raise_error(Bloomc::FormatError, /not the label/)
         rewrite_manifest { |m| m["periods"] = %w[2026-11-24T14 2026-11-24T13] }
         expect { described_class.open(dir, clock: clock) }.to raise_error(Bloomc::FormatError, /out of order/)
+      end
+
+      it "with a period file whose metadata names another period" do
+        skip "no filter metadata on this branch" unless Bloomc::BloomFilter.method_defined?(:metadata)
+
+        File.rename(File.join(dir, "2026-11-24T13.bloom"), File.join(dir, "2026-11-24T12.bloom"))
+        rewrite_manifest { |m| m["periods"] = %w[2026-11-24T12 2026-11-24T14] }
+        expect { described_class.open(dir, clock: clock) }
+          .to raise_error(Bloomc::FormatError, /T12.bloom: holds the period 2026-11-24T13:00:00Z \(3600 s\), not 2026-11-24T12:00:00Z/)
       end
 
       it "with a period file missing, damaged or of another shape" do
