@@ -55,7 +55,8 @@ module Bloomc
         @last_modified = changed_at.httpdate.freeze
       end
 
-      # The gzipped bytes, or nil when gzip does not make them smaller.
+      # The gzipped bytes, or nil when gzip saves less than 1/32 of them (a
+      # full filter's bits are as random as gzip's own output).
       # Computed once; two threads may both compute it, to the same bytes.
       def gzip
         return @gzip if defined?(@gzip)
@@ -65,7 +66,7 @@ module Bloomc
         writer.mtime = 1 # not the time of day, so that the bytes (and their ETag) are the same every time
         writer.write(@body)
         writer.finish
-        @gzip = out.string.bytesize < @body.bytesize ? out.string.freeze : nil
+        @gzip = out.string.bytesize < @body.bytesize - @body.bytesize / 32 ? out.string.freeze : nil
       end
     end
 
@@ -517,13 +518,16 @@ module Bloomc
 
     # gzip when Accept-Encoding lists it (or *) with a non-zero q.
     def gzip_accepted?(header)
-      return false unless header&.include?("gzip") || header&.include?("*")
+      return false unless header
+
+      header = header.downcase
+      return false unless header.include?("gzip") || header.include?("*")
 
       gzip_q = star_q = nil
       header.split(",").each do |item|
         coding, *params = item.split(";")
         q = params.find { |p| p.strip.start_with?("q=") }&.then { |p| p.strip.delete_prefix("q=").to_f } || 1.0
-        case coding.strip.downcase
+        case coding.strip
         when "gzip", "x-gzip" then gzip_q = q
         when "*" then star_q = q
         end
