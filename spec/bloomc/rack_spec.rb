@@ -655,6 +655,17 @@ else
       end
     end
 
+    it "is declared in sig/bloomc/rack.rbs, every public method and nothing more" do
+      require "rbs"
+      decls = RBS::Parser.parse_signature(File.read(File.expand_path("../../sig/bloomc/rack.rbs", __dir__)))
+      bloomc = decls.find { |d| d.name.to_s == "Bloomc" }
+      rack_app = bloomc.members.find { |d| d.respond_to?(:name) && d.name.to_s == "RackApp" }
+      declared = rack_app.members.grep(RBS::AST::Members::MethodDefinition).map(&:name)
+      expect(declared.sort).to eq((described_class.public_instance_methods(false) + [:initialize]).sort)
+      format = bloomc.members.find { |d| d.respond_to?(:name) && d.name.to_s == "Format" }
+      expect(format.members.grep(RBS::AST::Members::MethodDefinition).map(&:name)).to eq([:json_representation])
+    end
+
     it "serves the gem's own front page and JavaScript reader" do
       root_dir = File.expand_path("../..", __dir__)
       expect(described_class::FRONT_PAGE).to eq(File.join(root_dir, "lib/bloomc/rack/front_page.html"))
