@@ -163,9 +163,7 @@ module Bloomc
     def publish(name, filter)
       name = checked_name(name)
       periodic = filter.respond_to?(:each_period) && filter.respond_to?(:period) && filter.respond_to?(:synchronize)
-      unless periodic || filter.respond_to?(:dump)
-        raise TypeError, "#{filter.class} is not a bloomc filter or a periodic filter: it has no #dump"
-      end
+      Format.kind_of(filter) unless periodic # a TypeError for anything without a binary format
 
       @lock.synchronize { @published[name] = Published.new(filter, Mutex.new, nil, {}, periodic) }
       filter
@@ -218,7 +216,7 @@ module Bloomc
         target = target.delete_suffix(".json")
         label ? label = target : name = target
       end
-      return not_found unless name.match?(NAME) && !RESERVED.include?(name) && (label.nil? || label.match?(LABEL))
+      return not_found unless servable_name?(name) && (label.nil? || label.match?(LABEL))
 
       published = @published[name]
       if published&.periodic
@@ -425,7 +423,7 @@ module Bloomc
 
       Dir.children(@dir).filter_map do |file|
         name = file.delete_suffix(".bloom")
-        name if name != file && name.match?(NAME) && !name.end_with?(".json") && !RESERVED.include?(name)
+        name if name != file && servable_name?(name)
       end.sort
     rescue SystemCallError
       []
@@ -575,9 +573,12 @@ module Bloomc
       File.realpath(path)
     end
 
+    # One segment of safe characters; not NAME.json's NAME.json, nor the index's.
+    def servable_name?(name) = name.match?(NAME) && !name.end_with?(".json") && !RESERVED.include?(name)
+
     def checked_name(name)
       name = name.to_s
-      unless name.match?(NAME) && !name.end_with?(".json") && !RESERVED.include?(name)
+      unless servable_name?(name)
         raise ArgumentError, "#{name.inspect} cannot be a filter's name: one path segment of letters, digits, '_', '-' and '.' " \
                              "(not starting with a dot, not ending in .json, not index)"
       end

@@ -212,6 +212,8 @@ else
         expect(JSON.parse(get("/index.json").body)["filters"]).to eq([])
         expect(get("/index").status).to eq(404)
         expect(get("/has%20space").status).to eq(404)
+        expect(get("/a.json").status).to eq(404) # the JSON of a, which is not here
+        expect(get("/a.json.json").status).to eq(404)
       end
     end
 
@@ -518,7 +520,7 @@ else
         ["", ".", "..", "a/b", "index", "x.json", ".hidden", "a b", "a%2e", "é", "a" * 201].each do |name|
           expect { app.publish(name, words_filter) }.to raise_error(ArgumentError, /cannot be a filter's name/), name
         end
-        expect { app.publish("x", Object.new) }.to raise_error(TypeError, /not a bloomc filter/)
+        expect { app.publish("x", Object.new) }.to raise_error(TypeError, /has no binary format/)
         expect { app.synchronize("none") { nil } }.to raise_error(KeyError)
       end
 
