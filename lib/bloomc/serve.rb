@@ -56,6 +56,7 @@ module Bloomc
     def initialize(dir, bind: "127.0.0.1", port: 8080, log: $stdout)
       raise ArgumentError, "#{dir}: no such directory" unless File.directory?(dir)
 
+      log.sync = true if log.respond_to?(:sync=) # each line as it happens, also into a pipe
       @app = RequestLog.new(RackApp.new(dir, front_page: true), log)
       @server = Puma::Server.new(@app, nil, min_threads: 1, max_threads: THREADS, log_writer: Puma::LogWriter.null,
                                             environment: "production")
