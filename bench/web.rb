@@ -1,0 +1,92 @@
+# frozen_string_literal: true
+
+require "json"
+require "net/http"
+require "open3"
+require "rbconfig"
+require "timeout"
+require "tmpdir"
+
+# The web part of `rake bench` (issue 22), in the same process as the rest:
+# requests a second of `bloomc serve` for 200 and 304 answers, measured by
+# wrk (Debian's package) over loopback on this machine, against a floor of
+# the same run: a bare Rack lambda on Puma with the same threads, answering
+# 304 with nothing to do.
+module WebBench
+  module_function
+
+  ROOT = File.expand_path("..", __dir__)
+  SECONDS = 5
+  # wrk's threads and connections: one thread leaves the other core to the
+  # server; 16 connections keep Puma's threads busy.
+  WRK = %w[-t1 -c16].freeze
+
+  # The seed document's example: a BloomFilter for 3,000 keys at 1%, full.
+  def example_filter
+    Bloomc::BloomFilter.new(capacity: 3000, error_rate: 0.01).add_all(Array.new(3000) { |i| "user-#{i}" })
+  end
+
+  def run
+    puts "\n== bloomc serve: requests a second (wrk #{WRK.join(' ')} -d#{SECONDS}s over loopback)"
+    return puts("   wrk is not installed (apt-get install wrk): not measured") || {} unless system("command -v wrk > /dev/null")
+
+    Dir.mktmpdir do |dir|
+      example_filter.save(File.join(dir, "changed.bloom"))
+      rates = {}
+      serving("bloomc serve", [RbConfig.ruby, "-I#{ROOT}/lib", "#{ROOT}/exe/bloomc", "serve", "--port", "0", dir]) do |url|
+        etag = Net::HTTP.get_response(URI("#{url}changed"))["etag"]
+        rates["serve 200"] = wrk("#{url}changed")
+        rates["serve 304"] = wrk("#{url}changed", "If-None-Match: #{etag}")
+      end
+      serving("bare lambda", [RbConfig.ruby, "-e", BARE_LAMBDA]) { |url| rates["bare lambda 304"] = wrk(url) }
+      print_table("requests a second", ["", "req/s"], rates.map { |name, rate| [name, rate ? format("%.0f", rate) : "n/a"] })
+      rates
+    end
+  end
+
+  # A Rack lambda that answers 304 with nothing to do, on Puma with the
+  # threads bloomc serve uses: the most a Ruby server answers here.
+  BARE_LAMBDA = <<~RUBY
+    require "puma"
+    require "puma/server"
+    server = Puma::Server.new(->(_env) { [304, {}, []] }, nil, min_threads: 1, max_threads: 4,
+                              log_writer: Puma::LogWriter.null, environment: "production")
+    server.add_tcp_listener("127.0.0.1", 0)
+    $stderr.puts "bare lambda at http://127.0.0.1:\#{server.connected_ports.first}/"
+    trap("INT") { exit }
+    server.run.join
+  RUBY
+
+  # Runs +command+, a server that prints its URL on stderr, and yields the
+  # URL; its request log (stdout) is thrown away.
+  def serving(name, command)
+    err, writer = IO.pipe
+    pid = Process.spawn(*command, in: File::NULL, out: File::NULL, err: writer)
+    writer.close
+    line = Timeout.timeout(30) { err.gets }
+    raise "#{name} did not start: #{line}" unless line&.include?("http://")
+
+    yield line[%r{http://\S+/}]
+  ensure
+    Process.kill("INT", pid) if pid
+    Process.wait(pid) if pid
+    err&.close
+  end
+
+  # Requests a second by wrk, nil when it failed.
+  def wrk(url, header = nil)
+    args = ["wrk", *WRK, "-d#{SECONDS}s", *(header ? ["-H", header] : []), url]
+    out, status = Open3.capture2e(*args)
+    return nil unless status.success? && !out.include?("Socket errors") && !out.match?(/Non-2xx or 3xx responses/)
+
+    out[%r{Requests/sec:\s+([\d.]+)}, 1]&.to_f
+  end
+
+  def targets(res, row:)
+    rate = res["serve 304"]
+    floor = res["bare lambda 304"]
+    checks = { "304s" => rate && [format("%.0f/s", rate), rate >= 3000] }
+    checks["(bare lambda #{floor ? format('%.0f/s', floor) : 'n/a'})"] = nil
+    [row.("bloomc serve: conditional GETs answered 304, a second", ">= 3,000/s", checks)]
+  end
+end
