@@ -1,27 +1,109 @@
 // The reader against bloomc's own answers. spec/bloomc/js_reader_spec.rb
-// writes filters and, for every key it asks, Ruby's answer into the
-// directory BLOOMC_JS_FIXTURES, then runs `node --test js/test/`.
+// writes filters, the keys it asks (keys.json) and, for each filter, Ruby's
+// answer for every key into the directory BLOOMC_JS_FIXTURES, then runs
+// `node --test js/test/`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { crc32c, fnv1a64, FormatError, load, murmur3x64_128, parse } from "../src/bloomc.js";
+import {
+  crc32c, fnv1a64, FormatError, keyHash, keyHashReference, load, murmur3x64_128, parse,
+} from "../src/bloomc.js";
 
 const utf8 = new TextEncoder();
 
 test("CRC32C, MurmurHash3 x64_128 and FNV-1a 64 give the published check values", () => {
   assert.equal(crc32c(utf8.encode("123456789")), 0xe3069283); // RFC 3720's check value
   assert.deepEqual(murmur3x64_128(new Uint8Array(0), 0), [0n, 0n]);
+  // SMHasher's MurmurHash3_x64_128 of "The quick brown fox jumps over the lazy dog", seed 0
+  // (as printed by its reference implementation: 6c1b07bc7bbc4be3 47939ac4a93c437a, big-endian per half)
+  assert.deepEqual(murmur3x64_128(utf8.encode("The quick brown fox jumps over the lazy dog"), 0),
+    [0xe34bbc7bbc071b6cn, 0x7a433ca9c49a9347n]);
   assert.equal(fnv1a64(new Uint8Array(0)), 0xcbf29ce484222325n);
-  assert.equal(fnv1a64(utf8.encode("a")), 0xaf63dc4c8601ec8cn);
+  assert.equal(fnv1a64(utf8.encode("a")), 0xaf63dc4c8601ec8cn); // the FNV page's test vector
+});
+
+test("the lookups' 32-bit arithmetic gives the BigInt reference's hash", () => {
+  let state = 0x12345678;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0);
+  for (let round = 0; round < 3000; round++) {
+    const bytes = Uint8Array.from({ length: round % 97 }, () => next() >>> 24);
+    const seed = round % 5 === 0 ? 0xffffffff : next();
+    assert.deepEqual(keyHash(bytes, seed, 0), keyHashReference(bytes, seed, 0), `murmur3 of ${bytes}`);
+    assert.deepEqual(keyHash(bytes, 0, 1), keyHashReference(bytes, 0, 1), `fnv1a of ${bytes}`);
+    const int = BigInt(next()) * BigInt(next()) * (round % 2 ? -1n : 1n) ** BigInt(round % 3);
+    assert.deepEqual(keyHash(int, seed, 0), keyHashReference(int, seed, 0), `murmur3 of ${int}`);
+    assert.deepEqual(keyHash(int, 0, 1), keyHashReference(int, 0, 1), `fnv1a of ${int}`);
+    const text = String.fromCharCode(...Array.from({ length: round % 41 }, () => next() % (round % 4 ? 0x80 : 0x3000)));
+    assert.deepEqual(keyHash(text, seed, 0), keyHashReference(text, seed, 0), `murmur3 of ${text}`);
+  }
 });
 
 test("a damaged or foreign file is refused with FormatError", () => {
   assert.throws(() => parse(utf8.encode("not a filter at all, not even close")), FormatError);
 });
 
+// A file of the format, written here: header, optional metadata block, body.
+function saved({ version = 1, kind = 1, flags = 0, fields, body, metadata }) {
+  const n = fields.length;
+  const meta = metadata === undefined ? null : utf8.encode(metadata);
+  const headerEnd = 40 + 8 * n;
+  const bodyAt = Math.ceil((headerEnd + (meta ? 8 + meta.length : 0)) / 64) * 64;
+  const out = new Uint8Array(bodyAt + body.length);
+  const view = new DataView(out.buffer);
+  out.set([0x89, 0x42, 0x4c, 0x4f, 0x4f, 0x4d, 0x43, 0x0a]);
+  view.setUint16(8, version, true);
+  view.setUint16(10, kind, true);
+  view.setUint16(12, flags | (meta ? 4 : 0), true);
+  view.setUint16(14, n, true);
+  fields.forEach((f, i) => view.setBigUint64(16 + 8 * i, BigInt(f), true));
+  view.setBigUint64(16 + 8 * n, BigInt(body.length), true);
+  view.setBigUint64(24 + 8 * n, BigInt(body.length), true);
+  view.setUint32(32 + 8 * n, crc32c(body), true);
+  view.setUint32(36 + 8 * n, crc32c(out.subarray(0, 36 + 8 * n)), true);
+  if (meta) {
+    view.setUint32(headerEnd, meta.length, true);
+    view.setUint32(headerEnd + 4, crc32c(meta), true);
+    out.set(meta, headerEnd + 8);
+  }
+  out.set(body, bodyAt);
+  return out;
+}
+
+const doubleBits = (x) => new BigUint64Array(new Float64Array([x]).buffer)[0];
+
+test("version 3: metadata and sizing are read, a bad metadata block is refused", async () => {
+  const body = new Uint8Array(16).fill(0xff); // 128 bits, all set: every key is in
+  const fields = [128, 3, 0, 0, 5, doubleBits(10), doubleBits(0.01), 5];
+  const text = JSON.stringify({ source: "test", period: "2026-11-24T13", "\u65e5": [1, null] });
+  const filter = await load(saved({ version: 3, fields, body, metadata: text }));
+  assert.deepEqual(filter.metadata, JSON.parse(text));
+  assert.deepEqual(filter.sizing, { capacity: 10, errorRate: 0.01, keysNew: 5n });
+  assert.equal(filter.has("anything"), true);
+  assert.equal((await load(saved({ version: 3, fields, body, metadata: '"just a string"' }))).metadata, "just a string");
+  assert.equal((await load(saved({ version: 3, fields, body }))).metadata, null);
+  assert.equal((await load(saved({ version: 2, fields, body }))).sizing.capacity, 10);
+  assert.equal((await load(saved({ fields: fields.slice(0, 5), body }))).sizing, null);
+
+  const bad = saved({ version: 3, fields, body, metadata: text });
+  bad[40 + 8 * fields.length + 9] ^= 1; // a byte of the metadata: its CRC32C no longer matches
+  assert.throws(() => parse(bad), /metadata checksum/);
+  assert.throws(() => parse(saved({ version: 3, fields, body, metadata: "[1, 2]" })), /neither a JSON string nor an object/);
+  assert.throws(() => parse(saved({ version: 3, fields, body, metadata: "{oops" })), /not UTF-8 JSON/);
+  assert.throws(() => parse(saved({ version: 2, fields, body, metadata: "{}" })), /only a version 3/);
+  assert.throws(() => parse(saved({ version: 3, fields: fields.slice(0, 5), body })), /parameters/);
+  assert.throws(() => parse(saved({ version: 4, fields, body })), /version 4/);
+});
+
+test("the kinds it does not read are refused by name", async () => {
+  // a SpectralBloomFilter's header is enough: the refusal comes before its cells are looked at
+  const fields = [0, 64, 1, 4, 0, 0, 0, 0, 0, 0];
+  await assert.rejects(load(saved({ kind: 5, fields, body: new Uint8Array(39) })), /SpectralBloomFilter \(kind 5\) is not read by this reader/);
+});
+
 const dir = process.env.BLOOMC_JS_FIXTURES;
 const fixtures = dir ? readdirSync(dir).filter((name) => name.endsWith(".bloom")) : [];
+const keys = dir ? JSON.parse(readFileSync(join(dir, "keys.json"), "utf8")).map(key) : [];
 
 // A key as the fixture writes it: [type, value] (s: a UTF-8 string, b: hex
 // bytes, i: a decimal integer).
@@ -32,19 +114,20 @@ function key([type, value]) {
 }
 
 for (const name of fixtures) {
-  test(`${name}: has(key) is bloomc's answer for every key asked`, async () => {
+  test(`${name}: has(key) is bloomc's answer for every key asked, and the metadata is its own`, async () => {
     const filter = await load(new Uint8Array(readFileSync(join(dir, name))));
-    const { keys, answers } = JSON.parse(readFileSync(join(dir, name.replace(/\.bloom$/, ".json")), "utf8"));
+    const { answers, metadata } = JSON.parse(readFileSync(join(dir, name.replace(/\.bloom$/, ".json")), "utf8"));
     assert.equal(keys.length, answers.length);
     let wrong = 0;
     const examples = [];
     keys.forEach((k, i) => {
-      if (filter.has(key(k)) !== answers[i]) {
+      if (filter.has(k) !== answers[i]) {
         wrong++;
-        if (examples.length < 5) examples.push(k);
+        if (examples.length < 5) examples.push(typeof k === "bigint" ? String(k) : k);
       }
     });
     assert.equal(wrong, 0, `${wrong} of ${keys.length} answers differ, e.g. ${JSON.stringify(examples)}`);
+    if (metadata !== null) assert.deepEqual(filter.metadata, metadata);
   });
 
   test(`${name}: one flipped byte is refused`, () => {
