@@ -180,9 +180,11 @@ const reduce = (x, m) => (x * m) >> 64n;
 // 32 bits of a product and mulHi the high 32, with every intermediate below
 // 2^53, so each step is exact.
 
-// floor(a * b / 2^32) for uint32 a and b.
+// floor(a * b / 2^32) for uint32 a and b: the double a * b is within 2^10 of
+// the product, and subtracting the exact low word leaves the high word times
+// 2^32 to within 2^11, so rounding (not flooring) gives it exactly.
 function mulHi(a, b) {
-  return Math.floor((Math.floor(((a & 0xffff) * b) / 65536) + (a >>> 16) * b) / 65536);
+  return ((a * b - (Math.imul(a, b) >>> 0)) / 4294967296 + 0.5) >>> 0;
 }
 
 // floor(xh:xl * m / 2^64) for m < 2^32: the high word of xh * m, plus the
@@ -247,7 +249,7 @@ const H = new Uint32Array(4);
 // MurmurHash3 x64_128 of the first n bytes of b into H (the same as
 // murmur3x64_128). The constants: c1 = 0x87c37b91_114253d5,
 // c2 = 0x4cf5ad43_2745937f.
-function murmurFast(b, n, seed) {
+function murmurFast(b, n, seed, w) {
   let h1h = 0;
   let h1l = seed >>> 0;
   let h2h = 0;
@@ -255,8 +257,13 @@ function murmurFast(b, n, seed) {
   const end = n - (n & 15);
   let kh, kl, th, tl, s;
   for (let at = 0; at < end; at += 16) {
-    kl = word(b, at);
-    kh = word(b, at + 4);
+    if (w) {
+      kl = w[at >> 2];
+      kh = w[(at >> 2) + 1];
+    } else {
+      kl = word(b, at);
+      kh = word(b, at + 4);
+    }
     tl = Math.imul(kl, 0x114253d5) >>> 0; // k1 *= c1
     th = (mulHi(kl, 0x114253d5) + Math.imul(kh, 0x114253d5) + Math.imul(kl, 0x87c37b91)) >>> 0;
     kh = ((th << 31) | (tl >>> 1)) >>> 0; // rotl 31
@@ -273,8 +280,13 @@ function murmurFast(b, n, seed) {
     h1h = (Math.imul(h1h, 5) + Math.floor(s / 4294967296)) >>> 0;
     h1l = s >>> 0;
 
-    kl = word(b, at + 8);
-    kh = word(b, at + 12);
+    if (w) {
+      kl = w[(at >> 2) + 2];
+      kh = w[(at >> 2) + 3];
+    } else {
+      kl = word(b, at + 8);
+      kh = word(b, at + 12);
+    }
     tl = Math.imul(kl, 0x2745937f) >>> 0; // k2 *= c2
     th = (mulHi(kl, 0x2745937f) + Math.imul(kh, 0x2745937f) + Math.imul(kl, 0x4cf5ad43)) >>> 0;
     kh = ((tl << 1) | (th >>> 31)) >>> 0; // rotl 33
@@ -369,19 +381,17 @@ function fnvFast(b, n, tweak) {
 
 // A reused buffer for a string key's UTF-8 bytes (no allocation a lookup).
 let keyBuffer = new Uint8Array(256);
+// Its 32-bit words, when this host is little-endian (the words of the hash).
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+let keyWords = new Uint32Array(keyBuffer.buffer);
 
-// A string's UTF-8 bytes into keyBuffer; their number. ASCII is copied by
-// hand, which beats encodeInto on short keys.
+// A string's UTF-8 bytes into keyBuffer; their number.
 function utf8Into(s) {
-  const n = s.length;
-  if (keyBuffer.length < 3 * n) keyBuffer = new Uint8Array(3 * n + 64);
-  const buf = keyBuffer;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x80) return utf8.encodeInto(s, buf).written;
-    buf[i] = c;
+  if (keyBuffer.length < 3 * s.length) {
+    keyBuffer = new Uint8Array(3 * s.length + 64);
+    keyWords = new Uint32Array(keyBuffer.buffer);
   }
-  return n;
+  return utf8.encodeInto(s, keyBuffer).written;
 }
 
 // A key's hash into H (the same as keyHash).
@@ -401,7 +411,7 @@ function hashInto(key, seed, hash) {
     integer = true;
   } else throw new TypeError(`a key is a string, a Uint8Array or an integer, not ${typeof key}`);
   if (hash === FNV1A) fnvFast(bytes, n, integer);
-  else murmurFast(bytes, n, integer ? (seed ^ INTEGER_SEED_TWEAK) >>> 0 : seed);
+  else murmurFast(bytes, n, integer ? (seed ^ INTEGER_SEED_TWEAK) >>> 0 : seed, bytes === keyBuffer && LITTLE_ENDIAN ? keyWords : null);
 }
 
 // ---- probes ----------------------------------------------------------------
@@ -563,23 +573,29 @@ export class BlockedBloomFilter {
   has(key) {
     hashInto(key, this.seed, MURMUR3);
     const block = reduceNumber(H[0], H[1], this.blocksNumber) * 64;
-    let wh = H[2];
-    let wl = H[3];
-    const first = wh >>> 29;
+    let oh = H[2]; // the hash word the bits come from: h2, remixed every 10 probes
+    let ol = H[3];
+    let wh = oh; // what is left of it, 6 bits a probe
+    let wl = ol;
+    const first = oh >>> 29;
     const body = this.body;
     const k = this.k;
+    let remixAt = 10;
     for (let i = 0; i < k; i++) {
-      const r = i % 10;
-      if (r === 0 && i > 0) {
+      if (i === remixAt) {
         // remix: w ^= w >> 32; w *= the 64-bit golden ratio; w ^= w >> 29
-        wl = (wl ^ wh) >>> 0;
-        const h = (mulHi(wl, 0x7f4a7c15) + Math.imul(wh, 0x7f4a7c15) + Math.imul(wl, 0x9e3779b9)) >>> 0;
-        const l = Math.imul(wl, 0x7f4a7c15) >>> 0;
-        wl = (l ^ ((l >>> 29) | (h << 3))) >>> 0;
-        wh = (h ^ (h >>> 29)) >>> 0;
+        ol = (ol ^ oh) >>> 0;
+        const h = (mulHi(ol, 0x7f4a7c15) + Math.imul(oh, 0x7f4a7c15) + Math.imul(ol, 0x9e3779b9)) >>> 0;
+        const l = Math.imul(ol, 0x7f4a7c15) >>> 0;
+        ol = (l ^ ((l >>> 29) | (h << 3))) >>> 0;
+        oh = (h ^ (h >>> 29)) >>> 0;
+        wh = oh;
+        wl = ol;
+        remixAt += 10;
       }
-      const shift = 6 * r;
-      const bit = (shift < 32 ? (wl >>> shift) | (shift > 26 ? wh << (32 - shift) : 0) : wh >>> (shift - 32)) & 63;
+      const bit = wl & 63;
+      wl = ((wl >>> 6) | (wh << 26)) >>> 0;
+      wh >>>= 6;
       if (!((body[block + 8 * ((i + first) & 7) + (bit >> 3)] >> (bit & 7)) & 1)) return false;
     }
     return true;
