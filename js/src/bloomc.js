@@ -921,3 +921,112 @@ export async function load(bytes) {
   filter.sizing = parts.sizing;
   return filter;
 }
+
+// ---- over HTTP -------------------------------------------------------------
+
+export const MEDIA_TYPE = "application/vnd.bloomc";
+
+/** A response that was neither a filter nor a 304; `status` is its HTTP status (0: no response). */
+export class FetchError extends Error {
+  constructor(message, status = 0) {
+    super(message);
+    this.name = "FetchError";
+    this.status = status;
+  }
+}
+
+/**
+ * Fetches a saved filter and checks it (load: magic, checksums, kind).
+ * With `previous` (an earlier result), asks with If-None-Match and
+ * If-Modified-Since, and on 304 returns previous again with changed false.
+ * Resolves to {filter, etag, lastModified, status, changed}; rejects with
+ * FetchError (a status other than 200 or 304, or no response) or
+ * FormatError (the bytes are no good filter). Uses the global fetch
+ * (browsers, Node 18+) unless given one.
+ */
+export async function fetchFilter(url, { previous = null, fetch: fetchImpl = globalThis.fetch, headers = {}, signal } = {}) {
+  const ask = { Accept: MEDIA_TYPE, ...headers };
+  if (previous?.etag) ask["If-None-Match"] = previous.etag;
+  if (previous?.lastModified) ask["If-Modified-Since"] = previous.lastModified;
+  let response;
+  try {
+    response = await fetchImpl(url, { headers: ask, signal });
+  } catch (e) {
+    throw new FetchError(`${url}: ${e.message}`);
+  }
+  if (response.status === 304 && previous) return { ...previous, status: 304, changed: false };
+  if (response.status !== 200) throw new FetchError(`${url}: HTTP ${response.status}`, response.status);
+  const filter = await load(new Uint8Array(await response.arrayBuffer()));
+  return {
+    filter,
+    etag: response.headers.get("ETag"),
+    lastModified: response.headers.get("Last-Modified"),
+    status: 200,
+    changed: true,
+  };
+}
+
+/**
+ * A filter at a URL, kept fresh by conditional GETs: `refresh()` (or
+ * `start(ms)` for one every ms) revalidates with the ETag and
+ * Last-Modified; a 304 keeps the filter, a 200 replaces it only once the new
+ * bytes have been checked. When a refresh fails (a server error, no
+ * network, bad bytes) the last good filter stays and the failure is in
+ * `error`; `checkedAt` is when the server last answered well.
+ */
+export class RemoteFilter {
+  constructor(url, options = {}) {
+    this.url = url;
+    this.options = options;
+    this.current = null;
+    this.error = null;
+    this.checkedAt = null;
+    this.timer = null;
+  }
+
+  /** The last good filter, or null before the first good fetch. */
+  get filter() {
+    return this.current?.filter ?? null;
+  }
+
+  get etag() {
+    return this.current?.etag ?? null;
+  }
+
+  /** Milliseconds since the server last answered well (Infinity before that). */
+  get staleness() {
+    return this.checkedAt === null ? Infinity : Date.now() - this.checkedAt.getTime();
+  }
+
+  /** Revalidates; resolves to whether the filter changed, rejects (keeping the last good one) on failure. */
+  async refresh() {
+    try {
+      this.current = await fetchFilter(this.url, { ...this.options, previous: this.current });
+      this.error = null;
+      this.checkedAt = new Date();
+      return this.current.changed;
+    } catch (e) {
+      this.error = e;
+      throw e;
+    }
+  }
+
+  /** has(key) of the last good filter; throws before there is one. */
+  has(key) {
+    if (!this.current) throw new FetchError(`${this.url}: not fetched yet${this.error ? ` (${this.error.message})` : ""}`);
+    return this.current.filter.has(key);
+  }
+
+  /** Refreshes every ms milliseconds (failures land in `error`) until stop(). */
+  start(ms) {
+    this.stop();
+    this.timer = setInterval(() => this.refresh().catch(() => {}), ms);
+    this.timer.unref?.(); // Node: do not keep the process alive for it
+    return this;
+  }
+
+  stop() {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,7 +1,7 @@
 // The reader against bloomc's own answers. spec/bloomc/js_reader_spec.rb
 // writes filters, the keys it asks (keys.json) and, for each filter, Ruby's
 // answer for every key into the directory BLOOMC_JS_FIXTURES, then runs
-// `node --test js/test/`.
+// `node --test js/test/*.test.js`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import {
   crc32c, fnv1a64, FormatError, keyHash, keyHashReference, load, murmur3x64_128, parse,
 } from "../src/bloomc.js";
+import { saved } from "./saved.js";
 
 const utf8 = new TextEncoder();
 
@@ -42,33 +43,6 @@ test("the lookups' 32-bit arithmetic gives the BigInt reference's hash", () => {
 test("a damaged or foreign file is refused with FormatError", () => {
   assert.throws(() => parse(utf8.encode("not a filter at all, not even close")), FormatError);
 });
-
-// A file of the format, written here: header, optional metadata block, body.
-function saved({ version = 1, kind = 1, flags = 0, fields, body, metadata }) {
-  const n = fields.length;
-  const meta = metadata === undefined ? null : utf8.encode(metadata);
-  const headerEnd = 40 + 8 * n;
-  const bodyAt = Math.ceil((headerEnd + (meta ? 8 + meta.length : 0)) / 64) * 64;
-  const out = new Uint8Array(bodyAt + body.length);
-  const view = new DataView(out.buffer);
-  out.set([0x89, 0x42, 0x4c, 0x4f, 0x4f, 0x4d, 0x43, 0x0a]);
-  view.setUint16(8, version, true);
-  view.setUint16(10, kind, true);
-  view.setUint16(12, flags | (meta ? 4 : 0), true);
-  view.setUint16(14, n, true);
-  fields.forEach((f, i) => view.setBigUint64(16 + 8 * i, BigInt(f), true));
-  view.setBigUint64(16 + 8 * n, BigInt(body.length), true);
-  view.setBigUint64(24 + 8 * n, BigInt(body.length), true);
-  view.setUint32(32 + 8 * n, crc32c(body), true);
-  view.setUint32(36 + 8 * n, crc32c(out.subarray(0, 36 + 8 * n)), true);
-  if (meta) {
-    view.setUint32(headerEnd, meta.length, true);
-    view.setUint32(headerEnd + 4, crc32c(meta), true);
-    out.set(meta, headerEnd + 8);
-  }
-  out.set(body, bodyAt);
-  return out;
-}
 
 const doubleBits = (x) => new BigUint64Array(new Float64Array([x]).buffer)[0];
 
