@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  crc32c, fnv1a64, FormatError, keyHash, keyHashReference, load, murmur3x64_128, parse,
+  crc32c, fnv1a64, FormatError, keyHash, keyHashReference, load, murmur3x64_128, parse, useWebAssembly,
 } from "../src/bloomc.js";
 import { saved } from "./saved.js";
 
@@ -24,7 +24,20 @@ test("CRC32C, MurmurHash3 x64_128 and FNV-1a 64 give the published check values"
   assert.equal(fnv1a64(utf8.encode("a")), 0xaf63dc4c8601ec8cn); // the FNV page's test vector
 });
 
-test("the lookups' 32-bit arithmetic gives the BigInt reference's hash", () => {
+// Each of these runs with the hash in WebAssembly (where it runs) and in JavaScript.
+const modes = useWebAssembly() ? [true, false] : [false];
+
+test("the lookups' hash, in WebAssembly and in 32-bit halves, is the BigInt reference's", () => {
+  for (const mode of modes) {
+    useWebAssembly(mode);
+    compareHashes();
+  }
+  useWebAssembly(true);
+  const long = "x\u00e9".repeat(30000); // longer than the WebAssembly buffer: hashed in JavaScript
+  assert.deepEqual(keyHash(long, 7, 0), keyHashReference(long, 7, 0));
+});
+
+function compareHashes() {
   let state = 0x12345678;
   const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0);
   for (let round = 0; round < 3000; round++) {
@@ -38,7 +51,7 @@ test("the lookups' 32-bit arithmetic gives the BigInt reference's hash", () => {
     const text = String.fromCharCode(...Array.from({ length: round % 41 }, () => next() % (round % 4 ? 0x80 : 0x3000)));
     assert.deepEqual(keyHash(text, seed, 0), keyHashReference(text, seed, 0), `murmur3 of ${text}`);
   }
-});
+}
 
 test("a damaged or foreign file is refused with FormatError", () => {
   assert.throws(() => parse(utf8.encode("not a filter at all, not even close")), FormatError);
@@ -92,15 +105,20 @@ for (const name of fixtures) {
     const filter = await load(new Uint8Array(readFileSync(join(dir, name))));
     const { answers, metadata } = JSON.parse(readFileSync(join(dir, name.replace(/\.bloom$/, ".json")), "utf8"));
     assert.equal(keys.length, answers.length);
-    let wrong = 0;
-    const examples = [];
-    keys.forEach((k, i) => {
-      if (filter.has(k) !== answers[i]) {
-        wrong++;
-        if (examples.length < 5) examples.push(typeof k === "bigint" ? String(k) : k);
-      }
-    });
-    assert.equal(wrong, 0, `${wrong} of ${keys.length} answers differ, e.g. ${JSON.stringify(examples)}`);
+    for (const mode of modes) {
+      useWebAssembly(mode);
+      let wrong = 0;
+      const examples = [];
+      keys.forEach((k, i) => {
+        if (filter.has(k) !== answers[i]) {
+          wrong++;
+          if (examples.length < 5) examples.push(typeof k === "bigint" ? String(k) : k);
+        }
+      });
+      const how = mode ? "WebAssembly" : "JavaScript";
+      assert.equal(wrong, 0, `${how}: ${wrong} of ${keys.length} answers differ, e.g. ${JSON.stringify(examples)}`);
+    }
+    useWebAssembly(true);
     if (metadata !== null) assert.deepEqual(filter.metadata, metadata);
   });
 
