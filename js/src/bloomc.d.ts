@@ -167,6 +167,10 @@ export class CountingBloomFilter implements Filter {
   seed: number;
   count: bigint;
 }
+/** Present when each of its k primary cells is non-zero. */
+export class SpectralBloomFilter extends CountingBloomFilter {
+  algorithm: "mi" | "rm";
+}
 export class ScalableBloomFilter implements Filter {
   has(key: Key): boolean;
   kindName: string;
@@ -207,6 +211,7 @@ export type AnyFilter =
   | BlockedBloomFilter
   | ContinuousBloomFilter
   | CountingBloomFilter
+  | SpectralBloomFilter
   | ScalableBloomFilter
   | CuckooFilter
   | BinaryFuseFilter;

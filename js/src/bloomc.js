@@ -820,6 +820,24 @@ export class CountingBloomFilter {
   }
 }
 
+/**
+ * A SpectralBloomFilter (minimum increase or recurring minimum): present
+ * when each of its k primary cells is non-zero; the secondary cells (RM)
+ * only sharpen counts.
+ */
+export class SpectralBloomFilter extends CountingBloomFilter {
+  constructor(fields, body) {
+    const [algorithm, m, k, width, seed, count, saturated, secondaryM] = fields;
+    if (algorithm > 1n) throw new FormatError(`unknown spectral algorithm ${algorithm}`);
+    const primary = cellBytes(m, Number(width));
+    const secondary = algorithm === 1n ? cellBytes(secondaryM, Number(width)) : 0;
+    if (algorithm === 1n && secondaryM < 1n) throw new FormatError("a recurring-minimum filter has secondary cells");
+    if (body.length !== primary + secondary) throw new FormatError("the body is not the primary and secondary cells");
+    super([m, k, width, seed, count, saturated], body.subarray(0, primary));
+    this.algorithm = algorithm === 1n ? "rm" : "mi";
+  }
+}
+
 const bitsDouble = (bits) => new Float64Array(new BigUint64Array([bits]).buffer)[0];
 
 /** A ScalableBloomFilter: present when any layer (a plain MurmurHash3 filter) holds the key. */
@@ -946,6 +964,7 @@ const READERS = {
   2: BlockedBloomFilter,
   3: ContinuousBloomFilter,
   4: CountingBloomFilter,
+  5: SpectralBloomFilter,
   9: ScalableBloomFilter,
   10: CuckooFilter,
   11: BinaryFuseFilter,

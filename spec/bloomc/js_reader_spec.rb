@@ -62,6 +62,8 @@ RSpec.describe "the JavaScript reader", :slow do
       "blocked_k12" => Bloomc::BlockedBloomFilter.new(2**20, 12),
       "counting" => Bloomc::CountingBloomFilter.new(capacity: 100_000, error_rate: 0.01, seed: 6),
       "counting_w3" => Bloomc::CountingBloomFilter.new(1_000_003, 7, width: 3),
+      "spectral_mi" => Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, seed: 4),
+      "spectral_rm" => Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, algorithm: :rm, width: 5),
       "scalable" => Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 7_000, seed: 2**32 - 1),
       "cuckoo" => Bloomc::CuckooFilter.new(capacity: 110_000, error_rate: 0.01, seed: 8),
       "cuckoo_f13" => Bloomc::CuckooFilter.new(buckets: 40_000, fingerprint_bits: 13),
