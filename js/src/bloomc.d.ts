@@ -171,6 +171,28 @@ export class CountingBloomFilter implements Filter {
 export class SpectralBloomFilter extends CountingBloomFilter {
   algorithm: "mi" | "rm";
 }
+/** Present when each of its k cells of level 0 is non-zero. */
+export class BitwiseBloomFilter extends CountingBloomFilter {
+  levels: number;
+}
+/** Present when each of its k cells is non-zero. */
+export class StableBloomFilter extends CountingBloomFilter {
+  d: bigint;
+}
+/** Present when either half holds all of its k bits. */
+export class A2BloomFilter implements Filter {
+  has(key: Key): boolean;
+  kindName: string;
+  version: number;
+  metadata: Metadata | null;
+  sizing: Sizing | null;
+  k: number;
+  seed: number;
+  capacity: bigint;
+  /** The half that takes adds: 0 or 1. */
+  active: number;
+  count: bigint;
+}
 export class ScalableBloomFilter implements Filter {
   has(key: Key): boolean;
   kindName: string;
@@ -212,6 +234,9 @@ export type AnyFilter =
   | ContinuousBloomFilter
   | CountingBloomFilter
   | SpectralBloomFilter
+  | BitwiseBloomFilter
+  | StableBloomFilter
+  | A2BloomFilter
   | ScalableBloomFilter
   | CuckooFilter
   | BinaryFuseFilter;

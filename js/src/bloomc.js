@@ -838,6 +838,63 @@ export class SpectralBloomFilter extends CountingBloomFilter {
   }
 }
 
+/** A StableBloomFilter: present when each of its k cells is non-zero (as it stood when saved). */
+export class StableBloomFilter extends CountingBloomFilter {
+  constructor(fields, body) {
+    const [m, k, d, width, seed, , count] = fields;
+    if (d < 1n || d > m) throw new FormatError("d is not 1..m");
+    super([m, k, width, seed, count], body);
+    this.d = d;
+  }
+}
+
+/**
+ * A BitwiseBloomFilter: present when each of its k cells of level 0 is
+ * non-zero (a count above 0 starts there; the other levels only carry).
+ */
+export class BitwiseBloomFilter extends CountingBloomFilter {
+  constructor(fields, body) {
+    const [m, k, width, seed, count, levels] = fields;
+    const w = Number(width);
+    if (levels < 1n || levels > 64n || w < 1 || w > 32) throw new FormatError("bad levels or width");
+    let total = 0;
+    for (let l = 0; l < Number(levels); l++) total += cellBytes(m, Math.min(32, w * 2 ** l));
+    if (body.length !== total) throw new FormatError("the body is not the levels' cells");
+    super([m, k, width, seed, count], body.subarray(0, cellBytes(m, w)));
+    this.levels = Number(levels);
+  }
+}
+
+/** An A2BloomFilter: present when either half holds all of the key's k bits. */
+export class A2BloomFilter {
+  constructor(fields, body) {
+    const [half, k, seed, capacity, active, , count] = fields;
+    this.k = Number(k);
+    this.seed = Number(seed);
+    this.capacity = capacity;
+    this.active = Number(active);
+    this.count = count;
+    checkBasics(this.k, this.seed, MURMUR3);
+    if (active > 1n) throw new FormatError("the active half is not 0 or 1");
+    const bytes = Number((half + 63n) / 64n) * 8;
+    if (half < 1n || body.length !== 2 * bytes) throw new FormatError("the body is not two halves of bits");
+    this.half = Number(half);
+    this.halfBytes = bytes;
+    this.body = body;
+  }
+
+  has(key) {
+    hashInto(key, this.seed, MURMUR3);
+    for (const at of [this.active * this.halfBytes, (1 - this.active) * this.halfBytes]) {
+      probeStart(this.half, MURMUR3);
+      let all = true;
+      for (let i = 0; i < this.k && all; i++) all = bitAt(this.body, at, probeNext()) === 1;
+      if (all) return true;
+    }
+    return false;
+  }
+}
+
 const bitsDouble = (bits) => new Float64Array(new BigUint64Array([bits]).buffer)[0];
 
 /** A ScalableBloomFilter: present when any layer (a plain MurmurHash3 filter) holds the key. */
@@ -965,6 +1022,9 @@ const READERS = {
   3: ContinuousBloomFilter,
   4: CountingBloomFilter,
   5: SpectralBloomFilter,
+  6: BitwiseBloomFilter,
+  7: StableBloomFilter,
+  8: A2BloomFilter,
   9: ScalableBloomFilter,
   10: CuckooFilter,
   11: BinaryFuseFilter,
