@@ -1,9 +1,15 @@
-// A reader of bloomc's binary format (docs/FORMAT.md) for browsers and Node:
-// parses a saved filter, checks its CRC32C checksums, and answers `has(key)`
-// exactly as the C core does. No dependencies.
+// A reader of bloomc's binary format (docs/FORMAT.md, versions 1 to 3) for
+// browsers and Node: parses a saved filter of any kind, checks its CRC32C
+// checksums, and answers `has(key)` exactly as the C core does; fetchFilter
+// and RemoteFilter get filters over HTTP and revalidate them. No
+// dependencies.
 //
 // Keys: a string is hashed by its UTF-8 bytes, a Uint8Array by its bytes,
 // and a bigint or a safe-integer number as Ruby's Integer keys are.
+//
+// Lookups hash in a small WebAssembly module built below where the platform
+// allows, else in JavaScript with 64-bit values as pairs of uint32; the
+// BigInt functions are the reference both are tested against.
 
 const MASK64 = (1n << 64n) - 1n;
 const MAGIC = [0x89, 0x42, 0x4c, 0x4f, 0x4f, 0x4d, 0x43, 0x0a];
@@ -221,12 +227,6 @@ function reduceNumber(xh, xl, m) {
   const hi = rh + Math.floor(lo / 4294967296);
   lo >>>= 0;
   return hi * 4294967296 + lo;
-}
-
-// (ah:al * bh:bl) mod 2^64, into rh:rl.
-function mul64(ah, al, bh, bl) {
-  rl = Math.imul(al, bl) >>> 0;
-  rh = (mulHi(al, bl) + Math.imul(ah, bl) + Math.imul(al, bh)) >>> 0;
 }
 
 // Little-endian 32-bit word of bytes at i.
