@@ -14,6 +14,10 @@ RSpec.describe "the JavaScript reader", :slow do
   node = ENV.fetch("NODE", "node")
   available = system("#{node} --version > /dev/null 2>&1")
 
+  # Tests in js/test/ that do not come from a fixture (checksums, hashes,
+  # refusals, metadata, fetch); each fixture adds two.
+  fixed_tests = 8
+
   # [type, value] as js/test/reader.test.js reads it, and the Ruby key.
   def fixture_key(key)
     case key
@@ -35,31 +39,72 @@ RSpec.describe "the JavaScript reader", :slow do
     end
   end
 
-  it "answers every key as bloomc does, for every kind it reads" do
-    skip "#{node} is not installed" unless available || ENV["BLOOMC_NODE_REQUIRED"]
+  # A continuous filter whose clock has wrapped past slot 15, holding a
+  # quarter of the keys from each of the last four ticks: the oldest quarter
+  # has expired.
+  def continuous(added, **options)
+    filter = Bloomc::ContinuousBloomFilter.new(capacity: 100_000, error_rate: 0.01, ttl: 60, **options)
+    13.times { filter.inc_time_slot }
+    added.each_slice((added.size / 4) + 1).with_index do |slice, i|
+      filter.inc_time_slot if i.positive?
+      filter.add_all(slice)
+    end
+    filter
+  end
 
-    added = keys(100_000, "in") + ["", "\0"]
-    probes = added + keys(100_000, "out")
-    filters = {
+  def filters(added)
+    {
       "bloom" => Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01),
       "bloom_seed" => Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.001, seed: 2**32 - 1),
       "bloom_fnv1a" => Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01, hash: :fnv1a),
       "bloom_small_m" => Bloomc::BloomFilter.new(100_003, 3, seed: 11),
       "blocked" => Bloomc::BlockedBloomFilter.new(capacity: 100_000, error_rate: 0.01, seed: 5),
-      "blocked_k12" => Bloomc::BlockedBloomFilter.new(2**20, 12)
-    }
+      "blocked_k12" => Bloomc::BlockedBloomFilter.new(2**20, 12),
+      "counting" => Bloomc::CountingBloomFilter.new(capacity: 100_000, error_rate: 0.01, seed: 6),
+      "counting_w3" => Bloomc::CountingBloomFilter.new(1_000_003, 7, width: 3),
+      "spectral_mi" => Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, seed: 4),
+      "spectral_rm" => Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, algorithm: :rm, width: 5),
+      "bitwise" => Bloomc::BitwiseBloomFilter.new(capacity: 100_000, error_rate: 0.01, width: 2, seed: 9),
+      "stable" => Bloomc::StableBloomFilter.new(capacity: 100_000, error_rate: 0.01, seed: 10, random_seed: 1),
+      "a2" => Bloomc::A2BloomFilter.new(capacity: 30_000, error_rate: 0.01, seed: 2**32 - 1),
+      "scalable" => Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 7_000, seed: 2**32 - 1),
+      "cuckoo" => Bloomc::CuckooFilter.new(capacity: 110_000, error_rate: 0.01, seed: 8),
+      "cuckoo_f13" => Bloomc::CuckooFilter.new(buckets: 40_000, fingerprint_bits: 13),
+      "cuckoo_f32" => Bloomc::CuckooFilter.new(buckets: 30_000, fingerprint_bits: 32, seed: 2**32 - 1)
+    }.each_value { |filter| filter.add_all(added) }.merge(
+      "continuous" => continuous(added, seed: 3),
+      "continuous_fnv1a" => continuous(added, hash: :fnv1a),
+      "fuse8" => Bloomc::BinaryFuseFilter.new(added, seed: 12),
+      "fuse16" => Bloomc::BinaryFuseFilter.new(added, fingerprint_bits: 16, seed: 2**32 - 1),
+      "fuse_empty" => Bloomc::BinaryFuseFilter.new([])
+    )
+  end
+
+  it "answers every key as bloomc does, for every kind it reads" do
+    skip "#{node} is not installed" unless available || ENV["BLOOMC_NODE_REQUIRED"]
+
+    added = keys(100_000, "in") + ["", "\0"]
+    probes = added + keys(100_000, "out")
+    all = filters(added)
+    metadata = { "source" => "js_reader_spec", "note" => "\u65e5\u672c\0", "n" => [1, 2.5, nil] }
     Dir.mktmpdir do |dir|
-      filters.each_with_index do |(name, filter), i|
-        filter.add_all(added)
+      File.write(File.join(dir, "keys.json"), JSON.generate(probes.map { |key| fixture_key(key) }))
+      all.each_with_index do |(name, filter), i|
+        expected = nil
+        if filter.respond_to?(:metadata=) && %w[bloom_seed cuckoo].include?(name)
+          filter.metadata = metadata
+          expected = metadata
+        end
         File.binwrite(File.join(dir, "#{name}.bloom"), filter.dump(compress: i.odd?))
         File.write(File.join(dir, "#{name}.json"),
-                   JSON.generate(keys: probes.map { |key| fixture_key(key) }, answers: filter.include_all(probes)))
+                   JSON.generate(answers: filter.include_all(probes), metadata: expected))
       end
-      out, status = Open3.capture2e({ "BLOOMC_JS_FIXTURES" => dir }, node, "--test", "js/test/",
-                                    chdir: File.expand_path("../..", __dir__))
+      root = File.expand_path("../..", __dir__)
+      tests = Dir.children(File.join(root, "js/test")).grep(/\.test\.js\z/).sort.map { |name| "js/test/#{name}" }
+      out, status = Open3.capture2e({ "BLOOMC_JS_FIXTURES" => dir }, node, "--test", *tests, chdir: root)
       expect(status.success?).to be(true), out
       expect(out).to match(/^# pass (\d+)/)
-      expect(out[/^# pass (\d+)/, 1].to_i).to eq(3 + 2 * filters.size)
+      expect(out[/^# pass (\d+)/, 1].to_i).to eq(fixed_tests + (2 * all.size))
     end
   end
 end
