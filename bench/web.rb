@@ -7,11 +7,19 @@ require "rbconfig"
 require "timeout"
 require "tmpdir"
 
+require_relative "support"
+require_relative "http"
+require_relative "js_reader"
+
 # The web part of `rake bench` (issue 22), in the same process as the rest:
-# requests a second of `bloomc serve` for 200 and 304 answers, measured by
-# wrk (Debian's package) over loopback on this machine, against a floor of
-# the same run: a bare Rack lambda on Puma with the same threads, answering
-# 304 with nothing to do.
+# bytes on the wire (bench/http.rb); requests a second of `bloomc serve` for
+# 200 and 304 answers, measured by wrk (Debian's package) over loopback on
+# this machine, against a floor of the same run: a bare Rack lambda on Puma
+# with the same threads, answering 304 with nothing to do; and the
+# JavaScript reader's lookups a second in Node beside Ruby's include?
+# (bench/js_reader.rb).
+#
+#   ruby -Ilib bench/web.rb (rake bench:web)
 module WebBench
   module_function
 
@@ -26,7 +34,14 @@ module WebBench
     Bloomc::BloomFilter.new(capacity: 3000, error_rate: 0.01).add_all(Array.new(3000) { |i| "user-#{i}" })
   end
 
-  def run
+  # { wire:, serve:, js: } for targets.
+  def run(rounds:)
+    { wire: WireBench.run, serve: serve_rates, js: (JsReaderBench.run(rounds: rounds) if node?) }
+  end
+
+  def node? = system("#{JsReaderBench::NODE} --version", out: File::NULL, err: File::NULL)
+
+  def serve_rates
     puts "\n== bloomc serve: requests a second (wrk #{WRK.join(' ')} -d#{SECONDS}s over loopback)"
     return puts("   wrk is not installed (apt-get install wrk): not measured") || {} unless system("command -v wrk > /dev/null")
 
@@ -83,10 +98,27 @@ module WebBench
   end
 
   def targets(res, row:)
-    rate = res["serve 304"]
-    floor = res["bare lambda 304"]
+    rate = res[:serve]["serve 304"]
+    floor = res[:serve]["bare lambda 304"]
     checks = { "304s" => rate && [format("%.0f/s", rate), rate >= 3000] }
     checks["(bare lambda #{floor ? format('%.0f/s', floor) : 'n/a'})"] = nil
-    [row.("bloomc serve: conditional GETs answered 304, a second", ">= 3,000/s", checks)]
+    rows = [row.("bloomc serve: conditional GETs answered 304, a second", ">= 3,000/s", checks)]
+    js = (res[:js] || {}).flat_map do |name, by|
+      by.map { |which, (rate_js, _)| ["#{name} #{which}", [format("%.2fM/s", rate_js / 1e6), rate_js >= JsReaderBench::TARGET]] }
+    end
+    rows << row.("JavaScript reader: has() on 40-byte keys in Node", ">= 3M/s", js.empty? ? { "node" => nil } : js.to_h)
   end
+end
+
+if $PROGRAM_NAME == __FILE__
+  require "bloomc"
+  include BenchSupport
+
+  res = WebBench.run(rounds: Integer(ENV.fetch("BENCH_ROUNDS", "5")))
+  row = lambda do |what, limit, checks|
+    shown = checks.map { |label, (value, ok)| "#{label} #{value || 'n/a'}#{' (NO)' if ok == false}" }.join(", ")
+    [what, shown, limit]
+  end
+  puts
+  WebBench.targets(res, row: row).each { |what, shown, limit| puts "#{what}: #{shown} (target #{limit})" }
 end

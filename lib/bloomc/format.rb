@@ -218,6 +218,22 @@ module Bloomc
 
     def fail!(reason) = raise(FormatError, reason)
 
+    # Writes +data+ to +path+ through a temporary file in the same directory,
+    # synced, then renamed over it: a reader sees the old file or the whole
+    # new one, never a part.
+    def write_atomically(path, data)
+      temp = "#{path}.#{Process.pid}.#{rand(2**32).to_s(36)}.tmp"
+      begin
+        File.open(temp, File::WRONLY | File::CREAT | File::EXCL | File::BINARY, 0o644) do |file|
+          file.write(data)
+          file.fsync
+        end
+        File.rename(temp, path)
+      ensure
+        File.unlink(temp) if File.exist?(temp)
+      end
+    end
+
     # Where #save writes +path+: the file a symlink names (the link stays),
     # never a device, a directory or a pipe, which its rename would replace.
     def save_target(path)
@@ -249,18 +265,7 @@ module Bloomc
     # @return [self]
     # @raise [ArgumentError] when +path+ is a device, a directory or a pipe
     def save(path, compress: false)
-      data = dump(compress: compress)
-      path = Format.save_target(path)
-      temp = "#{path}.#{Process.pid}.#{rand(2**32).to_s(36)}.tmp"
-      begin
-        File.open(temp, File::WRONLY | File::CREAT | File::EXCL | File::BINARY, 0o644) do |file|
-          file.write(data)
-          file.fsync
-        end
-        File.rename(temp, path)
-      ensure
-        File.unlink(temp) if File.exist?(temp)
-      end
+      Format.write_atomically(Format.save_target(path), dump(compress: compress))
       self
     end
 

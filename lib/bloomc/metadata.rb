@@ -35,8 +35,11 @@ module Bloomc
         raise UnsupportedError, "a mapped filter's metadata is fixed by its file: load_file, set it, and save"
       end
 
-      @metadata_json = Metadata.encode(value)
-      @metadata = @metadata_json && Metadata.decode(@metadata_json)
+      json = Metadata.encode(value)
+      return import_metadata(json) if json
+
+      # None: no instance variables left (see import_metadata).
+      %i[@metadata_json @metadata].each { |name| remove_instance_variable(name) if instance_variable_defined?(name) }
     end
 
     private
@@ -45,9 +48,13 @@ module Bloomc
     def metadata_json = @metadata_json
 
     # From a file's metadata block (nil: none), already checked by Format.
+    # Nothing is set without one: instance variables on a T_DATA object cost
+    # a table of their own, which ObjectSpace.memsize_of counts.
     def import_metadata(json)
+      return unless json
+
       @metadata_json = json
-      @metadata = json && Metadata.decode(json)
+      @metadata = Metadata.decode(json)
     end
 
     class << self

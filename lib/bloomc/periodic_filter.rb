@@ -250,14 +250,14 @@ module Bloomc
           path = File.join(dir, "#{label(index)}.bloom")
           next if data.nil? && done[index] && File.file?(path)
 
-          data ? write_atomically(path, data) : filter.save(path, compress: compress)
+          data ? Format.write_atomically(path, data) : filter.save(path, compress: compress)
           done[index] = true if data.nil?
         end
         @template.save(File.join(dir, TEMPLATE), compress: true) unless done[:template]
         done[:template] = true
         old = previous_labels(dir)
         labels = parts.map { |index, _, _| label(index) }
-        write_atomically(File.join(dir, MANIFEST), JSON.pretty_generate(manifest(current, labels)) << "\n")
+        Format.write_atomically(File.join(dir, MANIFEST), JSON.pretty_generate(manifest(current, labels)) << "\n")
         (old - labels).each { |gone| FileUtils.rm_f(File.join(dir, "#{gone}.bloom")) }
         done.delete_if { |index, _| index != :template && index <= current - retention }
       end
@@ -463,17 +463,6 @@ module Bloomc
       self.class.send(:read_manifest, dir)["periods"]
     rescue FormatError
       []
-    end
-
-    def write_atomically(path, data)
-      temp = "#{path}.#{Process.pid}.#{rand(2**32).to_s(36)}.tmp"
-      File.open(temp, File::WRONLY | File::CREAT | File::EXCL | File::BINARY, 0o644) do |file|
-        file.write(data)
-        file.fsync
-      end
-      File.rename(temp, path)
-    ensure
-      File.unlink(temp) if temp && File.exist?(temp)
     end
   end
 end

@@ -451,8 +451,7 @@ RSpec.describe Bloomc::PeriodicFilter do
   end
 
   it "is declared in sig/bloomc.rbs with exactly its public methods" do
-    require "rbs"
-    decls = RBS::Parser.parse_signature(File.read(File.expand_path("../../sig/bloomc.rbs", __dir__)))
+    decls = Signatures.declarations("bloomc.rbs")
     bloomc = decls.find { |d| d.name.to_s == "Bloomc" }
     decl = bloomc.members.find { |d| d.respond_to?(:name) && d.name.to_s == "PeriodicFilter" }
     methods = decl.members.grep(RBS::AST::Members::MethodDefinition)

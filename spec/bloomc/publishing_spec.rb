@@ -11,11 +11,7 @@ require "tmpdir"
 # real Puma (Bloomc::Serve's server), read back by Bloomc.fetch and kept
 # fresh by Bloomc::Remote through 304s, also while the server is down.
 RSpec.describe "publishing filters over HTTP", :slow do
-  gems = %w[rack puma].all? do |name|
-    Gem::Specification.find_by_name(name)
-  rescue Gem::MissingSpecError
-    false
-  end
+  gems = OptionalGems.installed?("rack", "puma")
 
   before do
     skip "the rack and puma gems are not installed" unless gems || ENV["BLOOMC_SERVE_REQUIRED"]
@@ -71,7 +67,7 @@ RSpec.describe "publishing filters over HTTP", :slow do
       expect(changed.include_all(%w[alice bob carol dave], last: 2)).to eq([true, true, true, false])
       json = JSON.parse(get("#{url}changed/2026-11-24T13.json").body)
       expect(json["kind"]).to eq("BloomFilter")
-      expect([json["cells"]].pack("H*")).to eq(hours.first.dump.byteslice(-json["cells"].size / 2..))
+      expect([json["cells"]].pack("H*")).to eq(hours.first.dump.byteslice((-json["cells"].size / 2)..))
 
       now += 3 * hour # past the retention: the first two hours are dropped, a new current one starts
       changed << "erin"

@@ -1,13 +1,12 @@
 # frozen_string_literal: true
 
 require "spec_helper"
-require "rbs"
 require "bloomc/bloombroom"
 
 # sig/bloomc.rbs must declare every public method the classes really have,
 # and nothing they lack.
 RSpec.describe "sig/bloomc.rbs" do
-  declarations = RBS::Parser.parse_signature(File.read(File.expand_path("../../sig/bloomc.rbs", __dir__)))
+  declarations = Signatures.declarations("bloomc.rbs")
   classes = {}
   walk = lambda do |decls, namespace|
     decls.each do |decl|
