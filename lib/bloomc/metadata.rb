@@ -36,10 +36,11 @@ module Bloomc
       end
 
       json = Metadata.encode(value)
-      return import_metadata(json) if json
-
-      # None: no instance variables left (see import_metadata).
-      %i[@metadata_json @metadata].each { |name| remove_instance_variable(name) if instance_variable_defined?(name) }
+      if json
+        import_metadata(json)
+      else # none: no instance variables left (see import_metadata)
+        %i[@metadata_json @metadata].each { |name| remove_instance_variable(name) if instance_variable_defined?(name) }
+      end
     end
 
     private
