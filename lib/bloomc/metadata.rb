@@ -84,7 +84,10 @@ module Bloomc
         value = JSON.parse(text)
         raise FormatError, "the metadata is a JSON #{value.class}, not a string or an object" unless value.is_a?(String) || value.is_a?(Hash)
 
+        plain(value) # what metadata= would refuse (1e400 parses as Infinity), a file may not hold either
         json
+      rescue ArgumentError, TypeError => e
+        raise FormatError, "the metadata holds what JSON cannot give back: #{e.message}"
       rescue JSON::ParserError => e
         raise FormatError, "the metadata is not JSON (#{e.message[0, 80]})"
       end

@@ -14,7 +14,9 @@ module Bloomc
   # UTC, and named by their start ("2026-11-24T13" for an hour; see #label).
   # The clock is read on every call and the periods roll over then: no thread
   # is needed. A period in which nothing was added holds no filter of its own;
-  # lookups and #each_period treat it as empty.
+  # lookups and #each_period treat it as empty. Each period's filter carries
+  # its start and length in its metadata ("period_start", "period_seconds"),
+  # beside what the block gave it (a Hash is kept, a String as "description").
   #
   # Thread-safe: every method takes one re-entrant lock (a Monitor), which
   # #synchronize also takes, so a reader can dump the current period's filter
@@ -401,10 +403,18 @@ module Bloomc
       @periods[current] = filter
     end
 
+    # The period's start and length join the metadata the block gave the
+    # filter (a String of it is kept as "description").
     def describe_period(filter, index)
       return unless filter.respond_to?(:metadata=)
 
-      filter.metadata = { "period_start" => Time.at(index * period_seconds).utc.iso8601, "period_seconds" => period_seconds }
+      period = { "period_start" => Time.at(index * period_seconds).utc.iso8601, "period_seconds" => period_seconds }
+      given = filter.metadata
+      filter.metadata = case given
+                        when Hash then given.merge(period)
+                        when String then { "description" => given }.merge(period)
+                        else period
+                        end
     end
 
     # A saved period whose metadata names another start is a file moved or renamed.

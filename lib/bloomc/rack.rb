@@ -31,8 +31,9 @@ module Bloomc
     NAME = /\A[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\z/
     # A period's label (Bloomc::PeriodicFilter: "2026-11-24T13" and the like).
     LABEL = /\A[0-9][0-9T:-]{0,31}\z/
-    # index.json is the index's own route, so no filter may be named index.
-    RESERVED = %w[index].freeze
+    # index.json is the index's own route, so no filter may be named index,
+    # and bloomc.js the front page's script.
+    RESERVED = %w[index bloomc.js].freeze
     FRONT_PAGE = File.expand_path("rack/front_page.html", __dir__)
     SCRIPT = File.expand_path("../../js/src/bloomc.js", __dir__)
     IMMUTABLE = "public, max-age=31536000, immutable"
@@ -200,7 +201,7 @@ module Bloomc
       return not_found unless path
 
       case path
-      when "/index.json" then respond(env, index, @cache_control)
+      when "/index.json" then respond(env, index(env), @cache_control)
       when "/", "" then front_page(env, path)
       when "/bloomc.js" then @front_page ? static(env, SCRIPT, "text/javascript; charset=utf-8") : not_found
       else filter_route(env, path)
@@ -236,7 +237,7 @@ module Bloomc
     # decoding (double encoding), a NUL, a backslash, an empty or dot
     # segment never matches.
     def decoded_path(raw)
-      raw = raw.to_s
+      raw = raw.to_s.b # a server may hand over invalid UTF-8 as UTF-8
       return raw unless raw.include?("%")
 
       decoded = raw.b.gsub(/%(\h\h)/) { Regexp.last_match(1).hex.chr }
@@ -257,14 +258,10 @@ module Bloomc
     def file(env, name, json)
       return not_found unless @dir
 
-      path = File.join(@dir, "#{name}.bloom")
-      unless (stat = servable_stat(path))
+      unless (entry = directory_entry(name, env))
         @lock.synchronize { @files.delete(name) }
         return not_found("no filter named #{name} here\n")
       end
-      entry = @files[name]
-      entry = load_file(env, name, path) unless entry&.identity == identity(stat)
-      return not_found("no filter named #{name} here\n") unless entry
       return server_error("#{name}.bloom is not a servable bloomc filter: #{entry.error}\n") if entry.error
 
       respond(env, json ? entry.json : entry.binary, @cache_control)
@@ -386,7 +383,7 @@ module Bloomc
     end
 
     # The index: one entry per servable filter (and per period).
-    def index
+    def index(env)
       filters = []
       published = @lock.synchronize { @published.dup }
       published.each do |name, pub|
@@ -404,7 +401,7 @@ module Bloomc
       names.each do |name|
         next if published.key?(name)
 
-        entry = directory_entry(name)
+        entry = directory_entry(name, env)
         filters << index_entry(name, entry) if entry && !entry.error
       end
       # Stamped now: it has no Last-Modified (a filter dropped from it would
@@ -429,11 +426,13 @@ module Bloomc
       []
     end
 
-    def directory_entry(name)
+    # env: the request's, whose rack.errors learns of a file that fails its
+    # checks (once: the failure is cached with the file's identity).
+    def directory_entry(name, env)
       path = File.join(@dir, "#{name}.bloom")
       stat = servable_stat(path) or return nil
       entry = @files[name]
-      entry&.identity == identity(stat) ? entry : load_file({}, name, path)
+      entry&.identity == identity(stat) ? entry : load_file(env, name, path)
     end
 
     # The front page and its script: files of the gem, cached by their stat.
@@ -494,7 +493,9 @@ module Bloomc
 
       since = env["HTTP_IF_MODIFIED_SINCE"] or return false
       time = Time.httpdate(since)
-      rep.changed_at.to_i <= time.to_i && rep.changed_at.to_i < now.to_i
+      # Exactly the date served, not any later one: a file moved into place
+      # keeps its own, possibly older, mtime (rsync -a, cp -p, tar).
+      rep.changed_at.to_i == time.to_i && rep.changed_at.to_i < now.to_i
     rescue ArgumentError # an unreadable date is ignored (RFC 9110, 13.1.3)
       false
     end

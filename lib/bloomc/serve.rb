@@ -50,7 +50,8 @@ module Bloomc
     end
 
     # @param dir [String] the directory of saved filters (NAME.bloom)
-    # @param bind [String] the address to listen on
+    # @param bind [String] the address to listen on (ArgumentError when it
+    #   does not resolve)
     # @param port [Integer] 0 picks a free port (see #port)
     # @param log [IO] where the request lines go
     def initialize(dir, bind: "127.0.0.1", port: 8080, log: $stdout)
@@ -60,7 +61,11 @@ module Bloomc
       @app = RequestLog.new(RackApp.new(dir, front_page: true), log)
       @server = Puma::Server.new(@app, nil, min_threads: 1, max_threads: THREADS, log_writer: Puma::LogWriter.null,
                                             environment: "production")
-      @server.add_tcp_listener(bind, port)
+      begin
+        @server.add_tcp_listener(bind, port)
+      rescue SocketError => e # a name that does not resolve
+        raise ArgumentError, "cannot listen on #{bind}: #{e.message}"
+      end
       @bind = bind
     end
 

@@ -272,9 +272,10 @@ RSpec.describe Bloomc::ContinuousBloomFilter do
 
     it "does not keep an unreferenced filter alive, and its thread ends" do
       before = timer_threads
-      ref = lambda do
-        WeakRef.new(described_class.new(1000, 3, 0.04).start_timer)
-      end.call
+      # Made in a thread of its own, whose stack is gone when it ends: the
+      # GC scans stacks conservatively, and a stale copy of the filter's
+      # address in one of this thread's frames would keep it alive.
+      ref = Thread.new { WeakRef.new(described_class.new(1000, 3, 0.04).start_timer) }.value
       thread = (timer_threads - before).first
       expect(thread).not_to be_nil
       deadline = now + 5

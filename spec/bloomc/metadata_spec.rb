@@ -141,6 +141,7 @@ RSpec.describe "filter metadata" do
       expect { Bloomc.load(with_block(data, "\"\xff\"".b)) }.to raise_error(Bloomc::FormatError, /not UTF-8/)
       zero = data.dup.tap { |d| d[from, 4] = [0].pack("L<") }
       expect { Bloomc.load(zero) }.to raise_error(Bloomc::FormatError, /metadata of 0 bytes/)
+      expect { Bloomc.load(with_block(data, '{"x":1e400}')) }.to raise_error(Bloomc::FormatError, /JSON cannot give back/)
       expect(Bloomc.load(with_block(data, '"short"')).metadata).to eq("short")
     end
 

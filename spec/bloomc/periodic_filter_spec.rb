@@ -215,14 +215,16 @@ RSpec.describe Bloomc::PeriodicFilter do
       expect { filter.union(last: "2") }.to raise_error(TypeError, /last/)
     end
 
-    it "sets each period's metadata when filters carry it, and nothing when they do not" do
-      carrying = Class.new(Bloomc::BloomFilter) { attr_accessor :metadata }
-      with = described_class.new(clock: clock) { carrying.new(1000, 3) }
-      with << "a"
-      expect(with[start].metadata).to eq("period_start" => "2026-11-24T13:00:00Z", "period_seconds" => 3600)
-      expect(with.union.metadata).to be_nil
+    it "puts each period's start and length in its filter's metadata, beside what the block gave it" do
+      period = { "period_start" => "2026-11-24T13:00:00Z", "period_seconds" => 3600 }
       filter << "a"
-      expect(filter[start].metadata).to eq(with[start].metadata) if filter[start].respond_to?(:metadata)
+      expect(filter[start].metadata).to eq(period)
+      tagged = described_class.new(clock: clock) { Bloomc::BloomFilter.new(1000, 3).tap { |f| f.metadata = { "source" => "signups" } } }
+      tagged << "a"
+      expect(tagged[start].metadata).to eq({ "source" => "signups" }.merge(period))
+      described = described_class.new(clock: clock) { Bloomc::BloomFilter.new(1000, 3).tap { |f| f.metadata = "signups" } }
+      described << "a"
+      expect(described[start].metadata).to eq({ "description" => "signups" }.merge(period))
     end
   end
 
