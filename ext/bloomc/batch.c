@@ -161,6 +161,71 @@ VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
     return out;
 }
 
+static int key_held(const bloomc_batch *b, const char *from, const char *to)
+{
+    bf_key_hash h = bf_key_hash_bytes((const uint8_t *)from, (size_t)(to - from), b->seed, b->kind);
+    uint8_t found;
+    b->lookup(b->filter, &h, 1, &found);
+    return found != 0;
+}
+
+/* Whether any chosen field of the line [from, to) is held: fields are
+ * split at delimiter, and field i (from 0) is chosen when chosen is NULL or
+ * chosen[i] is not 0; the first field found ends the search. */
+static int field_held(const bloomc_batch *b, const char *from, const char *to, int delimiter, const char *chosen, long nchosen)
+{
+    for (long field = 0;; field++) {
+        const char *stop = memchr(from, delimiter, (size_t)(to - from));
+        const char *field_end = stop ? stop : to;
+        if ((!chosen || (field < nchosen && chosen[field])) && key_held(b, from, field_end)) return 1;
+        if (!stop || (chosen && field + 1 >= nchosen)) return 0; /* no line or no chosen field left */
+        from = stop + 1;
+    }
+}
+
+/* The lines of chunk's first length bytes that the filter holds (invert:
+ * those it does not), appended to out with a '\n' each; returns how many.
+ * A line's key is the line without its '\n'; with a delimiter (a byte),
+ * a line is held when any of its chosen fields is: fields is a String whose
+ * byte i is not 0 when field i + 1 is chosen, or nil for every field.
+ * (`bloomc query`: no Ruby object is made for a key.) */
+VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length, VALUE delimiter, VALUE fields, VALUE invert)
+{
+    StringValue(chunk);
+    StringValue(out);
+    rb_str_modify(out);
+    if (chunk == out) rb_raise(rb_eArgError, "the chunk and the output must be different Strings");
+    long n = NUM2LONG(length);
+    if (n < 0 || n > RSTRING_LEN(chunk)) rb_raise(rb_eArgError, "length %ld outside the chunk's %ld bytes", n, RSTRING_LEN(chunk));
+    int split = !NIL_P(delimiter);
+    int byte = split ? NUM2INT(delimiter) : 0;
+    if (split && (byte < 0 || byte > 255 || byte == '\n')) rb_raise(rb_eArgError, "a delimiter is one byte other than a newline, not %d", byte);
+    const char *chosen = NULL;
+    long nchosen = 0;
+    if (!NIL_P(fields)) {
+        StringValue(fields);
+        chosen = RSTRING_PTR(fields);
+        nchosen = RSTRING_LEN(fields);
+    }
+    int inverted = RTEST(invert);
+    long printed = 0;
+    const char *p = RSTRING_PTR(chunk), *end = p + n;
+    while (p < end) {
+        const char *newline = memchr(p, '\n', (size_t)(end - p));
+        const char *line_end = newline ? newline : end;
+        int held = split ? field_held(b, p, line_end, byte, chosen, nchosen) : key_held(b, p, line_end);
+        if (held != inverted) {
+            rb_str_cat(out, p, line_end - p);
+            rb_str_cat(out, "\n", 1);
+            printed++;
+        }
+        p = newline ? newline + 1 : end;
+    }
+    RB_GC_GUARD(chunk);
+    RB_GC_GUARD(fields);
+    return LONG2NUM(printed);
+}
+
 void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE))
 {
     rb_define_private_method(klass, "batch_add", add, 2);

@@ -54,6 +54,7 @@ enum {
 VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect);
 VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode);
 VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length);
+VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length, VALUE delimiter, VALUE fields, VALUE invert);
 void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE));
 /* add?'s answer from an add that says whether the key was new. */
 static inline VALUE bloomc_add_p_result(VALUE self, int fresh)

@@ -444,6 +444,15 @@ static VALUE filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length
     return bloomc_batch_dedup(&b, chunk, out, length);
 }
 
+/* :nodoc: query_lines(chunk, out, length, delimiter, fields, invert):
+ * `bloomc query`'s work on lines (batch.c). */
+static VALUE filter_query_lines(int argc, VALUE *argv, VALUE self)
+{
+    rb_check_arity(argc, 6, 6);
+    bloomc_batch b = batch_of(bloomc_filter_get(self));
+    return bloomc_batch_query(&b, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]);
+}
+
 VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind)
 {
     if (nclasses >= KINDS_MAX) rb_bug("bloomc: more filter kinds than the %d in filter.c", KINDS_MAX);
@@ -473,6 +482,7 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     if (kind->add_many || kind->add_one || kind->contains_many || kind->contains_one)
         bloomc_define_batch_methods(klass, filter_batch_add, filter_batch_lookup);
     if (kind->add_many || kind->add_one) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
+    if (kind->contains_many || kind->contains_one) rb_define_private_method(klass, "query_lines", filter_query_lines, -1);
     if (kind->body_bytes_for) {
         rb_define_private_method(klass, "map_core", filter_map_core, 5);
         rb_define_private_method(klass, "unmap", filter_unmap, 0);

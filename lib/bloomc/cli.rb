@@ -25,6 +25,7 @@ module Bloomc
     MAX_LINE = 4 << 20
     TTL_CAPACITY = 1_000_000 # dedup --ttl's default --capacity
     SERVE_PORT = 8080
+    MAX_FIELD = 65_536 # query --fields
     DEFAULT_CAPACITY = 1_000_000 # build --kind bloom, blocked, counting or cuckoo without --capacity
     # Without --capacity, dedup and build grow a ScalableBloomFilter from a
     # first layer of this many lines: a large input needs few layers (10
@@ -146,9 +147,20 @@ module Bloomc
                  shown: "none: it grows; #{DEFAULT_CAPACITY} for another --kind")
           metadata(o, opts)
         when "query"
-          o.banner = "Usage: bloomc query [--invert] FILTER [KEY...]\n" \
-                     "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none."
+          o.banner = "Usage: bloomc query [--invert] [--delimiter CHAR] [--fields LIST] FILTER [KEY...]\n" \
+                     "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none.\n" \
+                     "With --delimiter or --fields, a line is printed whole when any of its chosen fields is held."
           o.on("-v", "--invert", "print the keys it does not hold") { opts[:invert] = true }
+          o.on("-d", "--delimiter CHAR", "split each line at CHAR (one byte; default , with --fields; \\t for a tab)") do |v|
+            v = "\t" if v == "\\t"
+            raise UsageError, "--delimiter must be one byte other than a newline, not #{v.inspect}" unless v.bytesize == 1 && v != "\n"
+
+            opts[:delimiter] = v.b
+          end
+          o.on("-f", "--fields LIST", "look up these fields (from 1: 1,3 or 2-4) and print the whole line when one is held; " \
+                                      "with --delimiter alone, every field") do |v|
+            opts[:fields] = field_map(v)
+          end
         when "merge"
           o.banner = "Usage: bloomc merge -o OUT FILTER...\nSaves the union of the FILTERs (of one kind and shape) to OUT."
           o.on("-o", "--output OUT", "where to save it (required)") { |v| opts[:output] = v }
@@ -295,24 +307,50 @@ module Bloomc
       path = args.shift or raise UsageError, "give a FILTER to query"
       raise UsageError, "a KEY cannot contain a newline (give such keys on stdin, one a line)" if args.any? { |key| key.include?("\n") }
 
+      split = opts.key?(:delimiter) || opts.key?(:fields)
+      raise UsageError, "--delimiter and --fields choose fields of the lines on stdin, not of KEYs" if split && !args.empty?
+
       filter = load(path)
       invert = opts.fetch(:invert, false)
-      printed = false
-      answer = lambda do |keys|
-        found = filter.include_all(keys)
-        picked = keys.each_index.reject { |i| found[i] == invert }
-        next if picked.empty?
+      return query_keys(filter, args.map(&:b), invert) unless args.empty?
 
-        printed = true
-        @stdout.write(picked.map { |i| "#{keys[i]}\n" }.join)
+      # Lines from stdin, looked up in C: no Ruby object a key.
+      @stdout.sync = true
+      delimiter = opts.fetch(:delimiter, ",").ord if split
+      out = +"".b
+      printed = 0
+      each_chunk([]) do |lines, length|
+        printed += filter.send(:query_lines, lines, out.clear, length, delimiter, opts[:fields], invert)
+        @stdout.write(out)
       end
-      if args.empty?
-        @stdout.sync = true
-        each_chunk([]) { |lines, length| answer.call(keys_of(lines.byteslice(0, length))) }
-      else
-        answer.call(args.map(&:b))
+      printed.positive? ? OK : NONE_FOUND
+    end
+
+    def query_keys(filter, keys, invert)
+      found = filter.include_all(keys)
+      picked = keys.each_index.reject { |i| found[i] == invert }
+      @stdout.write(picked.map { |i| "#{keys[i]}\n" }.join)
+      picked.empty? ? NONE_FOUND : OK
+    end
+
+    # --fields: 1,3 and 2-4 (from 1, as cut counts) to the map query_lines
+    # takes (byte i not 0: field i + 1 chosen).
+    def field_map(list)
+      numbers = list.split(",", -1).flat_map do |part|
+        from, to = part.match(/\A(\d+)(?:-(\d+))?\z/)&.captures
+        raise UsageError, "--fields is a list of field numbers from 1, such as 1,3 or 2-4, not #{list}" unless from
+
+        first = from.to_i
+        last = (to || from).to_i
+        unless first.between?(1, MAX_FIELD) && last.between?(first, MAX_FIELD)
+          raise UsageError, "--fields #{part}: fields are numbered 1 .. #{MAX_FIELD}, a range low to high"
+        end
+
+        (first..last).to_a
       end
-      printed ? OK : NONE_FOUND
+      map = "\0".b * numbers.max
+      numbers.each { |i| map.setbyte(i - 1, 1) }
+      map
     end
 
     def merge(argv)

@@ -164,6 +164,31 @@ RSpec.describe "exe/bloomc", :slow do
       expect(out).not_to include("metadata")
     end
 
+    it "matches chosen fields of each line (--delimiter, --fields) and prints the whole line, as DCSO's bloom check does" do
+      write("ioc.txt", "evil.com\n10.0.0.1\nbad\0hash\n\u65e5\u672c\n")
+      run("build", "--capacity", "1000", "-o", path("ioc.bloom"), path("ioc.txt"))
+      log = "a,b,c\nx,evil.com,z\n10.0.0.1,q,r\nk,l,bad\0hash\n\u65e5\u672c\nnope\n,,\nlast,evil.com".b
+      expect(run("query", "-d", ",", path("ioc.bloom"), input: log)).to eq(
+        ["x,evil.com,z\n10.0.0.1,q,r\nk,l,bad\0hash\n\u65e5\u672c\nlast,evil.com\n".b, "", 0]
+      )
+      expect(run("query", "--fields", "2", path("ioc.bloom"), input: log)[0]).to eq("x,evil.com,z\nlast,evil.com\n")
+      expect(run("query", "-f", "1,3", path("ioc.bloom"), input: log)[0]).to eq("10.0.0.1,q,r\nk,l,bad\0hash\n\u65e5\u672c\n".b)
+      expect(run("query", "-f", "2-3", "-v", path("ioc.bloom"), input: log)[0]).to eq("a,b,c\n10.0.0.1,q,r\n\u65e5\u672c\nnope\n,,\n".b)
+      expect(run("query", "-d", "\\t", "-f", "2", path("ioc.bloom"), input: "1\tevil.com\n2\tok\n")[0]).to eq("1\tevil.com\n")
+      expect(run("query", "-f", "4", path("ioc.bloom"), input: log)).to eq(["", "", 1])
+      {
+        %w[-f 0] => "--fields 0: fields are numbered 1 .. 65536, a range low to high",
+        %w[-f 3-2] => "--fields 3-2: fields are numbered 1 .. 65536, a range low to high",
+        %w[-f 1,x] => "--fields is a list of field numbers from 1, such as 1,3 or 2-4, not 1,x",
+        %w[-d ab] => '--delimiter must be one byte other than a newline, not "ab"'
+      }.each do |args, message|
+        expect(run("query", *args, path("ioc.bloom"), input: log)).to eq(["", "bloomc query: #{message}\n", 2]), args.inspect
+      end
+      expect(run("query", "-f", "1", path("ioc.bloom"), "evil.com")).to eq(
+        ["", "bloomc query: --delimiter and --fields choose fields of the lines on stdin, not of KEYs\n", 2]
+      )
+    end
+
     it "keeps --metadata in the filter (a JSON object as a Hash, other text as text) and info shows it" do
       write("k.txt", "a\nb\n")
       expect(run("build", "--metadata", '{"source":"feed","n":2}', "-o", path("m.bloom"), path("k.txt"))[2]).to eq(0)
