@@ -130,6 +130,20 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
     }
 }
 
+/* The first length bytes of chunk, checked, for a method that appends
+ * some of its lines to out (another String). Strings only, not to_str: a
+ * converted copy would not be the chunk its caller keeps alive. */
+static const char *lines_of(VALUE chunk, VALUE out, VALUE length)
+{
+    Check_Type(chunk, T_STRING);
+    Check_Type(out, T_STRING);
+    rb_str_modify(out);
+    if (chunk == out) rb_raise(rb_eArgError, "the chunk and the output must be different Strings");
+    long n = NUM2LONG(length);
+    if (n < 0 || n > RSTRING_LEN(chunk)) rb_raise(rb_eArgError, "length %ld outside the chunk's %ld bytes", n, RSTRING_LEN(chunk));
+    return RSTRING_PTR(chunk);
+}
+
 /* The private entry points of Bloomc::Batch (lib/bloomc/batch.rb). */
 /* The lines of chunk's first length bytes (each ending in '\n', the last
  * perhaps not) whose key, the line without its '\n', was new to the
@@ -138,13 +152,7 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
  * chunk is written once. (`bloomc dedup`.) */
 VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length)
 {
-    StringValue(chunk);
-    StringValue(out);
-    rb_str_modify(out);
-    if (chunk == out) rb_raise(rb_eArgError, "the chunk and the output must be different Strings");
-    long n = NUM2LONG(length);
-    if (n < 0 || n > RSTRING_LEN(chunk)) rb_raise(rb_eArgError, "length %ld outside the chunk's %ld bytes", n, RSTRING_LEN(chunk));
-    const char *p = RSTRING_PTR(chunk), *end = p + n;
+    const char *p = lines_of(chunk, out, length), *end = p + NUM2LONG(length);
     while (p < end) {
         const char *newline = memchr(p, '\n', (size_t)(end - p));
         const char *key_end = newline ? newline : end;
@@ -191,12 +199,7 @@ static int field_held(const bloomc_batch *b, const char *from, const char *to, i
  * (`bloomc query`: no Ruby object is made for a key.) */
 VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length, VALUE delimiter, VALUE fields, VALUE invert)
 {
-    StringValue(chunk);
-    StringValue(out);
-    rb_str_modify(out);
-    if (chunk == out) rb_raise(rb_eArgError, "the chunk and the output must be different Strings");
-    long n = NUM2LONG(length);
-    if (n < 0 || n > RSTRING_LEN(chunk)) rb_raise(rb_eArgError, "length %ld outside the chunk's %ld bytes", n, RSTRING_LEN(chunk));
+    const char *p = lines_of(chunk, out, length), *end = p + NUM2LONG(length);
     int split = !NIL_P(delimiter);
     int byte = split ? NUM2INT(delimiter) : 0;
     if (split && (byte < 0 || byte > 255 || byte == '\n')) rb_raise(rb_eArgError, "a delimiter is one byte other than a newline, not %d", byte);
@@ -209,7 +212,6 @@ VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
     }
     int inverted = RTEST(invert);
     long printed = 0;
-    const char *p = RSTRING_PTR(chunk), *end = p + n;
     while (p < end) {
         const char *newline = memchr(p, '\n', (size_t)(end - p));
         const char *line_end = newline ? newline : end;
