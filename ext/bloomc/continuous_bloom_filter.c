@@ -215,7 +215,7 @@ const bloomc_kind bloomc_continuous_kind = {
     /* == leaves out the ticks and add counts, which a mapped reader knows
      * only as of its writer's last tick: the shape, the slot and the cells. */
     .equal_fields = 5,
-    .methods = BLOOMC_K | BLOOMC_HASH_KIND,
+    .methods = BLOOMC_K | BLOOMC_HASH_KIND | BLOOMC_OWN_STATE,
     .save = save,
     .load = load,
     .attach = attach,

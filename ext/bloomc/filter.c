@@ -451,7 +451,8 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     classes[nclasses].klass = klass;
     classes[nclasses++].kind = kind;
     rb_define_alloc_func(klass, filter_alloc);
-    rb_define_method(klass, "initialize_copy", filter_initialize_copy, 1);
+    int own_state = kind->methods & BLOOMC_OWN_STATE;
+    if (!own_state) rb_define_method(klass, "initialize_copy", filter_initialize_copy, 1);
     rb_define_method(klass, "==", filter_equal, 1);
     rb_define_method(klass, "eql?", filter_equal, 1);
     rb_define_method(klass, "hash", filter_hash, 0);
@@ -464,18 +465,22 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
         rb_define_private_method(klass, "distinct", filter_distinct, 0);
         rb_define_private_method(klass, "distinct=", filter_set_distinct, 1);
     }
-    rb_define_method(klass, "clear", filter_clear, 0);
+    /* A kind built once (no add) has a Ruby clear that raises. */
+    int adds = kind->add_many || kind->add_one;
+    if (adds) rb_define_method(klass, "clear", filter_clear, 0);
     rb_define_private_method(klass, "combine", filter_combine, 2);
     if (kind->occupied) rb_define_private_method(klass, "occupied", filter_occupied, 0);
-    rb_define_private_method(klass, "export_core", filter_export_core, 0);
+    if (!own_state) rb_define_private_method(klass, "export_core", filter_export_core, 0);
     rb_define_private_method(klass, "export_fields", filter_export_fields, 0);
-    rb_define_private_method(klass, "import_core", filter_import_core, 2);
-    if (kind->add_many || kind->add_one || kind->contains_many || kind->contains_one)
-        bloomc_define_batch_methods(klass, filter_batch_add, filter_batch_lookup);
-    if (kind->add_many || kind->add_one) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
+    if (!own_state) rb_define_private_method(klass, "import_core", filter_import_core, 2);
+    if (adds || kind->contains_many || kind->contains_one)
+        bloomc_define_batch_methods(klass, filter_batch_add, own_state ? NULL : filter_batch_lookup);
+    if (adds) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
     if (kind->body_bytes_for) {
-        rb_define_private_method(klass, "map_core", filter_map_core, 5);
-        rb_define_private_method(klass, "unmap", filter_unmap, 0);
+        if (!own_state) {
+            rb_define_private_method(klass, "map_core", filter_map_core, 5);
+            rb_define_private_method(klass, "unmap", filter_unmap, 0);
+        }
         rb_define_private_method(klass, "body_bytes_for", filter_body_bytes_for, 1);
         bloomc_define_mapping_methods(klass);
     }
