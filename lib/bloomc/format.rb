@@ -220,8 +220,9 @@ module Bloomc
 
     # Writes +data+ to +path+ through a temporary file in the same directory,
     # synced, then renamed over it: a reader sees the old file or the whole
-    # new one, never a part.
-    def write_atomically(path, data)
+    # new one, never a part. An error names +name+ (the path the caller was
+    # given), not the temporary file: the same Errno, with the same errno.
+    def write_atomically(path, data, name: path)
       temp = "#{path}.#{Process.pid}.#{rand(2**32).to_s(36)}.tmp"
       begin
         File.open(temp, File::WRONLY | File::CREAT | File::EXCL | File::BINARY, 0o644) do |file|
@@ -229,6 +230,8 @@ module Bloomc
           file.fsync
         end
         File.rename(temp, path)
+      rescue SystemCallError => e
+        raise SystemCallError.new("saving #{name}", e.errno), cause: nil
       ensure
         File.unlink(temp) if File.exist?(temp)
       end
@@ -265,7 +268,7 @@ module Bloomc
     # @return [self]
     # @raise [ArgumentError] when +path+ is a device, a directory or a pipe
     def save(path, compress: false)
-      Format.write_atomically(Format.save_target(path), dump(compress: compress))
+      Format.write_atomically(Format.save_target(path), dump(compress: compress), name: path.to_s)
       self
     end
 

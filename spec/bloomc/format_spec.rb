@@ -285,6 +285,19 @@ RSpec.describe "the binary format" do
         writer.kill.join
       end
 
+      it "names the path save was given, not its temporary file, in an error" do
+        filter = Bloomc::BloomFilter.new(1000, 3)
+        missing = File.join(@dir, "no", "such", "dir", "f.bloom")
+        expect { filter.save(missing) }.to raise_error(Errno::ENOENT) { |e| expect(e.message).to eq("No such file or directory - saving #{missing}") }
+        File.chmod(0o500, @dir)
+        unless File.writable?(@dir) # root writes anyway
+          path = File.join(@dir, "f.bloom")
+          expect { filter.save(path) }.to raise_error(Errno::EACCES) { |e| expect(e.message).to eq("Permission denied - saving #{path}") }
+        end
+        File.chmod(0o700, @dir)
+        expect(Dir.children(@dir)).to eq([]) # no temporary file left
+      end
+
       it "is where save writes through a symlink, which stays, and never over a pipe or a directory" do
         filter = Bloomc::BloomFilter.new(1000, 3).tap { |f| f << "k" }
         target = File.join(@dir, "target.bloom")
