@@ -94,7 +94,6 @@ bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind)
 
 void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
 {
-    if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of that size is too large for this machine", rb_obj_class(self));
     bloomc_filter_install_at(RTYPEDDATA_DATA(self), core, nbytes, src, src_bytes);
 }
 
@@ -116,10 +115,27 @@ static void adopt(bloomc_filter *f, const void *core, void *allocation, size_t n
     f->kind->attach(f->core, f->body, 0); /* checked before, where it came from outside */
 }
 
+/* The class of kind and the m of core, for messages about its size. */
+static VALUE class_of_kind(const bloomc_kind *kind)
+{
+    for (int i = 0; i < nclasses; i++)
+        if (classes[i].kind == kind) return classes[i].klass;
+    return rb_cObject;
+}
+
+static uint64_t m_of(const bloomc_kind *kind, const void *core)
+{
+    bloomc_numbers n = {0};
+    kind->numbers((void *)core, &n);
+    return n.m;
+}
+
 void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
 {
-    if (!nbytes) rb_raise(rb_eArgError, "a filter of that size is too large for this machine");
-    void *allocation = ruby_xcalloc(nbytes + alignment(f->kind) - 1, 1);
+    VALUE klass = class_of_kind(f->kind);
+    uint64_t m = m_of(f->kind, core);
+    if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of m = %" PRIu64 " is too large for this machine", klass, m);
+    void *allocation = bloomc_xcalloc(nbytes + alignment(f->kind) - 1, "a %" PRIsVALUE " of m = %" PRIu64, klass, m);
     if (src) memcpy(aligned(allocation, f->kind), src, src_bytes);
     adopt(f, core, allocation, nbytes);
 }
@@ -352,7 +368,7 @@ static VALUE filter_body_bytes_for(VALUE self, VALUE m)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
     size_t nbytes = f->kind->body_bytes_for(f->core, m);
-    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine");
+    if (!nbytes) rb_raise(rb_eArgError, "m %" PRIsVALUE " is too large for this machine", m);
     return SIZET2NUM(nbytes);
 }
 

@@ -63,8 +63,8 @@ module Bloomc
       status = dispatch(argv)
       @stdout.flush # a full disk or a closed stdout is an error too
       status
-    rescue NoMemoryError
-      fail_with("not enough memory for a filter of that --capacity and --error")
+    rescue NoMemoryError => e
+      fail_with("not enough memory for a filter of that --capacity and --error (#{e.message})")
     rescue UsageError, OptionParser::ParseError, IOError, ArgumentError, TypeError, RangeError, Error => e
       fail_with(e.message)
     rescue SystemCallError => e

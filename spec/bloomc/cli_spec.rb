@@ -421,7 +421,7 @@ RSpec.describe "exe/bloomc", :slow do
         %w[dedup --capacity lots] => /\Abloomc dedup: --capacity must be a whole number of lines, not lots\n\z/,
         %w[dedup --error 2] => /\Abloomc dedup: error rate must be in \(0, 1\), got 2.0\n\z/,
         %w[dedup --ttl 0.001] => /\Abloomc dedup: --ttl must be at least 0.02 seconds, not 0.001\n\z/,
-        %w[dedup --capacity 1e14] => /\Abloomc dedup: not enough memory for a filter of that --capacity and --error\n\z/,
+        %w[dedup --capacity 1e14] => /\Abloomc dedup: not enough memory for a filter of that --capacity and --error \(failed to allocate \d+ bytes .+ of m = \d+\)\n\z/,
         %w[dedup --capacity 2.5] => /\Abloomc dedup: --capacity must be a whole number of lines, not 2.5\n\z/,
         %W[query f two\nlines] => /\Abloomc query: a KEY cannot contain a newline/,
         %w[build -o /dev/null x] => %r{\Abloomc build: /dev/null: not a regular file\n\z},
