@@ -272,6 +272,27 @@ module Bloomc
       self
     end
 
+    # YAML (Psych) support: the filter as its #dump, which YAML writes as a
+    # !binary (base64) scalar, under the filter's class tag. YAML.dump and
+    # YAML.unsafe_load round-trip it; YAML.load and YAML.safe_load read it
+    # back when the class is among their permitted_classes.
+    # @param coder [Psych::Coder]
+    # @return [void]
+    def encode_with(coder)
+      coder["dump"] = dump
+    end
+
+    # The inverse of #encode_with, as checked as Bloomc.load checks a dump.
+    # @param coder [Psych::Coder]
+    # @return [void]
+    # @raise [Bloomc::FormatError] when the YAML holds no dump of this class
+    def init_with(coder)
+      data = coder.map["dump"] if coder.type == :map
+      raise FormatError, "YAML for a #{self.class} holds no dump: write it with YAML.dump(filter)" unless data.is_a?(String)
+
+      Format.load(data, into: self)
+    end
+
     private
 
     # Marshal support: the binary format (Marshal calls these though they

@@ -3,6 +3,7 @@
 require "spec_helper"
 require "tmpdir"
 require "timeout"
+require "yaml"
 
 # The binary format (docs/FORMAT.md): every class round-trips, byte for byte
 # against golden files written by an earlier build, and bad input raises
@@ -43,9 +44,14 @@ RSpec.describe "the binary format" do
           expect([loaded.capacity, loaded.error_rate, loaded.over_capacity?]).to eq([filter.capacity, filter.error_rate, filter.over_capacity?])
         end
 
-        it "loads through its class, Marshal, save and load_file" do
+        it "loads through its class, Marshal, YAML, save and load_file" do
           expect(filter.class.load(filter.dump)).to eq(filter)
           expect(Marshal.load(Marshal.dump(filter))).to eq(filter)
+          yaml = YAML.dump(filter)
+          expect(yaml).to include("!ruby/object:#{filter.class}", "dump: !binary")
+          expect(YAML.unsafe_load(yaml)).to eq(filter)
+          expect(YAML.safe_load(yaml, permitted_classes: [filter.class])).to eq(filter)
+          expect { YAML.safe_load(yaml) }.to raise_error(Psych::DisallowedClass, /#{filter.class}/)
           Dir.mktmpdir do |dir|
             path = File.join(dir, "f.bloom")
             expect(filter.save(path, compress: true)).to equal(filter)
@@ -216,6 +222,14 @@ RSpec.describe "the binary format" do
 
     def refused(bytes, reason)
       expect { Bloomc.load(bytes) }.to raise_error(Bloomc::FormatError, reason)
+    end
+
+    it "refuses YAML of a filter that holds no dump, or a bad one, as Bloomc.load does" do
+      expect { YAML.unsafe_load("--- !ruby/object:Bloomc::BloomFilter\nsizing: [10, 0.01]\n") }
+        .to raise_error(Bloomc::FormatError, /YAML for a Bloomc::BloomFilter holds no dump/)
+      expect { YAML.unsafe_load("--- !ruby/object:Bloomc::BloomFilter\ndump: short\n") }.to raise_error(Bloomc::FormatError, /too few/)
+      yaml = YAML.dump(Bloomc.load(data)).sub("Bloomc::CountingBloomFilter", "Bloomc::BloomFilter")
+      expect { YAML.unsafe_load(yaml) }.to raise_error(Bloomc::FormatError, /holds a Bloomc::CountingBloomFilter, not a Bloomc::BloomFilter/)
     end
 
     it "names what is wrong" do
