@@ -147,7 +147,8 @@ module Bloomc
           metadata(o, opts)
         when "query"
           o.banner = "Usage: bloomc query [--invert] FILTER [KEY...]\n" \
-                     "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none."
+                     "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none.\n" \
+                     "A KEY - stands for the lines of stdin (give a key \"-\" on stdin)."
           o.on("-v", "--invert", "print the keys it does not hold") { opts[:invert] = true }
         when "merge"
           o.banner = "Usage: bloomc merge -o OUT FILTER...\nSaves the union of the FILTERs (of one kind and shape) to OUT."
@@ -306,11 +307,14 @@ module Bloomc
         printed = true
         @stdout.write(picked.map { |i| "#{keys[i]}\n" }.join)
       end
-      if args.empty?
-        @stdout.sync = true
-        each_chunk([]) { |lines, length| answer.call(keys_of(lines.byteslice(0, length))) }
-      else
-        answer.call(args.map(&:b))
+      args = ["-"] if args.empty?
+      @stdout.sync = true if args.include?("-")
+      # The KEYs in order, each "-" the lines of stdin (read once: a second
+      # "-" finds it at its end).
+      args.chunk_while { |a, b| a != "-" && b != "-" }.each do |run|
+        next answer.call(run.map(&:b)) unless run == ["-"]
+
+        each_chunk(["-"]) { |lines, length| answer.call(keys_of(lines.byteslice(0, length))) }
       end
       printed ? OK : NONE_FOUND
     end

@@ -115,6 +115,14 @@ RSpec.describe "exe/bloomc", :slow do
       expect(run("query", "-v", path("f.bloom"), "plain")).to eq(["", "", 1])
     end
 
+    it "reads stdin for a KEY -, in its place among the KEYs" do
+      write("keys.txt", "a\nb\nc\n")
+      expect(run("build", "-o", path("f.bloom"), path("keys.txt"))[2]).to eq(0)
+      expect(run("query", path("f.bloom"), "-", input: "a\nx\nb\n")).to eq(["a\nb\n", "", 0])
+      expect(run("query", path("f.bloom"), "c", "-", "x", "-", "a", input: "b\n")).to eq(["c\nb\na\n", "", 0]) # stdin read once
+      expect(run("query", "--invert", path("f.bloom"), "-", input: "a\n-\n")).to eq(["-\n", "", 0]) # a key "-" on stdin
+    end
+
     it "builds every kind, and merges filters of one shape into their union" do
       write("one.txt", "a\nb\n")
       write("two.txt", "c\n")
