@@ -168,7 +168,12 @@ module Bloomc
           end
           o.on("--bind ADDR", "the address to listen on (default 127.0.0.1: this machine only)") { |v| opts[:bind] = v }
         end
-        max_line(o) if %w[dedup build query].include?(command)
+        if %w[dedup build query].include?(command)
+          max_line(o)
+          o.on("--crlf", "lines end in \"\\r\\n\" (Windows): drop each line's \"\\r\"#{' (and write "\\n" alone)' if command == 'dedup'}") do
+            @crlf = true
+          end
+        end
         o.on("-h", "--help", "this help") { opts[:help] = true }
       end
     end
@@ -424,8 +429,10 @@ module Bloomc
     # Yields the input in chunks of whole lines (the last may lack its
     # "\n"), as soon as they are read, so that a pipe's lines are not held
     # back: a String and the length of its whole lines (the String is
-    # reused: copy what you keep).
+    # reused: copy what you keep). With --crlf, without the "\r" of each
+    # line's "\r\n".
     def each_chunk(files, &block)
+      block = without_cr(block) if @crlf
       inputs = files.empty? ? ["-"] : files
       inputs.each do |name|
         io = name == "-" ? @stdin : File.open(name, "rb")
@@ -437,6 +444,17 @@ module Bloomc
         ensure
           io.close unless io.equal?(@stdin)
         end
+      end
+    end
+
+    # --crlf: block, given each chunk with "\r\n" as "\n" (and a last line's
+    # "\r" dropped). A chunk is whole lines, so no "\r\n" spans two.
+    def without_cr(block)
+      lambda do |lines, length|
+        chunk = lines.byteslice(0, length)
+        chunk.gsub!("\r\n", "\n")
+        chunk.chomp!("\r") unless chunk.end_with?("\n")
+        block.call(chunk, chunk.bytesize)
       end
     end
 

@@ -123,6 +123,19 @@ RSpec.describe "exe/bloomc", :slow do
       expect(run("query", "--invert", path("f.bloom"), "-", input: "a\n-\n")).to eq(["-\n", "", 0]) # a key "-" on stdin
     end
 
+    it "drops each line's \"\\r\" with --crlf, in dedup, build and query" do
+      crlf = write("crlf.txt", "a\r\nb\r\na\nc\r\nb\r")
+      expect(run("dedup", "--crlf", crlf)).to eq(["a\nb\nc\n", "", 0])
+      expect(run("dedup", crlf)[0]).to eq("a\r\nb\r\na\nc\r\n") # without it, "\r" is part of a key: "a" is new
+      expect(run("dedup", "--crlf", "-", input: "x\r\nx\n\r\n\n")).to eq(["x\n\n", "", 0])
+      %w[bloom fuse].each do |kind|
+        expect(run("build", "--crlf", "--kind", kind, "--capacity", "10", "-o", path("#{kind}.bloom"), crlf)[2]).to eq(0)
+        expect(Bloomc.load_file(path("#{kind}.bloom")).include_all(%W[a b c a\r])).to eq([true, true, true, false])
+        expect(run("query", "--crlf", path("#{kind}.bloom"), input: "a\r\nz\r\nc")).to eq(["a\nc\n", "", 0])
+      end
+      %w[dedup build query].each { |command| expect(run(command, "--help")[0]).to include("--crlf") }
+    end
+
     it "builds every kind, and merges filters of one shape into their union" do
       write("one.txt", "a\nb\n")
       write("two.txt", "c\n")
@@ -434,6 +447,7 @@ RSpec.describe "exe/bloomc", :slow do
         %W[query f two\nlines] => /\Abloomc query: a KEY cannot contain a newline/,
         %w[build -o /dev/null x] => %r{\Abloomc build: /dev/null: not a regular file\n\z},
         %w[build -o /no/such/dir/f.bloom x] => %r{\Abloomc build: /no/such/dir/f.bloom: no such directory\n\z},
+        %w[build --crlf=yes x] => /\Abloomc build: needless argument: --crlf=yes\n\z/,
         ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
         %w[build x.txt] => /\Abloomc build: -o FILTER is required\n\z/,
         %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, cuckoo, fuse, scalable\)\n\z/,
