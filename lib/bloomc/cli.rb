@@ -442,6 +442,7 @@ module Bloomc
           read_lines(io, progress, name == "-" ? "stdin" : name, &block)
           progress.finish
         ensure
+          progress&.stop # Ctrl-C or an error: the bar's line ended before the message or the shell's prompt
           io.close unless io.equal?(@stdin)
         end
       end
@@ -566,6 +567,17 @@ module Bloomc
 
       def finish
         @bar&.finish
+        @bar = nil
+      end
+
+      # Ends the line of a bar left unfinished (Ctrl-C, an error), so that
+      # what follows on the terminal starts on a line of its own.
+      def stop
+        return unless @bar && !@bar.finished? # a bar at 100% ended its line itself
+
+        @bar.stop
+        @stderr.write("\n")
+        @bar = nil
       end
 
       private

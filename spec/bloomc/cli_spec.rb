@@ -505,6 +505,32 @@ RSpec.describe "exe/bloomc", :slow do
     end
   end
 
+  # The bar is drawn at the first read (BLOOMC_PROGRESS_AFTER=0); stdout is a
+  # pipe nobody reads, so dedup stops, its bar drawn and unfinished, once the
+  # pipe is full.
+  it "ends the progress bar's line on Ctrl-C, and exits 130" do
+    lines = write("many.txt", (1..200_000).map { |i| "line #{i}\n" }.join)
+    PTY.open do |terminal, tty|
+      reader, writer = IO.pipe
+      pid = Process.spawn({ "BLOOMC_PROGRESS_AFTER" => "0" }, *bloomc, "dedup", lines, out: writer, err: tty)
+      [tty, writer].each(&:close)
+      shown = +""
+      shown << terminal.readpartial(4096) until shown.include?("many.txt")
+      sleep 0.2 # until dedup waits on the full pipe
+      Process.kill(:INT, pid)
+      status = Process.wait2(pid)[1]
+      begin
+        loop { shown << terminal.read_nonblock(4096) }
+      rescue IO::WaitReadable, EOFError, Errno::EIO
+        nil
+      end
+      reader.close
+      expect(status.exitstatus).to eq(130)
+      expect(shown).to end_with("\n")
+      expect(shown).not_to include("100%")
+    end
+  end
+
   it "shows a progress bar on a terminal's stderr only" do
     lines = write("many.txt", (1..200_000).map { |i| "line #{i}\n" }.join)
     _, err, = run("dedup", lines, env: { "BLOOMC_PROGRESS_AFTER" => "0" })
