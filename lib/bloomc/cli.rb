@@ -413,11 +413,8 @@ module Bloomc
       OK
     end
 
-    def load(path)
-      Bloomc.load_file(path)
-    rescue FormatError => e
-      raise FormatError, "#{path}: #{e.message}"
-    end
+    # A FormatError names the path.
+    def load(path) = Bloomc.load_file(path)
 
     # The keys of a chunk of whole lines.
     def keys_of(lines)

@@ -198,6 +198,15 @@ module Bloomc
       end
     end
 
+    # The filter #save wrote at +path+ (load_file's work): a FormatError
+    # names the path, since the reason alone ("bad magic") does not say
+    # which of a program's files it was.
+    def load_file(path, expect: nil)
+      load(read_file(path, expect: expect), expect: expect)
+    rescue FormatError => e
+      raise FormatError, "#{path}: #{e.message}"
+    end
+
     def inflate(body, raw)
       fail!("a compressed body of #{body.bytesize} bytes cannot hold #{raw}") if raw > body.bytesize * MAX_RATIO + 1024
       out = +"".b
@@ -320,8 +329,8 @@ module Bloomc
 
       # @param path [String, Pathname] a file written by #save
       # @return [self]
-      # @raise [Bloomc::FormatError] as #load
-      def load_file(path) = load(Format.read_file(path, expect: self))
+      # @raise [Bloomc::FormatError] as #load, the message starting with +path+
+      def load_file(path) = Format.load_file(path, expect: self)
     end
 
     def self.included(klass)
@@ -338,6 +347,6 @@ module Bloomc
   def self.load(data) = Format.load(data)
 
   # The filter saved at +path+ by #save.
-  # @raise [Bloomc::FormatError] as Bloomc.load
-  def self.load_file(path) = Format.load(Format.read_file(path))
+  # @raise [Bloomc::FormatError] as Bloomc.load, the message starting with +path+
+  def self.load_file(path) = Format.load_file(path)
 end

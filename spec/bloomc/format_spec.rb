@@ -289,6 +289,12 @@ RSpec.describe "the binary format" do
         File.binwrite(path, data)
         expect { Bloomc::BloomFilter.load_file(path) }.to raise_error(Bloomc::FormatError, /holds a Bloomc::CountingBloomFilter/)
         expect { Bloomc.load_file(File::NULL) }.to raise_error(Bloomc::FormatError, /0 bytes are too few/)
+        # Each names the file, first: the reason alone does not say which.
+        text = File.join(@dir, "notes.txt")
+        File.write(text, "not a filter, though long enough to have a header's worth of bytes in it\n")
+        [-> { Bloomc.load_file(text) }, -> { Bloomc::BloomFilter.load_file(text) }, -> { Bloomc::BloomFilter.open(text) }].each do |opening|
+          expect(&opening).to raise_error(Bloomc::FormatError, "#{text}: not a bloomc filter (bad magic)")
+        end
 
         # A pipe whose writer has sent a line and not closed it: reading to
         # the end first would wait for ever (or for a /dev/zero, fill memory).
