@@ -1,5 +1,10 @@
 # frozen_string_literal: true
 
+# As under ruby -w, before the gem loads: a warning from the gem's own files
+# fails the run (spec/support/own_warnings.rb).
+$VERBOSE = true
+require_relative "support/own_warnings"
+
 require "bloomc"
 require "objspace"
 require "weakref"
@@ -90,4 +95,23 @@ RSpec.configure do |config|
   config.expect_with(:rspec) { |c| c.syntax = :expect }
   config.order = :random
   Kernel.srand config.seed
+
+  # The gem and the files the specs require loaded with a warning: the run
+  # fails before its first example.
+  config.before(:suite) do
+    warnings = OwnWarnings.take
+    raise OwnWarnings.failure(warnings, "while loading") unless warnings.empty?
+  end
+  # An example that makes the gem warn fails, with what it said; a warning
+  # between examples (a thread, a timer) fails the run at its end.
+  stray = []
+  config.before { stray.concat(OwnWarnings.take) }
+  config.after do
+    warnings = OwnWarnings.take
+    raise OwnWarnings.failure(warnings, "in this example") unless warnings.empty?
+  end
+  config.after(:suite) do
+    warnings = stray + OwnWarnings.take
+    raise OwnWarnings.failure(warnings, "outside the examples") unless warnings.empty?
+  end
 end

@@ -1,4 +1,5 @@
 #include "bloomc.h"
+#include <stdarg.h>
 
 static void require_integer(VALUE v, const char *name)
 {
@@ -47,4 +48,36 @@ int bloomc_intersection_arg(VALUE op, int same_shape)
     if (op == ID2SYM(rb_intern("union"))) return 0;
     if (op == ID2SYM(rb_intern("intersection"))) return 1;
     rb_raise(rb_eArgError, "unknown set operation %" PRIsVALUE, rb_inspect(op));
+}
+
+typedef struct {
+    size_t nbytes;
+    void *p;
+} calloc_try;
+
+static VALUE try_calloc(VALUE arg)
+{
+    calloc_try *t = (calloc_try *)arg;
+    t->p = ruby_xcalloc(t->nbytes, 1);
+    return Qnil;
+}
+
+static VALUE calloc_failed(VALUE arg, VALUE error)
+{
+    (void)arg;
+    (void)error;
+    return Qnil;
+}
+
+void *bloomc_xcalloc(size_t nbytes, const char *what, ...)
+{
+    calloc_try t = {nbytes, NULL};
+    rb_rescue2(try_calloc, (VALUE)&t, calloc_failed, (VALUE)&t, rb_eNoMemError, (VALUE)0);
+    if (t.p) return t.p;
+    va_list ap;
+    va_start(ap, what);
+    VALUE message = rb_vsprintf(what, ap);
+    va_end(ap);
+    rb_raise(rb_eNoMemError, "failed to allocate %" PRIu64 " bytes (%.1f GiB) for %" PRIsVALUE, (uint64_t)nbytes,
+             (double)nbytes / (1024.0 * 1024.0 * 1024.0), message);
 }

@@ -231,5 +231,5 @@ VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
 void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE))
 {
     rb_define_private_method(klass, "batch_add", add, 2);
-    rb_define_private_method(klass, "batch_lookup", lookup, 2);
+    if (lookup) rb_define_private_method(klass, "batch_lookup", lookup, 2); /* NULL: the kind defines its own */
 }

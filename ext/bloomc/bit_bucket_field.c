@@ -74,7 +74,7 @@ static void bucket_field_reset(VALUE self, uint64_t count, unsigned width, const
 {
     bucket_field_t *bf = bloomc_typed_data(self, &bucket_field_type);
     size_t nbytes = bf_buckets_nbytes(count, width);
-    uint8_t *data = ruby_xcalloc(nbytes, 1);
+    uint8_t *data = bloomc_xcalloc(nbytes, "a BitBucketField of %" PRIu64 " buckets of %u bits", count, width);
     if (src) memcpy(data, src->data, nbytes);
     ruby_xfree(bf->own.data);
     bf->own.data = data;

@@ -75,7 +75,7 @@ static void bit_field_reset(VALUE self, uint64_t nbits, const bf_bits *src)
 {
     bit_field_t *bf = bloomc_typed_data(self, &bit_field_type);
     size_t nbytes = bf_bits_nbytes(nbits);
-    uint8_t *data = ruby_xcalloc(nbytes, 1);
+    uint8_t *data = bloomc_xcalloc(nbytes, "a BitField of %" PRIu64 " bits", nbits);
     if (src) memcpy(data, src->data, nbytes);
     ruby_xfree(bf->own.data);
     bf->own.data = data;

@@ -71,6 +71,10 @@ bf_hash_kind bloomc_hash_kind_arg(VALUE v);                         /* ArgumentE
  * :intersection (ArgumentError otherwise), and same_shape must hold (the Ruby
  * layer names the difference first; this guards the memory). */
 int bloomc_intersection_arg(VALUE op, int same_shape);
+/* ruby_xcalloc(nbytes, 1) for the cells of what (printf-style, formatted
+ * only on failure): a NoMemoryError names the bytes asked for and what they
+ * were for. */
+void *bloomc_xcalloc(size_t nbytes, const char *what, ...);
 
 /* state.c: a filter's state as numbers and bytes (export_core and
  * import_core of every filter class; the file format is in Ruby). Every

@@ -121,11 +121,25 @@ static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb); the shared one
  * does not know a frozen filter's. */
-static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+/* The batch of self: a frozen filter looks up without moving its clock. */
+static bloomc_batch batch_of(VALUE self)
 {
     continuous_t *c = bloomc_continuous_state(self);
-    bloomc_batch b = {c, c->core.seed, c->core.hash, add_many, OBJ_FROZEN(self) ? lookup_many_frozen : lookup_many};
+    return (bloomc_batch){c, c->core.seed, c->core.hash, add_many, OBJ_FROZEN(self) ? lookup_many_frozen : lookup_many};
+}
+
+static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+{
+    bloomc_batch b = batch_of(self);
     return bloomc_batch_lookup(&b, keys, mode);
+}
+
+/* :nodoc: `bloomc query`'s work on lines (batch.c). */
+static VALUE continuous_query_lines(int argc, VALUE *argv, VALUE self)
+{
+    rb_check_arity(argc, 6, 6);
+    bloomc_batch b = batch_of(self);
+    return bloomc_batch_query(&b, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]);
 }
 
 /* :nodoc: the current slot, 1..15. */
@@ -215,7 +229,7 @@ const bloomc_kind bloomc_continuous_kind = {
     /* == leaves out the ticks and add counts, which a mapped reader knows
      * only as of its writer's last tick: the shape, the slot and the cells. */
     .equal_fields = 5,
-    .methods = BLOOMC_K | BLOOMC_HASH_KIND,
+    .methods = BLOOMC_K | BLOOMC_HASH_KIND | BLOOMC_OWN_STATE,
     .save = save,
     .load = load,
     .attach = attach,
@@ -244,6 +258,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(klass, "include?", continuous_include_p, 1);
     rb_define_method(klass, "[]", continuous_include_p, 1);
     rb_define_private_method(klass, "batch_lookup", continuous_batch_lookup, 2);
+    rb_define_private_method(klass, "query_lines", continuous_query_lines, -1);
     rb_define_method(klass, "inc_time_slot", bloomc_continuous_inc_time_slot, 0); /* in continuous_clock.c */
     bloomc_init_continuous_clock(klass);
     bloomc_init_continuous_saved(klass);

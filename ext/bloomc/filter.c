@@ -94,7 +94,6 @@ bloomc_filter *bloomc_filter_replaceable(VALUE self, const bloomc_kind *kind)
 
 void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
 {
-    if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of that size is too large for this machine", rb_obj_class(self));
     bloomc_filter_install_at(RTYPEDDATA_DATA(self), core, nbytes, src, src_bytes);
 }
 
@@ -116,10 +115,27 @@ static void adopt(bloomc_filter *f, const void *core, void *allocation, size_t n
     f->kind->attach(f->core, f->body, 0); /* checked before, where it came from outside */
 }
 
+/* The class of kind and the m of core, for messages about its size. */
+static VALUE class_of_kind(const bloomc_kind *kind)
+{
+    for (int i = 0; i < nclasses; i++)
+        if (classes[i].kind == kind) return classes[i].klass;
+    return rb_cObject;
+}
+
+static uint64_t m_of(const bloomc_kind *kind, const void *core)
+{
+    bloomc_numbers n = {0};
+    kind->numbers((void *)core, &n);
+    return n.m;
+}
+
 void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes)
 {
-    if (!nbytes) rb_raise(rb_eArgError, "a filter of that size is too large for this machine");
-    void *allocation = ruby_xcalloc(nbytes + alignment(f->kind) - 1, 1);
+    VALUE klass = class_of_kind(f->kind);
+    uint64_t m = m_of(f->kind, core);
+    if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of m = %" PRIu64 " is too large for this machine", klass, m);
+    void *allocation = bloomc_xcalloc(nbytes + alignment(f->kind) - 1, "a %" PRIsVALUE " of m = %" PRIu64, klass, m);
     if (src) memcpy(aligned(allocation, f->kind), src, src_bytes);
     adopt(f, core, allocation, nbytes);
 }
@@ -352,7 +368,7 @@ static VALUE filter_body_bytes_for(VALUE self, VALUE m)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
     size_t nbytes = f->kind->body_bytes_for(f->core, m);
-    if (!nbytes) rb_raise(rb_eArgError, "m is too large for this machine");
+    if (!nbytes) rb_raise(rb_eArgError, "m %" PRIsVALUE " is too large for this machine", m);
     return SIZET2NUM(nbytes);
 }
 
@@ -460,7 +476,8 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     classes[nclasses].klass = klass;
     classes[nclasses++].kind = kind;
     rb_define_alloc_func(klass, filter_alloc);
-    rb_define_method(klass, "initialize_copy", filter_initialize_copy, 1);
+    int own_state = kind->methods & BLOOMC_OWN_STATE;
+    if (!own_state) rb_define_method(klass, "initialize_copy", filter_initialize_copy, 1);
     rb_define_method(klass, "==", filter_equal, 1);
     rb_define_method(klass, "eql?", filter_equal, 1);
     rb_define_method(klass, "hash", filter_hash, 0);
@@ -473,19 +490,25 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
         rb_define_private_method(klass, "distinct", filter_distinct, 0);
         rb_define_private_method(klass, "distinct=", filter_set_distinct, 1);
     }
-    rb_define_method(klass, "clear", filter_clear, 0);
+    /* A kind built once (no add) has a Ruby clear that raises. */
+    int adds = kind->add_many || kind->add_one;
+    if (adds) rb_define_method(klass, "clear", filter_clear, 0);
     rb_define_private_method(klass, "combine", filter_combine, 2);
     if (kind->occupied) rb_define_private_method(klass, "occupied", filter_occupied, 0);
-    rb_define_private_method(klass, "export_core", filter_export_core, 0);
+    if (!own_state) rb_define_private_method(klass, "export_core", filter_export_core, 0);
     rb_define_private_method(klass, "export_fields", filter_export_fields, 0);
-    rb_define_private_method(klass, "import_core", filter_import_core, 2);
-    if (kind->add_many || kind->add_one || kind->contains_many || kind->contains_one)
-        bloomc_define_batch_methods(klass, filter_batch_add, filter_batch_lookup);
-    if (kind->add_many || kind->add_one) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
-    if (kind->contains_many || kind->contains_one) rb_define_private_method(klass, "query_lines", filter_query_lines, -1);
+    if (!own_state) rb_define_private_method(klass, "import_core", filter_import_core, 2);
+    if (adds || kind->contains_many || kind->contains_one)
+        bloomc_define_batch_methods(klass, filter_batch_add, own_state ? NULL : filter_batch_lookup);
+    if (adds) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
+    /* A kind with state of its own (the continuous clock) defines its own. */
+    if (!own_state && (kind->contains_many || kind->contains_one))
+        rb_define_private_method(klass, "query_lines", filter_query_lines, -1);
     if (kind->body_bytes_for) {
-        rb_define_private_method(klass, "map_core", filter_map_core, 5);
-        rb_define_private_method(klass, "unmap", filter_unmap, 0);
+        if (!own_state) {
+            rb_define_private_method(klass, "map_core", filter_map_core, 5);
+            rb_define_private_method(klass, "unmap", filter_unmap, 0);
+        }
         rb_define_private_method(klass, "body_bytes_for", filter_body_bytes_for, 1);
         bloomc_define_mapping_methods(klass);
     }

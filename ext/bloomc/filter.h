@@ -102,7 +102,12 @@ enum {
     BLOOMC_SIZE = 2,      /* size */
     BLOOMC_DISTINCT = 4,  /* distinct and distinct= (private) */
     BLOOMC_HASH_KIND = 8, /* hash_kind (private) */
-    BLOOMC_SHARED = BLOOMC_K | BLOOMC_SIZE
+    BLOOMC_SHARED = BLOOMC_K | BLOOMC_SIZE,
+    /* The kind's binding defines its own initialize_copy (or its Ruby
+     * class does), export_core, import_core, map_core, unmap and
+     * batch_lookup, so the shared ones are left out: defining a method
+     * twice warns under ruby -w. */
+    BLOOMC_OWN_STATE = 16
 };
 
 /* The parent of every kind's type: rb_check_typeddata(obj,

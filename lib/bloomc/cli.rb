@@ -64,8 +64,8 @@ module Bloomc
       status = dispatch(argv)
       @stdout.flush # a full disk or a closed stdout is an error too
       status
-    rescue NoMemoryError
-      fail_with("not enough memory for a filter of that --capacity and --error")
+    rescue NoMemoryError => e
+      fail_with("not enough memory for a filter of that --capacity and --error (#{e.message})")
     rescue UsageError, OptionParser::ParseError, IOError, ArgumentError, TypeError, RangeError, Error => e
       fail_with(e.message)
     rescue SystemCallError => e
@@ -149,7 +149,8 @@ module Bloomc
         when "query"
           o.banner = "Usage: bloomc query [--invert] [--delimiter CHAR] [--fields LIST] FILTER [KEY...]\n" \
                      "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none.\n" \
-                     "With --delimiter or --fields, a line is printed whole when any of its chosen fields is held."
+                     "A KEY - stands for the lines of stdin (give a key \"-\" on stdin). With --delimiter or --fields,\n" \
+                     "a line of stdin is printed whole when any of its chosen fields is held."
           o.on("-v", "--invert", "print the keys it does not hold") { opts[:invert] = true }
           o.on("-d", "--delimiter CHAR", "split each line at CHAR (one byte; default , with --fields; \\t for a tab)") do |v|
             v = "\t" if v == "\\t"
@@ -179,7 +180,12 @@ module Bloomc
           end
           o.on("--bind ADDR", "the address to listen on (default 127.0.0.1: this machine only)") { |v| opts[:bind] = v }
         end
-        max_line(o) if %w[dedup build query].include?(command)
+        if %w[dedup build query].include?(command)
+          max_line(o)
+          o.on("--crlf", "lines end in \"\\r\\n\" (Windows): drop each line's \"\\r\"#{' (and write "\\n" alone)' if command == 'dedup'}") do
+            @crlf = true
+          end
+        end
         o.on("-h", "--help", "this help") { opts[:help] = true }
       end
     end
@@ -308,29 +314,41 @@ module Bloomc
       raise UsageError, "a KEY cannot contain a newline (give such keys on stdin, one a line)" if args.any? { |key| key.include?("\n") }
 
       split = opts.key?(:delimiter) || opts.key?(:fields)
-      raise UsageError, "--delimiter and --fields choose fields of the lines on stdin, not of KEYs" if split && !args.empty?
+      raise UsageError, "--delimiter and --fields choose fields of the lines on stdin, not of KEYs" if split && args.any? { |a| a != "-" }
 
       filter = load(path)
       invert = opts.fetch(:invert, false)
-      return query_keys(filter, args.map(&:b), invert) unless args.empty?
-
-      # Lines from stdin, looked up in C: no Ruby object a key.
-      @stdout.sync = true
-      delimiter = opts.fetch(:delimiter, ",").ord if split
-      out = +"".b
-      printed = 0
-      each_chunk([]) do |lines, length|
-        printed += filter.send(:query_lines, lines, out.clear, length, delimiter, opts[:fields], invert)
-        @stdout.write(out)
+      args = ["-"] if args.empty?
+      @stdout.sync = true if args.include?("-")
+      # The KEYs in order, each "-" the lines of stdin (read once: a second
+      # "-" finds it at its end).
+      printed = args.chunk_while { |a, b| a != "-" && b != "-" }.sum do |run|
+        run == ["-"] ? query_stdin(filter, split ? opts : nil, invert) : query_keys(filter, run.map(&:b), invert)
       end
       printed.positive? ? OK : NONE_FOUND
     end
 
+    # Prints the keys held (invert: not held); returns how many it printed.
     def query_keys(filter, keys, invert)
       found = filter.include_all(keys)
       picked = keys.each_index.reject { |i| found[i] == invert }
       @stdout.write(picked.map { |i| "#{keys[i]}\n" }.join)
-      picked.empty? ? NONE_FOUND : OK
+      picked.size
+    end
+
+    # The lines of stdin, looked up in C (no Ruby object a key), by chosen
+    # fields when +split+ holds --delimiter or --fields; returns how many it
+    # printed.
+    def query_stdin(filter, split, invert)
+      delimiter = split.fetch(:delimiter, ",").ord if split
+      fields = split&.fetch(:fields, nil)
+      out = +"".b
+      printed = 0
+      each_chunk(["-"]) do |lines, length|
+        printed += filter.send(:query_lines, lines, out.clear, length, delimiter, fields, invert)
+        @stdout.write(out)
+      end
+      printed
     end
 
     # --fields: 1,3 and 2-4 (from 1, as cut counts) to the map query_lines
@@ -442,11 +460,8 @@ module Bloomc
       OK
     end
 
-    def load(path)
-      Bloomc.load_file(path)
-    rescue FormatError => e
-      raise FormatError, "#{path}: #{e.message}"
-    end
+    # A FormatError names the path.
+    def load(path) = Bloomc.load_file(path)
 
     # The keys of a chunk of whole lines.
     def keys_of(lines)
@@ -458,8 +473,10 @@ module Bloomc
     # Yields the input in chunks of whole lines (the last may lack its
     # "\n"), as soon as they are read, so that a pipe's lines are not held
     # back: a String and the length of its whole lines (the String is
-    # reused: copy what you keep).
+    # reused: copy what you keep). With --crlf, without the "\r" of each
+    # line's "\r\n".
     def each_chunk(files, &block)
+      block = without_cr(block) if @crlf
       inputs = files.empty? ? ["-"] : files
       inputs.each do |name|
         io = name == "-" ? @stdin : File.open(name, "rb")
@@ -469,8 +486,20 @@ module Bloomc
           read_lines(io, progress, name == "-" ? "stdin" : name, &block)
           progress.finish
         ensure
+          progress&.stop # Ctrl-C or an error: the bar's line ended before the message or the shell's prompt
           io.close unless io.equal?(@stdin)
         end
+      end
+    end
+
+    # --crlf: block, given each chunk with "\r\n" as "\n" (and a last line's
+    # "\r" dropped). A chunk is whole lines, so no "\r\n" spans two.
+    def without_cr(block)
+      lambda do |lines, length|
+        chunk = lines.byteslice(0, length)
+        chunk.gsub!("\r\n", "\n")
+        chunk.chomp!("\r") unless chunk.end_with?("\n")
+        block.call(chunk, chunk.bytesize)
       end
     end
 
@@ -582,6 +611,17 @@ module Bloomc
 
       def finish
         @bar&.finish
+        @bar = nil
+      end
+
+      # Ends the line of a bar left unfinished (Ctrl-C, an error), so that
+      # what follows on the terminal starts on a line of its own.
+      def stop
+        return unless @bar && !@bar.finished? # a bar at 100% ended its line itself
+
+        @bar.stop
+        @stderr.write("\n")
+        @bar = nil
       end
 
       private

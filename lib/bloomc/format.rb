@@ -198,6 +198,15 @@ module Bloomc
       end
     end
 
+    # The filter #save wrote at +path+ (load_file's work): a FormatError
+    # names the path, since the reason alone ("bad magic") does not say
+    # which of a program's files it was.
+    def load_file(path, expect: nil)
+      load(read_file(path, expect: expect), expect: expect)
+    rescue FormatError => e
+      raise FormatError, "#{path}: #{e.message}"
+    end
+
     def inflate(body, raw)
       fail!("a compressed body of #{body.bytesize} bytes cannot hold #{raw}") if raw > body.bytesize * MAX_RATIO + 1024
       out = +"".b
@@ -220,8 +229,9 @@ module Bloomc
 
     # Writes +data+ to +path+ through a temporary file in the same directory,
     # synced, then renamed over it: a reader sees the old file or the whole
-    # new one, never a part.
-    def write_atomically(path, data)
+    # new one, never a part. An error names +name+ (the path the caller was
+    # given), not the temporary file: the same Errno, with the same errno.
+    def write_atomically(path, data, name: path)
       temp = "#{path}.#{Process.pid}.#{rand(2**32).to_s(36)}.tmp"
       begin
         File.open(temp, File::WRONLY | File::CREAT | File::EXCL | File::BINARY, 0o644) do |file|
@@ -229,6 +239,8 @@ module Bloomc
           file.fsync
         end
         File.rename(temp, path)
+      rescue SystemCallError => e
+        raise SystemCallError.new("saving #{name}", e.errno), cause: nil
       ensure
         File.unlink(temp) if File.exist?(temp)
       end
@@ -265,8 +277,29 @@ module Bloomc
     # @return [self]
     # @raise [ArgumentError] when +path+ is a device, a directory or a pipe
     def save(path, compress: false)
-      Format.write_atomically(Format.save_target(path), dump(compress: compress))
+      Format.write_atomically(Format.save_target(path), dump(compress: compress), name: path.to_s)
       self
+    end
+
+    # YAML (Psych) support: the filter as its #dump, which YAML writes as a
+    # !binary (base64) scalar, under the filter's class tag. YAML.dump and
+    # YAML.unsafe_load round-trip it; YAML.load and YAML.safe_load read it
+    # back when the class is among their permitted_classes.
+    # @param coder [Psych::Coder]
+    # @return [void]
+    def encode_with(coder)
+      coder["dump"] = dump
+    end
+
+    # The inverse of #encode_with, as checked as Bloomc.load checks a dump.
+    # @param coder [Psych::Coder]
+    # @return [void]
+    # @raise [Bloomc::FormatError] when the YAML holds no dump of this class
+    def init_with(coder)
+      data = coder.map["dump"] if coder.type == :map
+      raise FormatError, "YAML for a #{self.class} holds no dump: write it with YAML.dump(filter)" unless data.is_a?(String)
+
+      Format.load(data, into: self)
     end
 
     private
@@ -296,8 +329,8 @@ module Bloomc
 
       # @param path [String, Pathname] a file written by #save
       # @return [self]
-      # @raise [Bloomc::FormatError] as #load
-      def load_file(path) = load(Format.read_file(path, expect: self))
+      # @raise [Bloomc::FormatError] as #load, the message starting with +path+
+      def load_file(path) = Format.load_file(path, expect: self)
     end
 
     def self.included(klass)
@@ -314,6 +347,6 @@ module Bloomc
   def self.load(data) = Format.load(data)
 
   # The filter saved at +path+ by #save.
-  # @raise [Bloomc::FormatError] as Bloomc.load
-  def self.load_file(path) = Format.load(Format.read_file(path))
+  # @raise [Bloomc::FormatError] as Bloomc.load, the message starting with +path+
+  def self.load_file(path) = Format.load_file(path)
 end

@@ -393,6 +393,8 @@ module Bloomc
         filter.send(:import_metadata, metadata)
         filter.instance_variable_set(:@mapped, State.new(file, path, readonly, at, Process.pid))
         filter
+      rescue FormatError => e # the reason alone does not say which file
+        raise FormatError, "#{path}: #{e.message}"
       end
     end
 

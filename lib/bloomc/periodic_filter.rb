@@ -231,6 +231,16 @@ module Bloomc
     # @return [Array<String>] the labels #each_period yields
     def labels = each_period.map { |label, _, _| label }
 
+    # A PeriodicFilter has no YAML form (it holds its factory block and its
+    # clock, which Marshal refuses too): YAML.dump raises. #save it to a
+    # directory and PeriodicFilter.open it instead.
+    # @raise [TypeError]
+    def encode_with(_coder) = raise(TypeError, "a #{self.class} has no YAML form (it holds a block): save(dir) and #{self.class}.open(dir)")
+
+    # YAML that claims to be a PeriodicFilter is refused (see #encode_with).
+    # @raise [TypeError]
+    def init_with(_coder) = raise(TypeError, "a #{self.class} has no YAML form: #{self.class}.open(dir) reads one save(dir) wrote")
+
     # Writes every period's filter to +dir+ as LABEL.bloom, the empty template
     # and a manifest, each atomically, then removes the files of periods the
     # previous manifest there listed and this one does not. A closed period

@@ -57,7 +57,8 @@ RSpec.describe Bloomc::BlockedBloomFilter do
     end
 
     it "raises NoMemoryError, never crashes, for a size that cannot be allocated" do
-      expect { described_class.new(2**60, 3) }.to raise_error(NoMemoryError)
+      expect { described_class.new(2**60, 3) }
+        .to raise_error(NoMemoryError, /\Afailed to allocate \d+ bytes .* for a Bloomc::BlockedBloomFilter of m = \d+\z/)
     end
   end
 

@@ -72,8 +72,10 @@ RSpec.describe Bloomc::BloomFilter do
       expect { described_class.new(1000, 3, capacity: 10, error_rate: 0.1) }.to raise_error(ArgumentError, /not both/)
     end
 
-    it "raises NoMemoryError or ArgumentError, never crashes, for a size that cannot be allocated" do
-      expect { described_class.new(2**60, 3) }.to raise_error(NoMemoryError)
+    it "raises NoMemoryError naming the bytes asked for, never crashes, for a size that cannot be allocated" do
+      expect { described_class.new(2**60, 3) }
+        .to raise_error(NoMemoryError, "failed to allocate #{2**57} bytes (#{format('%.1f', 2**27)} GiB) for a Bloomc::BloomFilter of m = #{2**60}")
+      expect { Bloomc::BitField.new(2**60) }.to raise_error(NoMemoryError, /\Afailed to allocate #{2**57} bytes .* for a BitField of #{2**60} bits\z/)
     end
   end
 

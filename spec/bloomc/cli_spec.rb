@@ -115,6 +115,27 @@ RSpec.describe "exe/bloomc", :slow do
       expect(run("query", "-v", path("f.bloom"), "plain")).to eq(["", "", 1])
     end
 
+    it "reads stdin for a KEY -, in its place among the KEYs" do
+      write("keys.txt", "a\nb\nc\n")
+      expect(run("build", "-o", path("f.bloom"), path("keys.txt"))[2]).to eq(0)
+      expect(run("query", path("f.bloom"), "-", input: "a\nx\nb\n")).to eq(["a\nb\n", "", 0])
+      expect(run("query", path("f.bloom"), "c", "-", "x", "-", "a", input: "b\n")).to eq(["c\nb\na\n", "", 0]) # stdin read once
+      expect(run("query", "--invert", path("f.bloom"), "-", input: "a\n-\n")).to eq(["-\n", "", 0]) # a key "-" on stdin
+    end
+
+    it "drops each line's \"\\r\" with --crlf, in dedup, build and query" do
+      crlf = write("crlf.txt", "a\r\nb\r\na\nc\r\nb\r")
+      expect(run("dedup", "--crlf", crlf)).to eq(["a\nb\nc\n", "", 0])
+      expect(run("dedup", crlf)[0]).to eq("a\r\nb\r\na\nc\r\n") # without it, "\r" is part of a key: "a" is new
+      expect(run("dedup", "--crlf", "-", input: "x\r\nx\n\r\n\n")).to eq(["x\n\n", "", 0])
+      %w[bloom fuse].each do |kind|
+        expect(run("build", "--crlf", "--kind", kind, "--capacity", "10", "-o", path("#{kind}.bloom"), crlf)[2]).to eq(0)
+        expect(Bloomc.load_file(path("#{kind}.bloom")).include_all(%W[a b c a\r])).to eq([true, true, true, false])
+        expect(run("query", "--crlf", path("#{kind}.bloom"), input: "a\r\nz\r\nc")).to eq(["a\nc\n", "", 0])
+      end
+      %w[dedup build query].each { |command| expect(run(command, "--help")[0]).to include("--crlf") }
+    end
+
     it "builds every kind, and merges filters of one shape into their union" do
       write("one.txt", "a\nb\n")
       write("two.txt", "c\n")
@@ -446,11 +467,12 @@ RSpec.describe "exe/bloomc", :slow do
         %w[dedup --capacity lots] => /\Abloomc dedup: --capacity must be a whole number of lines, not lots\n\z/,
         %w[dedup --error 2] => /\Abloomc dedup: error rate must be in \(0, 1\), got 2.0\n\z/,
         %w[dedup --ttl 0.001] => /\Abloomc dedup: --ttl must be at least 0.02 seconds, not 0.001\n\z/,
-        %w[dedup --capacity 1e14] => /\Abloomc dedup: not enough memory for a filter of that --capacity and --error\n\z/,
+        %w[dedup --capacity 1e14] => /\Abloomc dedup: not enough memory for a filter of that --capacity and --error \(failed to allocate \d+ bytes .+ of m = \d+\)\n\z/,
         %w[dedup --capacity 2.5] => /\Abloomc dedup: --capacity must be a whole number of lines, not 2.5\n\z/,
         %W[query f two\nlines] => /\Abloomc query: a KEY cannot contain a newline/,
         %w[build -o /dev/null x] => %r{\Abloomc build: /dev/null: not a regular file\n\z},
         %w[build -o /no/such/dir/f.bloom x] => %r{\Abloomc build: /no/such/dir/f.bloom: no such directory\n\z},
+        %w[build --crlf=yes x] => /\Abloomc build: needless argument: --crlf=yes\n\z/,
         ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
         %w[build x.txt] => /\Abloomc build: -o FILTER is required\n\z/,
         %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, cuckoo, fuse, scalable\)\n\z/,
@@ -505,6 +527,32 @@ RSpec.describe "exe/bloomc", :slow do
       expect([err, status]).to eq(["", 0])
       expect(out).to start_with("Usage: bloomc #{command}")
       expect(run("help", command)[0]).to eq(out)
+    end
+  end
+
+  # The bar is drawn at the first read (BLOOMC_PROGRESS_AFTER=0); stdout is a
+  # pipe nobody reads, so dedup stops, its bar drawn and unfinished, once the
+  # pipe is full.
+  it "ends the progress bar's line on Ctrl-C, and exits 130" do
+    lines = write("many.txt", (1..200_000).map { |i| "line #{i}\n" }.join)
+    PTY.open do |terminal, tty|
+      reader, writer = IO.pipe
+      pid = Process.spawn({ "BLOOMC_PROGRESS_AFTER" => "0" }, *bloomc, "dedup", lines, out: writer, err: tty)
+      [tty, writer].each(&:close)
+      shown = +""
+      shown << terminal.readpartial(4096) until shown.include?("many.txt")
+      sleep 0.2 # until dedup waits on the full pipe
+      Process.kill(:INT, pid)
+      status = Process.wait2(pid)[1]
+      begin
+        loop { shown << terminal.read_nonblock(4096) }
+      rescue IO::WaitReadable, EOFError, Errno::EIO
+        nil
+      end
+      reader.close
+      expect(status.exitstatus).to eq(130)
+      expect(shown).to end_with("\n")
+      expect(shown).not_to include("100%")
     end
   end
 

@@ -3,6 +3,7 @@
 require "spec_helper"
 require "tmpdir"
 require "timeout"
+require "yaml"
 
 # The binary format (docs/FORMAT.md): every class round-trips, byte for byte
 # against golden files written by an earlier build, and bad input raises
@@ -43,9 +44,14 @@ RSpec.describe "the binary format" do
           expect([loaded.capacity, loaded.error_rate, loaded.over_capacity?]).to eq([filter.capacity, filter.error_rate, filter.over_capacity?])
         end
 
-        it "loads through its class, Marshal, save and load_file" do
+        it "loads through its class, Marshal, YAML, save and load_file" do
           expect(filter.class.load(filter.dump)).to eq(filter)
           expect(Marshal.load(Marshal.dump(filter))).to eq(filter)
+          yaml = YAML.dump(filter)
+          expect(yaml).to include("!ruby/object:#{filter.class}", "dump: !binary")
+          expect(YAML.unsafe_load(yaml)).to eq(filter)
+          expect(YAML.safe_load(yaml, permitted_classes: [filter.class])).to eq(filter)
+          expect { YAML.safe_load(yaml) }.to raise_error(Psych::DisallowedClass, /#{filter.class}/)
           Dir.mktmpdir do |dir|
             path = File.join(dir, "f.bloom")
             expect(filter.save(path, compress: true)).to equal(filter)
@@ -218,6 +224,14 @@ RSpec.describe "the binary format" do
       expect { Bloomc.load(bytes) }.to raise_error(Bloomc::FormatError, reason)
     end
 
+    it "refuses YAML of a filter that holds no dump, or a bad one, as Bloomc.load does" do
+      expect { YAML.unsafe_load("--- !ruby/object:Bloomc::BloomFilter\nsizing: [10, 0.01]\n") }
+        .to raise_error(Bloomc::FormatError, /YAML for a Bloomc::BloomFilter holds no dump/)
+      expect { YAML.unsafe_load("--- !ruby/object:Bloomc::BloomFilter\ndump: short\n") }.to raise_error(Bloomc::FormatError, /too few/)
+      yaml = YAML.dump(Bloomc.load(data)).sub("Bloomc::CountingBloomFilter", "Bloomc::BloomFilter")
+      expect { YAML.unsafe_load(yaml) }.to raise_error(Bloomc::FormatError, /holds a Bloomc::CountingBloomFilter, not a Bloomc::BloomFilter/)
+    end
+
     it "names what is wrong" do
       refused("", /0 bytes are too few/)
       refused("x" * 100, /bad magic/)
@@ -275,6 +289,12 @@ RSpec.describe "the binary format" do
         File.binwrite(path, data)
         expect { Bloomc::BloomFilter.load_file(path) }.to raise_error(Bloomc::FormatError, /holds a Bloomc::CountingBloomFilter/)
         expect { Bloomc.load_file(File::NULL) }.to raise_error(Bloomc::FormatError, /0 bytes are too few/)
+        # Each names the file, first: the reason alone does not say which.
+        text = File.join(@dir, "notes.txt")
+        File.write(text, "not a filter, though long enough to have a header's worth of bytes in it\n")
+        [-> { Bloomc.load_file(text) }, -> { Bloomc::BloomFilter.load_file(text) }, -> { Bloomc::BloomFilter.open(text) }].each do |opening|
+          expect(&opening).to raise_error(Bloomc::FormatError, "#{text}: not a bloomc filter (bad magic)")
+        end
 
         # A pipe whose writer has sent a line and not closed it: reading to
         # the end first would wait for ever (or for a /dev/zero, fill memory).
@@ -283,6 +303,19 @@ RSpec.describe "the binary format" do
         writer = Thread.new { File.open(fifo, "wb") { |w| w.write("a log line\n" * 10).then { w.flush; sleep } } }
         expect { Timeout.timeout(10) { Bloomc.load_file(fifo) } }.to raise_error(Bloomc::FormatError, /bad magic/)
         writer.kill.join
+      end
+
+      it "names the path save was given, not its temporary file, in an error" do
+        filter = Bloomc::BloomFilter.new(1000, 3)
+        missing = File.join(@dir, "no", "such", "dir", "f.bloom")
+        expect { filter.save(missing) }.to raise_error(Errno::ENOENT) { |e| expect(e.message).to eq("No such file or directory - saving #{missing}") }
+        File.chmod(0o500, @dir)
+        unless File.writable?(@dir) # root writes anyway
+          path = File.join(@dir, "f.bloom")
+          expect { filter.save(path) }.to raise_error(Errno::EACCES) { |e| expect(e.message).to eq("Permission denied - saving #{path}") }
+        end
+        File.chmod(0o700, @dir)
+        expect(Dir.children(@dir)).to eq([]) # no temporary file left
       end
 
       it "is where save writes through a symlink, which stays, and never over a pipe or a directory" do

@@ -4,6 +4,7 @@ require "spec_helper"
 require "json"
 require "tmpdir"
 require "timeout"
+require "yaml"
 
 # A clock the examples move by hand.
 class PeriodicFakeClock
@@ -263,6 +264,13 @@ RSpec.describe Bloomc::PeriodicFilter do
   end
 
   describe "#save and .open" do
+    it "has no YAML form, and says so rather than write YAML no load can read" do
+      filter = periodic
+      filter << "a"
+      expect { YAML.dump(filter) }.to raise_error(TypeError, /no YAML form .*save\(dir\)/)
+      expect { YAML.unsafe_load("--- !ruby/object:Bloomc::PeriodicFilter\nretention: 3\n") }.to raise_error(TypeError, /no YAML form/)
+    end
+
     around do |example|
       Dir.mktmpdir("bloomc-periodic") do |dir|
         @dir = dir

@@ -107,7 +107,8 @@ RSpec.describe Bloomc::ScalableBloomFilter do
     end
 
     it "raises NoMemoryError, not a crash, for a first layer no machine holds" do
-      expect { described_class.new(error_rate: 0.01, initial_capacity: 2**56) }.to raise_error(NoMemoryError)
+      expect { described_class.new(error_rate: 0.01, initial_capacity: 2**56) }
+        .to raise_error(NoMemoryError, /\Afailed to allocate \d{17,} bytes .* for a Bloomc::ScalableBloomFilter of m = \d+\z/)
     end
   end
 

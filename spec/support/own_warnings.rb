@@ -1,0 +1,47 @@
+# frozen_string_literal: true
+
+# The gem is silent under ruby -w. spec_helper.rb loads this before the gem,
+# with $VERBOSE on: every warning whose text names one of the gem's own files
+# (lib/, ext/ or the compiled bloomc.so) is recorded, and fails the example
+# it came from, or the run when it came from outside any example (loading).
+# Warnings from other gems and from the specs themselves are printed as
+# usual and fail nothing.
+module OwnWarnings
+  ROOT = File.expand_path("../..", __dir__)
+  OWN = %r{#{Regexp.escape(ROOT)}/(?:lib|ext)/|\bbloomc\.so\b}
+
+  @seen = []
+  @lock = Mutex.new
+
+  class << self
+    def own?(message) = OWN.match?(message)
+
+    def record(message)
+      @lock.synchronize { @seen << message }
+    end
+
+    # The warnings recorded since the last take.
+    def take
+      @lock.synchronize do
+        taken = @seen
+        @seen = []
+        taken
+      end
+    end
+  end
+
+  # Prepended to Warning's singleton class: Kernel#warn and the VM's own
+  # warnings all come through Warning.warn.
+  module Hook
+    def warn(message, *args, **options)
+      OwnWarnings.record(message) if OwnWarnings.own?(message)
+      super
+    end
+  end
+  Warning.singleton_class.prepend(Hook)
+
+  # The message that fails an example or the run.
+  def self.failure(warnings, where)
+    "#{warnings.size} warning(s) from bloomc's own files #{where}:\n#{warnings.map { |w| "  #{w.chomp}" }.join("\n")}"
+  end
+end
