@@ -33,7 +33,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
       extra[redis_class] = shared_kw
     end
 
-    before(:all) { RedisSpecSupport.client.flushdb }
+    before(:all) { RedisSpecSupport.flushdb }
 
     { "a standalone server" => -> { RedisSpecSupport.client },
       "a Redis Cluster" => -> { RedisSpecSupport.cluster_client } }.each do |where, connect|
