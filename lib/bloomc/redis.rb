@@ -33,10 +33,12 @@ module Bloomc
 end
 
 # The pieces, in order: the filters need the errors and scripts, and the
-# three classes their base class.
+# three classes their base class (filter.rb, with the stats and set
+# operations in local_api.rb).
 require_relative "redis/errors"
 require_relative "redis/scripts"
 require_relative "redis/filter"
+require_relative "redis/local_api"
 require_relative "redis/bloom_filter"
 require_relative "redis/counting_bloom_filter"
 require_relative "redis/continuous_bloom_filter"

@@ -263,6 +263,97 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               expect([filter.size, filter.any_include?(keys.first(100))]).to eq([0, false])
               expect(klass.new(@redis, name).k).to eq(3)
             end
+
+            # The local API on the server: stats from BITCOUNT (bits), a
+            # script over the counters, the live generations; set operations
+            # by BITOP and scripts, on a cluster between names whose shards
+            # share hash slots (same_slot_name).
+            describe "the local filters' API" do
+              # Filter i beside the example's own: on a cluster, a name whose
+              # shard 0 shares the slot of the example's (same_slot_name).
+              define_method(:twin_name) do |i|
+                (@twins ||= {})[i] ||= where.include?("Cluster") ? RedisSpecSupport.same_slot_name(name, i) : "#{name}-#{i}"
+              end
+
+              after { @twins&.each_value { |twin| klass.new(@redis, twin).destroy rescue ArgumentError } } # rubocop:disable Style/RescueModifier
+
+              it "has the seed, empty?, and the stats of the local filter of the same shape, computed on the server" do
+                filter = build(klass, m: 70_001, k: 4, seed: 7, **extra.fetch(klass, {})) # 3 scans of 32,768 counters
+                local = local_of.call(70_001, 4)
+                expect([filter.seed, filter.empty?, filter.fill_ratio, filter.estimated_count]).to eq([7, true, 0.0, 0.0])
+                filter.add_all(keys)
+                local.add_all(keys)
+                expect(filter.empty?).to be(false)
+                expect(filter.fill_ratio).to be_within(1e-12).of(local.fill_ratio)
+                expect(filter.estimated_count).to be_within(1e-6).of(local.estimated_count)
+                expect(filter.estimated_count).to be_within(100).of(2000)
+                expect(filter.false_positive_rate).to be_within(1e-15).of(local.false_positive_rate)
+                expect(filter.hash_function).to eq(local.hash_function) if local.respond_to?(:hash_function)
+                filter.clear
+                expect([filter.empty?, filter.fill_ratio]).to eq([true, 0.0])
+              end
+
+              it "sums the stats over shards" do
+                filter = build(klass, m: 60_000, k: 4, seed: 7, shards: 5, **extra.fetch(klass, {}))
+                filter.add_all(keys)
+                expect(filter.estimated_count).to be_within(100).of(2000)
+                expect(filter.fill_ratio).to be_within(0.03).of(1 - Math.exp(-4 * 2000 / 60_000.0))
+                expect(filter.false_positive_rate).to be_within(0.3 * filter.false_positive_rate).of(filter.fill_ratio**4)
+              end
+
+              it "merges, unites and intersects as the local filters do, on the server" do
+                shape = { m: 20_000, k: 4, seed: 7, **extra.fetch(klass, {}) }
+                a = build(klass, **shape).add_all(keys.first(1200))
+                b = klass.new(@redis, twin_name(1), **shape).add_all(keys.drop(800))
+                local_a = local_of.call(20_000, 4).add_all(keys.first(1200))
+                local_b = local_of.call(20_000, 4).add_all(keys.drop(800))
+                both = a.union(b, into: twin_name(2))
+                common = a.intersection(b, into: twin_name(3))
+                expect([both.class, both.name, both.m, both.k, both.seed]).to eq([klass, twin_name(2), 20_000, 4, 7])
+                expect(both.include_all(keys + probes)).to eq((local_a | local_b).include_all(keys + probes))
+                expect(common.include_all(keys + probes)).to eq((local_a & local_b).include_all(keys + probes))
+                expect([both.size, common.size]).to eq([2400, 1200])
+                if klass == Bloomc::Redis::CountingBloomFilter
+                  expect(keys.first(900).map { |key| both.count(key) }).to eq(keys.first(900).map { |key| (local_a | local_b).count(key) })
+                  expect(keys.first(900).map { |key| common.count(key) }).to eq(keys.first(900).map { |key| (local_a & local_b).count(key) })
+                end
+                expect(a.merge!(b)).to equal(a)
+                expect([a.include_all(keys + probes), a.size]).to eq([both.include_all(keys + probes), 2400])
+                expect(a.fill_ratio).to be_within(1e-12).of((local_a | local_b).fill_ratio)
+                expect(b.intersection(a, into: b.name)).to equal(b) # into one of the two: that one changes
+                expect(b.include_all(keys + probes)).to eq((local_b & (local_a | local_b)).include_all(keys + probes))
+              end
+
+              it "refuses other kinds and shapes, |, & and a frozen receiver, with clear errors" do
+                shape = { m: 2000, k: 3, **extra.fetch(klass, {}) }
+                a = build(klass, **shape)
+                wider = klass.new(@redis, twin_name(1), **extra.fetch(klass, {}), m: 2001, k: 3)
+                expect { a.merge!(wider) }.to raise_error(ArgumentError, /different m \(2000 and 2001\)/)
+                other = (kinds.keys - [klass]).first
+                stranger = other.new(@redis, "#{name}-#{other.name.split('::').last}", m: 2000, k: 3, **extra.fetch(other, {}))
+                expect { a.merge!(stranger) }.to raise_error(ArgumentError, /cannot combine a #{klass} with a #{other}/)
+                stranger.destroy
+                expect { a.merge!(local_of.call(2000, 3)) }.to raise_error(ArgumentError, /cannot combine/)
+                expect { a | wider }.to raise_error(Bloomc::UnsupportedError, /union\(other, into: "name"\)/)
+                expect { a & wider }.to raise_error(Bloomc::UnsupportedError, /intersection\(other, into: "name"\)/)
+                expect { a.union(a, into: nil) }.to raise_error(TypeError, /into:/)
+                expect { a.freeze.merge!(klass.new(@redis, name)) }.to raise_error(FrozenError)
+              end
+
+              it "combines sharded filters shard by shard where the shards share slots, and says why not where they do not" do
+                shape = { m: 9000, k: 3, shards: 3, **extra.fetch(klass, {}) }
+                a = build(klass, **shape).add_all(keys.first(300))
+                b = klass.new(@redis, "#{name}-far", **shape).add_all(keys[300, 300])
+                if where.include?("Cluster")
+                  expect { a.merge!(b) }.to raise_error(Bloomc::UnsupportedError, /shards 0 lie in different hash slots .*slot \d+.*slot \d+/)
+                  expect(a.include_all(keys[300, 300]).count(true)).to be < 30 # nothing was merged
+                else
+                  a.merge!(b)
+                  expect([a.all_include?(keys.first(600)), a.size]).to eq([true, 600])
+                end
+                b.destroy
+              end
+            end
           end
         end
 

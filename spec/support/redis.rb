@@ -114,4 +114,17 @@ module RedisSpecSupport
   end
 
   def cluster_client = Redis::Cluster.new(nodes: cluster_nodes)
+
+  # The name of filter +index+ of a family whose first shard ("{NAME:0}")
+  # lies in the hash slot of +base+'s (filter 0 is +base+): a Redis Cluster
+  # combines two filters only where their shards share a slot, which names
+  # do by chance, about one in 16,384.
+  def same_slot_name(base, index)
+    return base if index.zero?
+
+    slot = key_slot("#{base}:0")
+    (0..).lazy.map { |i| "#{base}-#{index}-#{i}" }.find { |name| key_slot("#{name}:0") == slot }
+  end
+
+  def key_slot(tag) = RedisClient::Cluster::KeySlotConverter.convert("{#{tag}}")
 end
