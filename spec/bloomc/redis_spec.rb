@@ -552,6 +552,33 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         filter.destroy
       end
 
+      # A key in both filters, at different ages: the union finds it as long
+      # as the younger copy lives, the intersection as long as the older one
+      # (cumulative ORs, AND, XOR in continuous_combine).
+      it "gives a key a continuous union keeps its younger age and an intersection its older one" do
+        shape = { m: 10_000, k: 5, ttl: 2 } # a period of 1 s
+        older = Bloomc::Redis::ContinuousBloomFilter.new(redis, "ages-older", **shape)
+        younger = Bloomc::Redis::ContinuousBloomFilter.new(redis, "ages-younger", **shape)
+        generations = ->(filter) { redis.keys("bloomc:{#{filter.name}:0}:gen:*").map { |key| Integer(key[/\d+\z/]) }.sort }
+        now = -> { redis.time.then { |s, us| (s * 1000 + us / 1000) / 1000 } }
+        older.add_all(%w[both only-older])
+        sleep(0.02) until now.call > generations.call(older).max
+        younger.add_all(%w[both only-younger])
+        old_gen, young_gen = [older, younger].map { |filter| generations.call(filter).max }
+        expect(young_gen).to be > old_gen
+
+        union = older.union(younger, into: "ages-union")
+        common = older.intersection(younger, into: "ages-common")
+        expect(generations.call(union)).to eq([old_gen, young_gen])
+        expect(union.all_include?(%w[both only-older only-younger])).to be(true)
+        expect(redis.bitcount("bloomc:{ages-union:0}:gen:#{young_gen}")).to eq(redis.bitcount("bloomc:{ages-younger:0}:gen:#{young_gen}"))
+        expect(generations.call(common)).to eq([old_gen]) # the older age only
+        expect(redis.bitcount("bloomc:{ages-common:0}:gen:#{old_gen}")).to be_between(1, 5) # the cells of "both"
+        expect(common.include_all(%w[both only-older only-younger])).to eq([true, false, false])
+        expect([union.size, common.size]).to eq([4, 2])
+        [older, younger, union, common].each(&:destroy)
+      end
+
       it "brings back no key after the clock has gone round many periods" do
         filter = Bloomc::Redis::ContinuousBloomFilter.new(redis, "zombies", m: 2000, k: 3, ttl: 0.02)
         filter.add_all(keys.first(500))

@@ -26,7 +26,11 @@ else
     redis.call('BITOP', 'OR', scum, scum, src_key(g))
     redis.call('BITOP', 'AND', cur, dcum, scum)
     redis.call('BITOP', 'XOR', d, cur, prev)
-    if redis.call('EXISTS', d) == 1 then redis.call('PEXPIREAT', d, (g + 3) * period) end
+    if redis.call('BITCOUNT', d) == 0 then
+      redis.call('DEL', d)
+    else
+      redis.call('PEXPIREAT', d, (g + 3) * period)
+    end
     prev, cur = cur, prev
   end
   redis.call('DEL', dcum, scum, prev, cur)

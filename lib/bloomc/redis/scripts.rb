@@ -110,8 +110,9 @@ module Bloomc
       # intersection keeps a cell live where both have it, at the older of
       # its two ages: a cell is live at age <= j in the result when it is in
       # both filters' generations 0..j (cumulative ORs, then AND), and its
-      # bitmap is that set less the one for age j - 1 (XOR), in scratch keys
-      # of the first shard's, deleted within the call.
+      # bitmap is that set less the one for age j - 1 (XOR; deleted when no
+      # bit is left), in scratch keys of the first shard's, deleted within
+      # the call.
       continuous_combine: with.call(:continuous_combine, GENERATION_LUA, STRINGS_LUA),
       # The cells that are not 0 among [ARGV[2], ARGV[3]) of ARGV[1] bits.
       counting_occupied: with.call(:counting_occupied, CELLS_LUA),
