@@ -11,8 +11,8 @@ end
 
 module Bloomc
   # Filters kept in Redis, shared by every process and host that opens them
-  # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter and
-  # ContinuousBloomFilter. A key's positions are computed here, in C, exactly
+  # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter,
+  # ContinuousBloomFilter and ScalableBloomFilter. A key's positions are computed here, in C, exactly
   # as for the local filters; each operation is one round trip (a Lua script
   # that does all k cells atomically) and the batch forms are pipelined.
   #
@@ -42,3 +42,4 @@ require_relative "redis/local_api"
 require_relative "redis/bloom_filter"
 require_relative "redis/counting_bloom_filter"
 require_relative "redis/continuous_bloom_filter"
+require_relative "redis/scalable_bloom_filter"

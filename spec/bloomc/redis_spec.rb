@@ -357,6 +357,76 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
           end
         end
 
+        describe Bloomc::Redis::ScalableBloomFilter do
+          let(:params) { { error_rate: 0.01, initial_capacity: 100, seed: 7 } }
+
+          after { Bloomc::Redis::ScalableBloomFilter.new(@redis, name).destroy rescue ArgumentError } # rubocop:disable Style/RescueModifier
+
+          def layer_rows(filter) = filter.layers.map { |layer| [layer.m, layer.k, layer.capacity, layer.count] }
+
+          it "grows as the local scalable filter of the same parameters, layer for layer, answering as it does" do
+            filter = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params)
+            local = Bloomc::ScalableBloomFilter.new(**params)
+            expect([filter.empty?, filter.layer_count, filter.size]).to eq([true, 1, 0])
+            answers = keys.first(300).map { |key| [filter.add?(key).nil?, local.add?(key).nil?] }
+            expect(answers.map(&:first)).to eq(answers.map(&:last))
+            expect(filter.add_new(keys.drop(300).each)).to eq(local.add_new(keys.drop(300))) # one pipeline, several layers added
+            expect(layer_rows(filter)).to eq(local.layers.map { |layer| [layer.m, layer.k, layer.capacity, layer.count] })
+            expect(filter.layer_count).to eq(5)
+            expect(filter.include_all(probes)).to eq(local.include_all(probes))
+            expect([filter.size, filter.all_include?(keys), filter.m]).to eq([local.size, true, local.m])
+            expect(filter.fill_ratio).to be_within(1e-12).of(local.fill_ratio)
+            expect(filter.estimated_count).to be_within(1e-6).of(local.estimated_count)
+            expect(filter.false_positive_rate).to be_within(1e-12).of(local.false_positive_rate)
+            reopened = Bloomc::Redis::ScalableBloomFilter.new(@redis, name)
+            expect([reopened.error_rate, reopened.initial_capacity, reopened.growth, reopened.include_all(probes)])
+              .to eq([0.01, 100, 2.0, local.include_all(probes)])
+            expect { Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params, growth: 3) }.to raise_error(ArgumentError, /different growth/)
+            filter.clear
+            expect([filter.empty?, filter.layer_count, filter.size, filter.include?(keys[0])]).to eq([true, 1, 0, false])
+          end
+
+          it "adds each layer once, atomically, under writers in threads and processes adding at once" do
+            Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params)
+            connect_again = where.include?("Cluster") ? -> { RedisSpecSupport.cluster_client } : -> { RedisSpecSupport.client }
+            batches = Array.new(6) { |w| Array.new(500) { |i| "writer-#{w}-#{i}" } }
+            pids = batches.last(2).map do |batch|
+              fork do
+                mine = Bloomc::Redis::ScalableBloomFilter.new(connect_again.call, name)
+                batch.each_slice(50) { |slice| mine.add_all(slice) }
+                exit!(0)
+              end
+            end
+            batches.first(4).map do |batch|
+              Thread.new do
+                mine = Bloomc::Redis::ScalableBloomFilter.new(connect_again.call, name)
+                batch.each_with_index { |key, i| i.even? ? mine << key : mine.add_all([key]) }
+              end
+            end.each(&:join)
+            expect(pids.map { |pid| Process.wait2(pid).last.success? }).to eq([true, true])
+            filter = Bloomc::Redis::ScalableBloomFilter.new(@redis, name)
+            rows = layer_rows(filter)
+            expect(filter.all_include?(batches.flatten)).to be(true)
+            expect(filter.size).to eq(3000)
+            expect(rows[0...-1].map { |_, _, capacity, count| count == capacity }.uniq).to eq([true]) # none over, none left short
+            expect(rows.last[3]).to be <= rows.last[2]
+            expect(rows.sum { |row| row[3] }).to be_between(2950, 3000) # keys new to it: all but a few false positives
+            expect(rows.map { |row| row[0..2] }).to eq(Bloomc::ScalableBloomFilter.new(**params).then { |l| (0...rows.size).map { |i| l.send(:layer_shape, i).rotate } }.map { |m, k, capacity| [m, k, capacity] })
+          end
+
+          it "stops at max_capacity with CapacityError, and refuses what it does not support yet" do
+            filter = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params, max_capacity: 250)
+            filter.add_all(keys.first(240))
+            expect { filter.add_all(keys[240, 30]) }.to raise_error(Bloomc::CapacityError, /max_capacity \(250\)/)
+            expect(filter.layers.sum(&:count)).to be <= 250
+            expect(filter.include?(keys[0])).to be(true)
+            expect(filter.add?(keys[0])).to be_nil # a key held is no new key
+            %i[to_local dump].each { |op| expect { filter.public_send(op) }.to raise_error(Bloomc::UnsupportedError) }
+            expect { filter.merge!(filter) }.to raise_error(Bloomc::UnsupportedError)
+            expect { filter | Bloomc::Redis::ScalableBloomFilter.new(@redis, name) }.to raise_error(Bloomc::UnsupportedError)
+          end
+        end
+
         describe Bloomc::Redis::CountingBloomFilter do
           after { Bloomc::Redis::CountingBloomFilter.new(@redis, name).destroy rescue ArgumentError } # rubocop:disable Style/RescueModifier
 

@@ -49,7 +49,7 @@ RSpec.describe "sig/bloomc.rbs" do
     false
   end
   if redis_api
-    %w[BloomFilter CountingBloomFilter ContinuousBloomFilter].each do |kind|
+    %w[BloomFilter CountingBloomFilter ContinuousBloomFilter ScalableBloomFilter].each do |kind|
       it "declares exactly the public instance methods of Bloomc::Redis::#{kind}" do
         klass = Bloomc::Redis.const_get(kind)
         actual = klass.public_instance_methods.select { |m| klass.instance_method(m).owner.name.to_s.start_with?("Bloomc::Redis::") }

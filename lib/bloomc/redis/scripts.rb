@@ -40,6 +40,13 @@ module Bloomc
     CELLS_LUA = lua.call(:cells)
     private_constant :CELLS_LUA
 
+    # The scalable filter's layers as the client describes them (ARGV from
+    # ARGV[first]: how many, then per layer its k, capacity and k bit
+    # offsets), their keys (KEYS[3] is the prefix) and whether one holds the
+    # key.
+    SCALABLE_LUA = lua.call(:scalable_layers)
+    private_constant :SCALABLE_LUA
+
     # A script that calls shared functions (generation.lua, strings.lua) is
     # sent as their text, each followed by a blank line, then its own file:
     # Redis runs one source per script, with no include of its own.
@@ -114,6 +121,16 @@ module Bloomc
       # bit is left), in scratch keys of the first shard's, deleted within
       # the call.
       continuous_combine: with.call(:continuous_combine, GENERATION_LUA, STRINGS_LUA),
+      # The scalable filter (KEYS: its layer count, its size, its layers'
+      # prefix): a key held by a layer is not added again; else it goes into
+      # the newest layer, or, when that has taken its capacity, into the
+      # next, which the same call starts (the layer count goes up), so a
+      # layer is added once however many writers race. A call told of fewer
+      # layers than there are answers {-1, layers} and writes nothing, and
+      # the client sends it again; else {1 new / 0 present, layers}.
+      scalable_add: with.call(:scalable_add, STRINGS_LUA, SCALABLE_LUA),
+      scalable_lookup: with.call(:scalable_lookup, SCALABLE_LUA),
+      scalable_clear: with.call(:scalable_clear, SCALABLE_LUA),
       # The cells that are not 0 among [ARGV[2], ARGV[3]) of ARGV[1] bits.
       counting_occupied: with.call(:counting_occupied, CELLS_LUA),
       # The clock of the node holding KEYS[1].
