@@ -146,6 +146,19 @@ static VALUE scalable_current_fpr(VALUE self) { return DBL2NUM(bf_scalable_curre
 /* :nodoc: the compound rate by the formula at each layer's key count. */
 static VALUE scalable_design_fpr(VALUE self) { return DBL2NUM(bf_scalable_design_fpr(get_filter(self))); }
 
+/* :nodoc: [capacity, m, k] of layer +index+ for this filter's parameters,
+ * whether or not it has that layer yet; nil when no filter of them has one
+ * (Bloomc::Redis::ScalableBloomFilter sizes its layers by it). */
+static VALUE scalable_layer_shape(VALUE self, VALUE index)
+{
+    uint64_t capacity, m;
+    uint32_t k;
+    long i = NUM2LONG(index);
+    if (i < 0 || i >= BF_SCALABLE_LAYERS_MAX) return Qnil;
+    if (!bf_scalable_layer_shape(&get_filter(self)->params, (size_t)i, &capacity, &m, &k)) return Qnil;
+    return rb_ary_new_from_args(3, ULL2NUM(capacity), ULL2NUM(m), UINT2NUM(k));
+}
+
 /* :nodoc: [[m, k, capacity, count, bits set, error rate it was sized for],
  * ...], oldest first (lib/bloomc/scalable_bloom_filter.rb). */
 static VALUE scalable_layer_table(VALUE self)
@@ -297,4 +310,5 @@ void bloomc_init_scalable_bloom_filter(VALUE mBloomc)
     rb_define_private_method(cScalableBloomFilter, "layer_table", scalable_layer_table, 0);
     rb_define_private_method(cScalableBloomFilter, "current_fpr", scalable_current_fpr, 0);
     rb_define_private_method(cScalableBloomFilter, "design_fpr", scalable_design_fpr, 0);
+    rb_define_private_method(cScalableBloomFilter, "layer_shape", scalable_layer_shape, 1);
 }

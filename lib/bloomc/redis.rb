@@ -11,8 +11,8 @@ end
 
 module Bloomc
   # Filters kept in Redis, shared by every process and host that opens them
-  # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter and
-  # ContinuousBloomFilter. A key's positions are computed here, in C, exactly
+  # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter,
+  # ContinuousBloomFilter and ScalableBloomFilter. A key's positions are computed here, in C, exactly
   # as for the local filters; each operation is one round trip (a Lua script
   # that does all k cells atomically) and the batch forms are pipelined.
   #
@@ -33,10 +33,13 @@ module Bloomc
 end
 
 # The pieces, in order: the filters need the errors and scripts, and the
-# three classes their base class.
+# three classes their base class (filter.rb, with the stats and set
+# operations in local_api.rb).
 require_relative "redis/errors"
 require_relative "redis/scripts"
 require_relative "redis/filter"
+require_relative "redis/local_api"
 require_relative "redis/bloom_filter"
 require_relative "redis/counting_bloom_filter"
 require_relative "redis/continuous_bloom_filter"
+require_relative "redis/scalable_bloom_filter"

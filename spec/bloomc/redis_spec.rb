@@ -33,7 +33,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
       extra[redis_class] = shared_kw
     end
 
-    before(:all) { RedisSpecSupport.client.flushdb }
+    before(:all) { RedisSpecSupport.flushdb }
 
     { "a standalone server" => -> { RedisSpecSupport.client },
       "a Redis Cluster" => -> { RedisSpecSupport.cluster_client } }.each do |where, connect|
@@ -263,6 +263,167 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               expect([filter.size, filter.any_include?(keys.first(100))]).to eq([0, false])
               expect(klass.new(@redis, name).k).to eq(3)
             end
+
+            # The local API on the server: stats from BITCOUNT (bits), a
+            # script over the counters, the live generations; set operations
+            # by BITOP and scripts, on a cluster between names whose shards
+            # share hash slots (same_slot_name).
+            describe "the local filters' API" do
+              # Filter i beside the example's own: on a cluster, a name whose
+              # shard 0 shares the slot of the example's (same_slot_name).
+              define_method(:twin_name) do |i|
+                (@twins ||= {})[i] ||= where.include?("Cluster") ? RedisSpecSupport.same_slot_name(name, i) : "#{name}-#{i}"
+              end
+
+              after { @twins&.each_value { |twin| klass.new(@redis, twin).destroy rescue ArgumentError } } # rubocop:disable Style/RescueModifier
+
+              it "has the seed, empty?, and the stats of the local filter of the same shape, computed on the server" do
+                filter = build(klass, m: 70_001, k: 4, seed: 7, **extra.fetch(klass, {})) # 3 scans of 32,768 counters
+                local = local_of.call(70_001, 4)
+                expect([filter.seed, filter.empty?, filter.fill_ratio, filter.estimated_count]).to eq([7, true, 0.0, 0.0])
+                filter.add_all(keys)
+                local.add_all(keys)
+                expect(filter.empty?).to be(false)
+                expect(filter.fill_ratio).to be_within(1e-12).of(local.fill_ratio)
+                expect(filter.estimated_count).to be_within(1e-6).of(local.estimated_count)
+                expect(filter.estimated_count).to be_within(100).of(2000)
+                expect(filter.false_positive_rate).to be_within(1e-15).of(local.false_positive_rate)
+                expect(filter.hash_function).to eq(local.hash_function) if local.respond_to?(:hash_function)
+                filter.clear
+                expect([filter.empty?, filter.fill_ratio]).to eq([true, 0.0])
+              end
+
+              it "sums the stats over shards" do
+                filter = build(klass, m: 60_000, k: 4, seed: 7, shards: 5, **extra.fetch(klass, {}))
+                filter.add_all(keys)
+                expect(filter.estimated_count).to be_within(100).of(2000)
+                expect(filter.fill_ratio).to be_within(0.03).of(1 - Math.exp(-4 * 2000 / 60_000.0))
+                expect(filter.false_positive_rate).to be_within(0.3 * filter.false_positive_rate).of(filter.fill_ratio**4)
+              end
+
+              it "merges, unites and intersects as the local filters do, on the server" do
+                shape = { m: 20_000, k: 4, seed: 7, **extra.fetch(klass, {}) }
+                a = build(klass, **shape).add_all(keys.first(1200))
+                b = klass.new(@redis, twin_name(1), **shape).add_all(keys.drop(800))
+                local_a = local_of.call(20_000, 4).add_all(keys.first(1200))
+                local_b = local_of.call(20_000, 4).add_all(keys.drop(800))
+                both = a.union(b, into: twin_name(2))
+                common = a.intersection(b, into: twin_name(3))
+                expect([both.class, both.name, both.m, both.k, both.seed]).to eq([klass, twin_name(2), 20_000, 4, 7])
+                expect(both.include_all(keys + probes)).to eq((local_a | local_b).include_all(keys + probes))
+                expect(common.include_all(keys + probes)).to eq((local_a & local_b).include_all(keys + probes))
+                expect([both.size, common.size]).to eq([2400, 1200])
+                if klass == Bloomc::Redis::CountingBloomFilter
+                  expect(keys.first(900).map { |key| both.count(key) }).to eq(keys.first(900).map { |key| (local_a | local_b).count(key) })
+                  expect(keys.first(900).map { |key| common.count(key) }).to eq(keys.first(900).map { |key| (local_a & local_b).count(key) })
+                end
+                expect(a.merge!(b)).to equal(a)
+                expect([a.include_all(keys + probes), a.size]).to eq([both.include_all(keys + probes), 2400])
+                expect(a.fill_ratio).to be_within(1e-12).of((local_a | local_b).fill_ratio)
+                expect(b.intersection(a, into: b.name)).to equal(b) # into one of the two: that one changes
+                expect(b.include_all(keys + probes)).to eq((local_b & (local_a | local_b)).include_all(keys + probes))
+              end
+
+              it "refuses other kinds and shapes, |, & and a frozen receiver, with clear errors" do
+                shape = { m: 2000, k: 3, **extra.fetch(klass, {}) }
+                a = build(klass, **shape)
+                wider = klass.new(@redis, twin_name(1), **extra.fetch(klass, {}), m: 2001, k: 3)
+                expect { a.merge!(wider) }.to raise_error(ArgumentError, /different m \(2000 and 2001\)/)
+                other = (kinds.keys - [klass]).first
+                stranger = other.new(@redis, "#{name}-#{other.name.split('::').last}", m: 2000, k: 3, **extra.fetch(other, {}))
+                expect { a.merge!(stranger) }.to raise_error(ArgumentError, /cannot combine a #{klass} with a #{other}/)
+                stranger.destroy
+                expect { a.merge!(local_of.call(2000, 3)) }.to raise_error(ArgumentError, /cannot combine/)
+                expect { a | wider }.to raise_error(Bloomc::UnsupportedError, /union\(other, into: "name"\)/)
+                expect { a & wider }.to raise_error(Bloomc::UnsupportedError, /intersection\(other, into: "name"\)/)
+                expect { a.union(a, into: nil) }.to raise_error(TypeError, /into:/)
+                expect { a.freeze.merge!(klass.new(@redis, name)) }.to raise_error(FrozenError)
+              end
+
+              it "combines sharded filters shard by shard where the shards share slots, and says why not where they do not" do
+                shape = { m: 9000, k: 3, shards: 3, **extra.fetch(klass, {}) }
+                a = build(klass, **shape).add_all(keys.first(300))
+                b = klass.new(@redis, "#{name}-far", **shape).add_all(keys[300, 300])
+                if where.include?("Cluster")
+                  expect { a.merge!(b) }.to raise_error(Bloomc::UnsupportedError, /shards 0 lie in different hash slots .*slot \d+.*slot \d+/)
+                  expect(a.include_all(keys[300, 300]).count(true)).to be < 30 # nothing was merged
+                else
+                  a.merge!(b)
+                  expect([a.all_include?(keys.first(600)), a.size]).to eq([true, 600])
+                end
+                b.destroy
+              end
+            end
+          end
+        end
+
+        describe Bloomc::Redis::ScalableBloomFilter do
+          let(:params) { { error_rate: 0.01, initial_capacity: 100, seed: 7 } }
+
+          after { Bloomc::Redis::ScalableBloomFilter.new(@redis, name).destroy rescue ArgumentError } # rubocop:disable Style/RescueModifier
+
+          def layer_rows(filter) = filter.layers.map { |layer| [layer.m, layer.k, layer.capacity, layer.count] }
+
+          it "grows as the local scalable filter of the same parameters, layer for layer, answering as it does" do
+            filter = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params)
+            local = Bloomc::ScalableBloomFilter.new(**params)
+            expect([filter.empty?, filter.layer_count, filter.size]).to eq([true, 1, 0])
+            answers = keys.first(300).map { |key| [filter.add?(key).nil?, local.add?(key).nil?] }
+            expect(answers.map(&:first)).to eq(answers.map(&:last))
+            expect(filter.add_new(keys.drop(300).each)).to eq(local.add_new(keys.drop(300))) # one pipeline, several layers added
+            expect(layer_rows(filter)).to eq(local.layers.map { |layer| [layer.m, layer.k, layer.capacity, layer.count] })
+            expect(filter.layer_count).to eq(5)
+            expect(filter.include_all(probes)).to eq(local.include_all(probes))
+            expect([filter.size, filter.all_include?(keys), filter.m]).to eq([local.size, true, local.m])
+            expect(filter.fill_ratio).to be_within(1e-12).of(local.fill_ratio)
+            expect(filter.estimated_count).to be_within(1e-6).of(local.estimated_count)
+            expect(filter.false_positive_rate).to be_within(1e-12).of(local.false_positive_rate)
+            reopened = Bloomc::Redis::ScalableBloomFilter.new(@redis, name)
+            expect([reopened.error_rate, reopened.initial_capacity, reopened.growth, reopened.include_all(probes)])
+              .to eq([0.01, 100, 2.0, local.include_all(probes)])
+            expect { Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params, growth: 3) }.to raise_error(ArgumentError, /different growth/)
+            filter.clear
+            expect([filter.empty?, filter.layer_count, filter.size, filter.include?(keys[0])]).to eq([true, 1, 0, false])
+          end
+
+          it "adds each layer once, atomically, under writers in threads and processes adding at once" do
+            Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params)
+            connect_again = where.include?("Cluster") ? -> { RedisSpecSupport.cluster_client } : -> { RedisSpecSupport.client }
+            batches = Array.new(6) { |w| Array.new(500) { |i| "writer-#{w}-#{i}" } }
+            pids = batches.last(2).map do |batch|
+              fork do
+                mine = Bloomc::Redis::ScalableBloomFilter.new(connect_again.call, name)
+                batch.each_slice(50) { |slice| mine.add_all(slice) }
+                exit!(0)
+              end
+            end
+            batches.first(4).map do |batch|
+              Thread.new do
+                mine = Bloomc::Redis::ScalableBloomFilter.new(connect_again.call, name)
+                batch.each_with_index { |key, i| i.even? ? mine << key : mine.add_all([key]) }
+              end
+            end.each(&:join)
+            expect(pids.map { |pid| Process.wait2(pid).last.success? }).to eq([true, true])
+            filter = Bloomc::Redis::ScalableBloomFilter.new(@redis, name)
+            rows = layer_rows(filter)
+            expect(filter.all_include?(batches.flatten)).to be(true)
+            expect(filter.size).to eq(3000)
+            expect(rows[0...-1].map { |_, _, capacity, count| count == capacity }.uniq).to eq([true]) # none over, none left short
+            expect(rows.last[3]).to be <= rows.last[2]
+            expect(rows.sum { |row| row[3] }).to be_between(2950, 3000) # keys new to it: all but a few false positives
+            expect(rows.map { |row| row[0..2] }).to eq(Bloomc::ScalableBloomFilter.new(**params).then { |l| (0...rows.size).map { |i| l.send(:layer_shape, i).rotate } }.map { |m, k, capacity| [m, k, capacity] })
+          end
+
+          it "stops at max_capacity with CapacityError, and refuses what it does not support yet" do
+            filter = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params, max_capacity: 250)
+            filter.add_all(keys.first(240))
+            expect { filter.add_all(keys[240, 30]) }.to raise_error(Bloomc::CapacityError, /max_capacity \(250\)/)
+            expect(filter.layers.sum(&:count)).to be <= 250
+            expect(filter.include?(keys[0])).to be(true)
+            expect(filter.add?(keys[0])).to be_nil # a key held is no new key
+            %i[to_local dump].each { |op| expect { filter.public_send(op) }.to raise_error(Bloomc::UnsupportedError) }
+            expect { filter.merge!(filter) }.to raise_error(Bloomc::UnsupportedError)
+            expect { filter | Bloomc::Redis::ScalableBloomFilter.new(@redis, name) }.to raise_error(Bloomc::UnsupportedError)
           end
         end
 
@@ -459,6 +620,33 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
         expect(after.map { |_, _, _, any| any }.uniq).to eq([false])
         expect(filter.ttl).to eq(0.4)
         filter.destroy
+      end
+
+      # A key in both filters, at different ages: the union finds it as long
+      # as the younger copy lives, the intersection as long as the older one
+      # (cumulative ORs, AND, XOR in continuous_combine).
+      it "gives a key a continuous union keeps its younger age and an intersection its older one" do
+        shape = { m: 10_000, k: 5, ttl: 2 } # a period of 1 s
+        older = Bloomc::Redis::ContinuousBloomFilter.new(redis, "ages-older", **shape)
+        younger = Bloomc::Redis::ContinuousBloomFilter.new(redis, "ages-younger", **shape)
+        generations = ->(filter) { redis.keys("bloomc:{#{filter.name}:0}:gen:*").map { |key| Integer(key[/\d+\z/]) }.sort }
+        now = -> { redis.time.then { |s, us| (s * 1000 + us / 1000) / 1000 } }
+        older.add_all(%w[both only-older])
+        sleep(0.02) until now.call > generations.call(older).max
+        younger.add_all(%w[both only-younger])
+        old_gen, young_gen = [older, younger].map { |filter| generations.call(filter).max }
+        expect(young_gen).to be > old_gen
+
+        union = older.union(younger, into: "ages-union")
+        common = older.intersection(younger, into: "ages-common")
+        expect(generations.call(union)).to eq([old_gen, young_gen])
+        expect(union.all_include?(%w[both only-older only-younger])).to be(true)
+        expect(redis.bitcount("bloomc:{ages-union:0}:gen:#{young_gen}")).to eq(redis.bitcount("bloomc:{ages-younger:0}:gen:#{young_gen}"))
+        expect(generations.call(common)).to eq([old_gen]) # the older age only
+        expect(redis.bitcount("bloomc:{ages-common:0}:gen:#{old_gen}")).to be_between(1, 5) # the cells of "both"
+        expect(common.include_all(%w[both only-older only-younger])).to eq([true, false, false])
+        expect([union.size, common.size]).to eq([4, 2])
+        [older, younger, union, common].each(&:destroy)
       end
 
       it "brings back no key after the clock has gone round many periods" do

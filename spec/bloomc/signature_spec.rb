@@ -41,6 +41,23 @@ RSpec.describe "sig/bloomc.rbs" do
     end
   end
 
+  # bloomc/redis, where the redis gem is installed (the Gemfile has it).
+  redis_api = begin
+    require "bloomc/redis"
+    true
+  rescue LoadError
+    false
+  end
+  if redis_api
+    %w[BloomFilter CountingBloomFilter ContinuousBloomFilter ScalableBloomFilter].each do |kind|
+      it "declares exactly the public instance methods of Bloomc::Redis::#{kind}" do
+        klass = Bloomc::Redis.const_get(kind)
+        actual = klass.public_instance_methods.select { |m| klass.instance_method(m).owner.name.to_s.start_with?("Bloomc::Redis::") }
+        expect(declared(classes.fetch("Bloomc::Redis::#{kind}"), :instance).sort).to eq((actual + [:initialize]).uniq.sort)
+      end
+    end
+  end
+
   it "declares exactly the public singleton methods of Bloomc::Stats" do
     expect(declared(classes.fetch("Bloomc::Stats"), :singleton).sort).to eq(Bloomc::Stats.singleton_methods(false).sort)
   end

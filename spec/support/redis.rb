@@ -1,18 +1,56 @@
 # frozen_string_literal: true
 
+require "tmpdir"
 require_relative "redis_servers"
 
-# The Redis servers the Redis specs run against: BLOOMC_REDIS_URL (a
-# standalone server; the specs flush its database) and BLOOMC_REDIS_CLUSTER
-# (host:port of the cluster's masters, comma-separated), as .ci/run exports
-# them. Without a reachable server the specs skip with one line, unless
-# BLOOMC_REDIS_REQUIRED=1 (CI), where they fail.
+# The Redis servers the Redis specs run against. The specs flush the
+# standalone server's database and write keys to the cluster, so they touch
+# only servers they started themselves or that an environment variable names
+# explicitly:
+#
+# - BLOOMC_REDIS_URL: a standalone server, whose database the specs flush;
+# - BLOOMC_REDIS_CLUSTER: host:port of a cluster's masters, comma-separated.
+#
+# .ci/run starts its own servers and exports both (see redis_servers.rb).
+# For each variable that is not set, the specs start a server of their own
+# (redis-server from PATH, on free loopback ports, in a temporary directory)
+# on first use and stop it when the run ends; there is no default URL, so a
+# developer's Redis on 127.0.0.1:6379 is never used, let alone flushed.
+# Without redis-server (and with no variable set) the specs skip with one
+# line saying so, unless BLOOMC_REDIS_REQUIRED=1 (CI), where they fail.
 module RedisSpecSupport
   module_function
 
-  def url = ENV.fetch("BLOOMC_REDIS_URL", "redis://127.0.0.1:6379/15")
+  # The standalone server's URL: BLOOMC_REDIS_URL, else one started here;
+  # nil when neither is possible.
+  def url
+    return @url if defined?(@url)
 
-  def cluster_nodes = ENV.fetch("BLOOMC_REDIS_CLUSTER", "").split(",").map { |node| "redis://#{node}" }
+    @url = ENV.fetch("BLOOMC_REDIS_URL") { RedisServers.standalone(own_root) if RedisServers.installed? }
+  end
+
+  # The cluster's masters ("redis://host:port"): BLOOMC_REDIS_CLUSTER, else
+  # a cluster started here; [] when neither is possible.
+  def cluster_nodes
+    @cluster_nodes ||= begin
+      given = ENV.fetch("BLOOMC_REDIS_CLUSTER", nil)
+      addresses = if given then given.split(",")
+                  elsif RedisServers.installed? then RedisServers.cluster(own_root)
+                  else []
+                  end
+      addresses.map { |node| "redis://#{node}" }.freeze
+    end
+  end
+
+  # A temporary directory for the servers started here, removed with them
+  # when the process that started them exits (a forked child's exit leaves
+  # them running).
+  def own_root
+    @own_root ||= Dir.mktmpdir("bloomc-redis-").tap do |root|
+      owner = Process.pid
+      at_exit { RedisServers.stop(root) if Process.pid == owner }
+    end
+  end
 
   def required? = ENV["BLOOMC_REDIS_REQUIRED"] == "1"
 
@@ -20,10 +58,12 @@ module RedisSpecSupport
   def unavailable
     require "bloomc/redis"
     require "redis-clustering"
+    return "BLOOMC_REDIS_URL is not set and redis-server is not installed to start one" unless url
+
     Redis.new(url: url, timeout: 1).ping
     nil
   rescue LoadError, Redis::BaseError, SystemCallError => e
-    "#{e.class}: #{e.message}"
+    "no Redis server at #{url} (#{e.class}: #{e.message})"
   end
 
   # Counts what this thread sends while RedisSpecSupport.sends runs: each
@@ -56,13 +96,35 @@ module RedisSpecSupport
       RedisClient.register(CountSends)
       yield
     elsif required?
-      raise "BLOOMC_REDIS_REQUIRED=1 but no Redis at #{url} (#{reason})"
+      raise "BLOOMC_REDIS_REQUIRED=1 but #{reason}"
     else
-      warn "#{what}: skipped, no Redis server at #{url} (set BLOOMC_REDIS_URL, or run .ci/run)"
+      warn "#{what}: skipped, #{reason} (install redis-server, or set BLOOMC_REDIS_URL to a server whose database may be flushed)"
     end
   end
 
   def client = Redis.new(url: url)
 
+  # Empties the standalone server's database: one started here, or the one
+  # BLOOMC_REDIS_URL names (which says that it may be flushed); url has no
+  # default, so no other server can be flushed.
+  def flushdb
+    raise "no Redis server to flush" unless url
+
+    client.flushdb
+  end
+
   def cluster_client = Redis::Cluster.new(nodes: cluster_nodes)
+
+  # The name of filter +index+ of a family whose first shard ("{NAME:0}")
+  # lies in the hash slot of +base+'s (filter 0 is +base+): a Redis Cluster
+  # combines two filters only where their shards share a slot, which names
+  # do by chance, about one in 16,384.
+  def same_slot_name(base, index)
+    return base if index.zero?
+
+    slot = key_slot("#{base}:0")
+    (0..).lazy.map { |i| "#{base}-#{index}-#{i}" }.find { |name| key_slot("#{name}:0") == slot }
+  end
+
+  def key_slot(tag) = RedisClient::Cluster::KeySlotConverter.convert("{#{tag}}")
 end

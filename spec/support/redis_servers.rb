@@ -11,8 +11,10 @@ require "timeout"
 #   eval "$(ruby spec/support/redis_servers.rb start DIR)"   # exports the URLs
 #   ruby spec/support/redis_servers.rb stop DIR
 #
-# The specs also use RedisServers.spawn to run a server of their own (the
-# restart spec kills one).
+# Without those variables the specs start the same servers themselves, on
+# first use, and stop them when the run ends (spec/support/redis.rb). They
+# also use RedisServers.spawn to run a server of their own (the restart spec
+# kills one).
 module RedisServers
   module_function
 
@@ -105,11 +107,22 @@ module RedisServers
     addresses
   end
 
+  # A standalone server (AOF on, every write synced) in root/standalone;
+  # returns its URL.
+  def standalone(root)
+    port = spawn(File.join(root, "standalone"), "--appendonly", "yes", "--appendfsync", "always")
+    "redis://127.0.0.1:#{port}/0"
+  end
+
+  # Whether redis-server and redis-cli are on PATH, so that servers can be
+  # started here.
+  def installed? = %w[redis-server redis-cli].all? { |tool| system("command -v #{tool} >/dev/null 2>&1") }
+
   # The standalone server and the cluster; prints the variables to export.
   def start(root)
-    standalone = spawn(File.join(root, "standalone"), "--appendonly", "yes", "--appendfsync", "always")
+    url = standalone(root)
     addresses = cluster(root)
-    puts "export BLOOMC_REDIS_URL=redis://127.0.0.1:#{standalone}/0"
+    puts "export BLOOMC_REDIS_URL=#{url}"
     puts "export BLOOMC_REDIS_CLUSTER=#{addresses.join(',')}"
   end
 

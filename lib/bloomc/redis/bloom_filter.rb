@@ -48,9 +48,24 @@ module Bloomc
         carry_limits_to(local)
       end
 
+      # @return [Symbol] the hash function (:murmur3, ...), as locally
+      def hash_function = HASH_FUNCTIONS.key(@hash)
+
       private
 
       def kind = "bloom"
+
+      def occupied_shards = bit_counts
+
+      # BITOP per shard, with the size, atomically (bits_combine).
+      def combine_shards(other, op)
+        operator = op == :union ? "OR" : "AND"
+        calls = Array.new(shards) do |i|
+          [nil, [shard_key(i, "cells"), shard_key(i, "count"), other.send(:shard_key, i, "cells"), other.send(:shard_key, i, "count")],
+           [operator]]
+        end
+        pipelined_scripts(:bits_combine, calls, once: true)
+      end
 
       def add_script = :bits_add
 

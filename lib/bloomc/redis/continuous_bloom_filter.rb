@@ -35,9 +35,11 @@ module Bloomc
       def over_capacity?
         return false unless capacity
 
-        calls = Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "live")], [@period_ms]] }
-        pipelined_scripts(:continuous_live_bits, calls).sum { |set| Stats.estimate(set, @layout.m, k) } > capacity
+        estimated_count > capacity
       end
+
+      # @return [Symbol] the hash function (:murmur3, ...), as locally
+      def hash_function = HASH_FUNCTIONS.key(@hash)
 
       # Removes every generation and the count, in one pipeline.
       # @return [self]
@@ -88,6 +90,27 @@ module Bloomc
       private
 
       def kind = "continuous"
+
+      # The bits set in any live generation, per shard (continuous_live_bits).
+      def occupied_shards
+        calls = Array.new(shards) { |i| [nil, [shard_key(i, "gen"), shard_key(i, "live")], [@period_ms]] }
+        pipelined_scripts(:continuous_live_bits, calls)
+      end
+
+      # Each live generation, per shard, with the size, atomically
+      # (continuous_combine; its scratch keys in the shard's slot).
+      def combine_shards(other, op)
+        calls = Array.new(shards) do |i|
+          scratch = %w[mine theirs previous current].map { |part| shard_key(i, "combine:#{part}") }
+          [nil, [shard_key(i, "gen"), other.send(:shard_key, i, "gen"), shard_key(i, "count"), other.send(:shard_key, i, "count"), *scratch],
+           [@period_ms, op.to_s]]
+        end
+        pipelined_scripts(:continuous_combine, calls, once: true)
+      end
+
+      # The continuous filter keeps no count of new keys: over_capacity?
+      # estimates the live ones.
+      def recount_distinct = nil
 
       def add_script = :continuous_add
 

@@ -64,9 +64,41 @@ module Bloomc
         carry_limits_to(local)
       end
 
+      # Whether no counter is above 0 (BITCOUNT of each shard's cells).
+      # @return [Boolean]
+      def empty? = bit_counts.all?(&:zero?)
+
       private
 
       def kind = "counting"
+
+      # Counters that are not 0, per shard: a script over each range of
+      # CELLS_PER_SCAN cells (counting_occupied), all in one pipeline.
+      def occupied_shards
+        calls = scan_ranges.map { |i, from, to| [i, [shard_key(i, "cells")], [width, from, to]] }
+        sums = Array.new(shards, 0)
+        pipelined_scripts(:counting_occupied, calls).each_with_index { |n, at| sums[calls[at][0]] += n }
+        sums
+      end
+
+      # [shard, from, to] for each range of CELLS_PER_SCAN cells of each shard.
+      def scan_ranges
+        (0...shards).flat_map do |i|
+          (0...@layout.m).step(CELLS_PER_SCAN).map { |from| [i, from, [from + CELLS_PER_SCAN, @layout.m].min] }
+        end
+      end
+
+      # The counters, CELLS_PER_SCAN at a time (each call atomic, the whole
+      # not: a concurrent add lands whole, before or after its cells'
+      # range), then the sizes, in one pipeline.
+      def combine_shards(other, op)
+        cells = scan_ranges.map do |i, from, to|
+          [nil, [shard_key(i, "cells"), other.send(:shard_key, i, "cells")], [width, op.to_s, from, to]]
+        end
+        pipelined_scripts(:counting_combine, cells, once: true)
+        counts = Array.new(shards) { |i| [nil, [shard_key(i, "count"), other.send(:shard_key, i, "count")], [op.to_s]] }
+        pipelined_scripts(:counts_combine, counts, once: true)
+      end
 
       def max = (2**width) - 1
 

@@ -11,6 +11,11 @@ module Bloomc
     # long one call holds the server (a few milliseconds).
     CELLS_PER_CALL = 8192
 
+    # Cells per script call where a script goes over a counting filter's
+    # cells (fill_ratio, merge!): 32,768 cells, a few milliseconds each.
+    CELLS_PER_SCAN = 32_768
+    private_constant :CELLS_PER_SCAN
+
     # NAME.lua's text, read once, at require time. The files hold the
     # scripts byte for byte as they were (time.lua has no final newline), so
     # the SHAs (EVALSHA) stay those of earlier versions.
@@ -26,6 +31,21 @@ module Bloomc
     # changes (Redis does not undo a script's writes when a later one fails).
     STRINGS_LUA = lua.call(:strings)
     private_constant :STRINGS_LUA
+
+    # each_nonzero_cell(key, width, from, to, fn): calls fn with each cell
+    # of [from, to) of key's string of +width+-bit cells (BITFIELD's '#i'
+    # order) that is not 0, in order. It reads the cells' bytes once
+    # (GETRANGE) and skips runs of zero bytes at C speed (string.find), so a
+    # sparse filter costs little more than its bytes.
+    CELLS_LUA = lua.call(:cells)
+    private_constant :CELLS_LUA
+
+    # The scalable filter's layers as the client describes them (ARGV from
+    # ARGV[first]: how many, then per layer its k, capacity and k bit
+    # offsets), their keys (KEYS[3] is the prefix) and whether one holds the
+    # key.
+    SCALABLE_LUA = lua.call(:scalable_layers)
+    private_constant :SCALABLE_LUA
 
     # A script that calls shared functions (generation.lua, strings.lua) is
     # sent as their text, each followed by a blank line, then its own file:
@@ -78,6 +98,41 @@ module Bloomc
       # the live keys.
       continuous_live_bits: with.call(:continuous_live_bits, GENERATION_LUA),
       continuous_clear: with.call(:continuous_clear, GENERATION_LUA),
+      # Set operations between two filters of one shape, shard by shard (the
+      # two shards in one hash slot), on the server: the result goes to the
+      # first filter's keys, its size becomes the sum (union) or the lesser
+      # (intersection) of the sizes, as locally. ARGV holds the operation.
+      # Bits: BITOP OR / AND.
+      bits_combine: with.call(:bits_combine, STRINGS_LUA),
+      # Counters, over cells [ARGV[3], ARGV[4]) of ARGV[1] bits: each cell of
+      # the second that is not 0 added to the first's, saturating (union);
+      # each cell of the first that is not 0 lowered to the second's where
+      # that is less (intersection). The caller sends a range per call
+      # (CELLS_PER_SCAN) and combines the counts once (counts_combine).
+      counting_combine: with.call(:counting_combine, STRINGS_LUA, CELLS_LUA),
+      counts_combine: with.call(:counts_combine, STRINGS_LUA),
+      # The live generations (the last three periods, and the next one
+      # from_local may have written): union ORs each generation's bitmap
+      # into the first filter's, so a cell keeps its younger age; the
+      # intersection keeps a cell live where both have it, at the older of
+      # its two ages: a cell is live at age <= j in the result when it is in
+      # both filters' generations 0..j (cumulative ORs, then AND), and its
+      # bitmap is that set less the one for age j - 1 (XOR; deleted when no
+      # bit is left), in scratch keys of the first shard's, deleted within
+      # the call.
+      continuous_combine: with.call(:continuous_combine, GENERATION_LUA, STRINGS_LUA),
+      # The scalable filter (KEYS: its layer count, its size, its layers'
+      # prefix): a key held by a layer is not added again; else it goes into
+      # the newest layer, or, when that has taken its capacity, into the
+      # next, which the same call starts (the layer count goes up), so a
+      # layer is added once however many writers race. A call told of fewer
+      # layers than there are answers {-1, layers} and writes nothing, and
+      # the client sends it again; else {1 new / 0 present, layers}.
+      scalable_add: with.call(:scalable_add, STRINGS_LUA, SCALABLE_LUA),
+      scalable_lookup: with.call(:scalable_lookup, SCALABLE_LUA),
+      scalable_clear: with.call(:scalable_clear, SCALABLE_LUA),
+      # The cells that are not 0 among [ARGV[2], ARGV[3]) of ARGV[1] bits.
+      counting_occupied: with.call(:counting_occupied, CELLS_LUA),
       # The clock of the node holding KEYS[1].
       time: lua.call(:time),
       # KEYS[1] renamed to KEYS[2], to expire at ARGV[1] (ms): both deleted

@@ -1,0 +1,285 @@
+# frozen_string_literal: true
+
+# Part of bloomc/redis (require "bloomc/redis").
+
+module Bloomc
+  module Redis
+    # A filter that grows, as Bloomc::ScalableBloomFilter does: a chain of
+    # layers of the shapes the local filter of the same parameters has (layer
+    # i holds about initial_capacity * growth**i keys at its share of
+    # error_rate), each a bitmap in Redis. A key goes into the newest layer
+    # unless a layer holds it; once that layer has taken its capacity of new
+    # keys, the add script itself starts the next one, so that a layer is
+    # added once and atomically however many writers add at once (each add
+    # is one script call, which Redis runs alone). The positions of a key in
+    # every layer are computed here, as for the local filter: the client
+    # sends those of the layers it knows of and the next two, and a script
+    # that finds more layers than it was told of answers so without writing
+    # anything, and the client sends the key again with them.
+    #
+    # One shard: a layer's keys share the hash slot of "{NAME:0}". No set
+    # operations, to_local or from_local yet (Bloomc::UnsupportedError).
+    class ScalableBloomFilter < Filter
+      # Layers sent beyond those known: a batch that adds two layers needs no
+      # second round trip.
+      AHEAD = 2
+      # The parameters beside those of every filter's, in the meta hash.
+      PARAMETERS = %w[layer_error_rate initial_capacity growth tightening even_layers max_capacity].freeze
+      private_constant :AHEAD, :PARAMETERS
+
+      # @overload initialize(redis, name, error_rate:, initial_capacity: 8192, growth: 2, tightening: 0.8,
+      #                      even_layers: 10, max_capacity: nil, seed: 0)
+      #   The parameters of Bloomc::ScalableBloomFilter.new.
+      # @overload initialize(redis, name)
+      #   Opens an existing filter with the parameters stored beside it.
+      def initialize(redis, name, error_rate: nil, initial_capacity: nil, growth: nil, tightening: nil, even_layers: nil,
+                     max_capacity: nil, seed: nil)
+        super()
+        shape = { scalable_error_rate: error_rate, initial_capacity: initial_capacity, growth: growth, tightening: tightening,
+                  even_layers: even_layers, max_capacity: max_capacity, seed: seed }
+        open(redis, name, shape, nil) # rubocop:disable Security/Open -- Filter#open, not Kernel#open
+      end
+
+      # @return [Float] the most all layers together err
+      def error_rate = @params[:error_rate]
+
+      # @return [Integer] keys the first layer takes
+      def initial_capacity = @params[:initial_capacity]
+
+      # @return [Float] each layer's capacity over the one before's
+      def growth = @params[:growth]
+
+      # @return [Float] each later layer's share of the error rate over the one before's
+      def tightening = @params[:tightening]
+
+      # @return [Integer] the first layers, which share the error rate evenly
+      def even_layers = @params[:even_layers]
+
+      # @return [Integer, nil] the most keys it takes, or nil
+      def max_capacity = @params[:max_capacity]
+
+      # @return [Integer, nil] max_capacity, as Bloomc::ScalableBloomFilter#capacity
+      def capacity = max_capacity
+
+      # Never true from adds: a full layer is followed by a new one.
+      # @return [false]
+      def over_capacity? = false
+
+      # @return [Integer] the layers in Redis now (one round trip)
+      def layer_count = refresh_layers
+
+      # @return [Integer] the bits of all layers together
+      def m = (0...layer_count).sum { |i| layer_shape_of(i)[1] }
+
+      # @return [Array<Bloomc::ScalableBloomFilter::Layer>] the layers,
+      #   oldest first (error_rate nil: the rate a layer was sized for is
+      #   the local filter's to tell)
+      def layers
+        bits = layer_bits
+        counts = layer_counts(bits.size)
+        bits.each_with_index.map do |set, i|
+          capacity, m, k = layer_shape_of(i)
+          Bloomc::ScalableBloomFilter::Layer.new(m: m, k: k, capacity: capacity, count: counts[i],
+                                                 error_rate: nil, fill_ratio: set.fdiv(m))
+        end
+      end
+
+      # Adds +key+ to the newest layer unless a layer holds it; a full
+      # newest layer is followed by a new one, on the server.
+      # @return [self]
+      # @raise [Bloomc::CapacityError] when the key is new and the filter
+      #   holds its max_capacity (nothing changes)
+      def add(key)
+        add_one(key)
+        self
+      end
+      alias << add
+
+      # @return [self, nil] self when +key+ was new, nil when a layer held it
+      # rubocop:disable-next Naming/PredicateMethod, Style/ReturnNilInPredicateMethodDefinition -- Set#add?'s answer
+      def add?(key) = add_one(key) == 1 ? self : nil
+
+      # @return [Boolean] whether a layer holds +key+
+      def include?(key) = run_all(:scalable_lookup, [key]).first == 1
+      alias [] include?
+
+      # @return [self]
+      def add_all(keys)
+        writable!
+        run_all(:scalable_add, checked(keys), once: true)
+        self
+      end
+
+      # @return [Array<String, Symbol, Integer>] the keys that were new, in order
+      def add_new(keys)
+        writable!
+        given = checked(keys)
+        results = run_all(:scalable_add, given, once: true)
+        given.each_index.select { |i| results[i] == 1 }.map { |i| given[i] }
+      end
+
+      # @return [Array<Boolean>] include? of each key, in order
+      def include_all(keys) = run_all(:scalable_lookup, checked(keys)).map { |found| found == 1 }
+
+      # The share of all layers' bits that are set (BITCOUNT per layer).
+      # @return [Float]
+      def fill_ratio
+        bits = layer_bits
+        bits.sum.fdiv((0...bits.size).sum { |i| layer_shape_of(i)[1] })
+      end
+
+      # The keys the layers' fill implies, each layer by its own estimate.
+      # @return [Float]
+      def estimated_count = layer_bits.each_with_index.sum { |set, i| Stats.estimate(set, layer_shape_of(i)[1], layer_shape_of(i)[2]) }
+
+      # The chance that a key never added is found now: 1 - prod(1 - fill**k)
+      # over the layers, as locally.
+      # @return [Float]
+      def false_positive_rate
+        1 - layer_bits.each_with_index.reduce(1.0) { |p, (set, i)| p * (1 - (set.fdiv(layer_shape_of(i)[1])**layer_shape_of(i)[2])) }
+      end
+
+      # @return [Boolean] whether no layer has a bit set
+      def empty? = layer_bits.all?(&:zero?)
+
+      # Removes every layer and the count; the parameters stay.
+      # @return [self]
+      def clear
+        writable!
+        script(:scalable_clear, scalable_keys, [], once: true)
+        @known = 1
+        self
+      end
+
+      # @raise [Bloomc::UnsupportedError] not yet for a Redis scalable filter
+      def to_local = unsupported("to_local")
+
+      # @raise [Bloomc::UnsupportedError] not yet for a Redis scalable filter
+      def merge!(_other) = unsupported("merge!")
+
+      # @raise [Bloomc::UnsupportedError] not yet for a Redis scalable filter
+      def union(_other, into:) = unsupported("union (#{into})")
+
+      # @raise [Bloomc::UnsupportedError] a scalable filter has no exact intersection
+      def intersection(_other, into:) = unsupported("intersection (#{into})")
+
+      def inspect = "#<#{self.class} #{name.inspect} error_rate=#{error_rate} initial_capacity=#{initial_capacity} growth=#{growth}>"
+
+      private
+
+      def kind = "scalable"
+
+      def unsupported(what) = raise(UnsupportedError, "#{what} is not supported by Bloomc::Redis::ScalableBloomFilter yet")
+
+      def scalable_keys = [shard_key(0, "layers"), shard_key(0, "count"), shard_key(0, "layer")]
+
+      # [capacity, m, k] of layer i, or nil where the parameters have none.
+      def layer_shape_of(i) = (@shapes[i] ||= @template.send(:layer_shape, i) || :none).then { |s| s == :none ? nil : s }
+
+      def refresh_layers = (@known = guarded { redis.get(shard_key(0, "layers")) }.then { |n| n ? Integer(n) : 1 })
+
+      # Bits set per layer, in one pipeline.
+      def layer_bits
+        count = layer_count
+        guarded { redis.pipelined { |pipe| Array.new(count) { |i| pipe.bitcount("#{shard_key(0, 'layer')}:#{i}") } } }
+      end
+
+      def layer_counts(count)
+        guarded { redis.pipelined { |pipe| Array.new(count) { |i| pipe.get("#{shard_key(0, 'layer')}:#{i}:count") } } }.map(&:to_i)
+      end
+
+      def add_one(key)
+        writable!
+        run_all(:scalable_add, [key], once: true).first
+      end
+
+      # Keys as an Array, every one hashed (TypeError before anything is sent).
+      def checked(keys)
+        raise TypeError, "keys must be Enumerable, not #{keys.class}" unless keys.is_a?(Enumerable)
+
+        keys.to_a.each { |key| @layouts.first.locate(key) }
+      end
+
+      # ARGV describing layers 0...count for +key+: their number, then per
+      # layer its k, its capacity and its k bit offsets (k 0 where there is
+      # no such layer).
+      def described(key, count)
+        [count, *Array.new(count) do |i|
+          capacity, = layer_shape_of(i)
+          next [0, 0] unless capacity
+
+          cells = (@layouts[i] ||= RedisLayout.new(layer_shape_of(i)[1], layer_shape_of(i)[2], @seed, @hash, 1, true)).locate(key)[1]
+          [cells.size, capacity, *cells]
+        end.flatten]
+      end
+
+      # Runs +name+ for each key, in one pipeline; the calls a script found
+      # more layers for than it was told of (they wrote nothing) run again,
+      # in their order, with those layers. Each call's first answer.
+      def run_all(name, keys, once: false)
+        results = Array.new(keys.size)
+        pending = keys.each_index.to_a
+        until pending.empty?
+          count = @known + AHEAD
+          calls = pending.map { |i| [i, scalable_keys, described(keys[i], count)] }
+          answers = capacity_errors { pipelined_scripts(name, calls, once: once) }
+          stale = []
+          answers.each_with_index do |(answer, layers), j|
+            answer == -1 ? stale << pending[j] : results[pending[j]] = answer
+            @known = layers if layers > @known
+          end
+          pending = stale
+        end
+        results
+      end
+
+      def capacity_errors
+        yield
+      rescue CommandError => e
+        raise unless e.message.include?("CAPACITY")
+
+        raise CapacityError, "the filter #{name.inspect} holds its max_capacity (#{max_capacity}): a key new to it cannot be added"
+      end
+
+      def meta_for(shape, shards)
+        raise ArgumentError, "a scalable filter in Redis has one shard" unless shards == 1
+
+        params = { error_rate: shape[:scalable_error_rate], initial_capacity: shape[:initial_capacity] || Bloomc::ScalableBloomFilter::DEFAULT_INITIAL_CAPACITY,
+                   growth: shape[:growth] || Bloomc::ScalableBloomFilter::DEFAULT_GROWTH,
+                   tightening: shape[:tightening] || Bloomc::ScalableBloomFilter::DEFAULT_TIGHTENING,
+                   even_layers: shape[:even_layers] || Bloomc::ScalableBloomFilter::DEFAULT_EVEN_LAYERS, max_capacity: shape[:max_capacity] }
+        raise ArgumentError, "error_rate: is required" if params[:error_rate].nil?
+
+        seed = shape[:seed] || 0
+        template = Bloomc::ScalableBloomFilter.new(**params, seed: seed) # checks them all
+        _, m, k = template.send(:layer_shape, 0)
+        { "kind" => kind, "m" => m.to_s, "k" => k.to_s, "seed" => seed.to_s, "hash" => Bloomc.hash_kind(:murmur3, seed).to_s,
+          "shards" => "1", "width" => "1", "period_ms" => "0", "layer_error_rate" => Float(params[:error_rate]).to_s,
+          "initial_capacity" => params[:initial_capacity].to_s, "growth" => Float(params[:growth]).to_s,
+          "tightening" => Float(params[:tightening]).to_s, "even_layers" => params[:even_layers].to_s,
+          "max_capacity" => (params[:max_capacity] || 0).to_s }
+      end
+
+      def check_asked(asked, stored, shape)
+        super
+        diff = PARAMETERS.find { |field| asked[field] != stored[field] }
+        raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} (#{stored[diff]}, asked for #{asked[diff]})" if diff
+      end
+
+      def adopt_extra(meta)
+        @seed = Integer(meta["seed"])
+        @hash = Integer(meta["hash"])
+        max = Integer(meta.fetch("max_capacity"))
+        @params = { error_rate: Float(meta.fetch("layer_error_rate")), initial_capacity: Integer(meta.fetch("initial_capacity")),
+                    growth: Float(meta.fetch("growth")), tightening: Float(meta.fetch("tightening")),
+                    even_layers: Integer(meta.fetch("even_layers")), max_capacity: max.zero? ? nil : max }.freeze
+        @template = Bloomc::ScalableBloomFilter.new(**@params, seed: @seed)
+        @shapes = []
+        @layouts = [@layout]
+        @known = 1
+      rescue KeyError => e
+        raise ArgumentError, e.message
+      end
+    end
+  end
+end

@@ -1,0 +1,7 @@
+local layers = describe_layers(1)
+local n = tonumber(redis.call('GET', KEYS[1]) or '1')
+if n > #layers then return {-1, n} end
+for j = n, 1, -1 do
+  if layer_has(layers, j) then return {1, n} end
+end
+return {0, n}
