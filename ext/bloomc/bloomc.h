@@ -18,11 +18,15 @@ extern VALUE bloomc_eCapacityError;    /* Bloomc::CapacityError: a filter that c
 extern VALUE bloomc_eFormatError;      /* Bloomc::FormatError */
 
 /* rb_check_typeddata with the common case inline: a method's receiver is
- * nearly always exactly our type, and the full check is a call that walks the
- * type's parents on every add and include?. */
+ * nearly always exactly our type or its child (a mapped filter's, filter.c),
+ * and the full check is a call that walks the type's parents on every add
+ * and include?. */
 static inline void *bloomc_typed_data(VALUE obj, const rb_data_type_t *type)
 {
-    if (RB_TYPE_P(obj, T_DATA) && RTYPEDDATA_P(obj) && RTYPEDDATA_TYPE(obj) == type) return RTYPEDDATA_DATA(obj);
+    if (RB_TYPE_P(obj, T_DATA) && RTYPEDDATA_P(obj)) {
+        const rb_data_type_t *t = RTYPEDDATA_TYPE(obj);
+        if (t == type || t->parent == type) return RTYPEDDATA_DATA(obj);
+    }
     return rb_check_typeddata(obj, type);
 }
 

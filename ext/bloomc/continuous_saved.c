@@ -126,9 +126,7 @@ static VALUE continuous_map_core(int argc, VALUE *argv, VALUE self)
         bloomc_format_error("%s", problem);
     }
     ((continuous_t *)f->core)->core = src;
-    f->body = base + offset;
-    f->body_bytes = nbytes;
-    bloomc_mapping_adopt(&f->map, self, base, total, offset, NUM2INT(fd), RTEST(writable));
+    bloomc_filter_map(self, f, base, total, offset, nbytes, NUM2INT(fd), RTEST(writable));
     return self;
 }
 

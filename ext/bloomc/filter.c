@@ -10,12 +10,13 @@ const rb_data_type_t bloomc_filter_type = {
     .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
 };
 
-/* Every kind's class, for alloc, which is given only the class: set once at
- * load (Init_bloomc), read-only after. */
+/* Every kind's class, for alloc, which is given only the class, and the type
+ * its mapped filters take: set once at load (Init_bloomc), read-only after. */
 enum { KINDS_MAX = 16 };
 static struct {
     VALUE klass;
     const bloomc_kind *kind;
+    rb_data_type_t mapped_type;
 } classes[KINDS_MAX];
 static int nclasses;
 
@@ -321,6 +322,28 @@ static VALUE filter_import_core(VALUE self, VALUE fields, VALUE body)
     return self;
 }
 
+/* A mapped filter's type: its kind's, but not Ractor-shareable when frozen
+ * (Ractor.make_shareable raises Ractor::Error at once, before it freezes
+ * anything the filter holds). Its file, its lock and the fork hook's list of
+ * mappings are the main Ractor's, and a close in one Ractor would unmap the
+ * cells under a lookup in another. A child of the kind's type, so every
+ * check for the kind accepts it. */
+static const rb_data_type_t *mapped_type(const bloomc_kind *kind)
+{
+    for (int i = 0; i < nclasses; i++)
+        if (classes[i].kind == kind) return &classes[i].mapped_type;
+    rb_bug("bloomc: a filter kind without a class");
+}
+
+void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t length, size_t body_offset, size_t body_bytes,
+                       int fd, int writable)
+{
+    f->body = base + body_offset;
+    f->body_bytes = body_bytes;
+    bloomc_mapping_adopt(&f->map, self, base, length, body_offset, fd, writable);
+    RTYPEDDATA(self)->type = mapped_type(f->kind);
+}
+
 /* :nodoc: adopts the cells of a file in bloomc's format, mapped from fd, in
  * place of its own (a new filter only; lib/bloomc/mapped.rb has checked the
  * header, and passes the file's length). */
@@ -343,9 +366,7 @@ static VALUE filter_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_offs
     }
     memcpy(f->core, core, kind->core_size);
     ALLOCV_END(buf);
-    f->body = base + offset;
-    f->body_bytes = nbytes;
-    bloomc_mapping_adopt(&f->map, self, base, offset + nbytes, offset, NUM2INT(fd), RTEST(writable));
+    bloomc_filter_map(self, f, base, offset + nbytes, offset, nbytes, NUM2INT(fd), RTEST(writable));
     return self;
 }
 
@@ -474,7 +495,10 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     if (nclasses >= KINDS_MAX) rb_bug("bloomc: more filter kinds than the %d in filter.c", KINDS_MAX);
     VALUE klass = rb_define_class_under(mBloomc, name, rb_cObject);
     classes[nclasses].klass = klass;
-    classes[nclasses++].kind = kind;
+    classes[nclasses].kind = kind;
+    classes[nclasses].mapped_type = kind->type;
+    classes[nclasses].mapped_type.parent = &kind->type;
+    classes[nclasses++].mapped_type.flags &= ~(VALUE)RUBY_TYPED_FROZEN_SHAREABLE;
     rb_define_alloc_func(klass, filter_alloc);
     int own_state = kind->methods & BLOOMC_OWN_STATE;
     if (!own_state) rb_define_method(klass, "initialize_copy", filter_initialize_copy, 1);

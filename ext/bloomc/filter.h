@@ -116,16 +116,23 @@ extern const rb_data_type_t bloomc_filter_type;
 void bloomc_filter_free(void *ptr);
 size_t bloomc_filter_memsize(const void *ptr);
 
+/* A frozen filter is Ractor-shareable (Ractor.make_shareable): its struct
+ * holds no VALUE, every method that writes calls rb_check_frozen, and a
+ * lookup only reads the core and cells, so Ractors may read it at once. A
+ * mapped filter is the exception: map_core gives it a type without the flag
+ * (filter.c), since its file and mapping belong to the main Ractor. */
 #define BLOOMC_KIND_TYPE(name) \
     { \
         .wrap_struct_name = "bloomc/" name, \
         .function = {.dfree = bloomc_filter_free, .dsize = bloomc_filter_memsize, .dcompact = bloomc_mapping_compact}, \
-        .parent = &bloomc_filter_type, .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED, \
+        .parent = &bloomc_filter_type, \
+        .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED | RUBY_TYPED_FROZEN_SHAREABLE, \
     }
 
 NORETURN(void bloomc_filter_unready(VALUE self, const bloomc_filter *f));
 
-/* The object behind self, of exactly this kind's class, or a TypeError. */
+/* The object behind self, of exactly this kind's class, or a TypeError (a
+ * mapped filter's type is a child of the kind's: the full check finds it). */
 static inline bloomc_filter *bloomc_filter_of(VALUE self, const bloomc_kind *kind)
 {
     return bloomc_typed_data(self, &kind->type);
@@ -159,6 +166,12 @@ void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const ui
 /* The same for a filter known by its struct (a kind's hook that has only the
  * core: bloomc_filter_of_core). */
 void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
+
+/* Gives the filter the cells at body_offset in the mapping base of the file
+ * fd (length bytes, made by bloomc_map_file), and the type of a mapped filter,
+ * which a frozen one keeps from being shared between Ractors (filter.c). */
+void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t length, size_t body_offset, size_t body_bytes,
+                       int fd, int writable);
 
 /* The bits set in the cells: the occupied hook of a kind whose cells are
  * plain bits. */

@@ -9,8 +9,9 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
 {
 #ifdef HAVE_RB_EXT_RACTOR_SAFE
     /* No mutable C globals (class handles are set once here), and every
-     * object's state lives in the object: safe to call from any Ractor.
-     * Objects are not shareable: each Ractor builds its own filters. */
+     * object's state lives in the object: safe to call from any Ractor. A
+     * frozen filter on the heap is shareable (filter.h: BLOOMC_KIND_TYPE),
+     * and Ractors may look keys up in it at once; a mapped filter is not. */
     rb_ext_ractor_safe(true);
 #endif
     bloomc_mBloomc = rb_define_module("Bloomc");

@@ -143,11 +143,14 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
-    # The filter is built once: these raise Bloomc::UnsupportedError.
+    # The filter is built once: these raise Bloomc::UnsupportedError. Each
+    # body is a shareable Proc, so that they raise it in any Ractor too (a
+    # method defined with a Proc that is not raises RuntimeError outside the
+    # Ractor that defined it).
     %i[add << add? add_all add_new delete remove clear merge! | &].each do |name|
-      define_method(name) do |*|
+      define_method(name, &Ractor.make_shareable(proc do |*|
         raise UnsupportedError, "#{self.class} is built once from all its keys (#{self.class}.build(keys)): it cannot #{name}"
-      end
+      end))
     end
 
     include Inspect

@@ -160,6 +160,8 @@ module Bloomc
                              "advance the clock with inc_time_slot"
       end
       lock.synchronize do
+        raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) unless @timer_lock
+
         unless @timer&.running?
           @timer = Timer.new(self, ttl.fdiv(RESOLUTION_DIVISOR)).start
         end
@@ -167,9 +169,12 @@ module Bloomc
       self
     end
 
-    # Stops the timer thread; the clock then stands still.
+    # Stops the timer thread; the clock then stands still. A frozen filter's
+    # timer stopped when it was frozen.
     # @return [self]
     def stop_timer
+      return self if frozen?
+
       timer_lock.synchronize do
         @timer&.stop
         @timer = nil
@@ -188,11 +193,17 @@ module Bloomc
       @timer&.running? || false
     end
 
-    # Freezing stops the timer: a frozen filter's clock stands still.
+    # Freezing stops the timer: a frozen filter's clock stands still, and its
+    # lookups expire nothing, so Ractors can share it
+    # (Ractor.make_shareable(filter.freeze)). The timer's lock goes too (a
+    # Mutex is not shareable): nothing of a frozen filter's takes it.
     # @return [self]
     def freeze
       unless frozen?
-        stop_timer if @timer_lock
+        if @timer_lock
+          stop_timer
+          @timer_lock = nil
+        end
         stop_clocks
       end
       super
@@ -206,6 +217,14 @@ module Bloomc
       copy_state(orig)
       @timer_lock = Mutex.new
       @timer = nil
+    end
+
+    # :nodoc: a clone that will be frozen (clone of a frozen filter, or
+    # clone(freeze: true)) holds no lock, as #freeze leaves none: Ruby
+    # freezes a clone without calling #freeze.
+    def initialize_clone(orig, freeze: nil)
+      super
+      @timer_lock = nil if freeze || (freeze.nil? && orig.frozen?)
     end
 
     private

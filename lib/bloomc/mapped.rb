@@ -21,6 +21,12 @@ module Bloomc
   #
   # A forked child gets the parent's filters read-only (frozen): the file
   # stays the parent's to write, flush and close.
+  #
+  # A mapped filter is never Ractor-shareable, even frozen or read-only
+  # (Ractor.make_shareable raises Ractor::Error and leaves it as it was): its
+  # file, lock and mapping are the main Ractor's, and a #close there would
+  # unmap the cells under another Ractor's lookup. Share a copy on the heap
+  # instead: <tt>Ractor.make_shareable(filter.dup.freeze)</tt>.
   module Mapped
     # Class methods of the mappable filters.
     module ClassMethods
