@@ -191,6 +191,13 @@ static const bloomc_kind a2_kind = {
     .contains_one = contains_one,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   cA2BloomFilter = rb_define_class_under(mBloomc, "A2BloomFilter", rb_cObject);
+ */
 void bloomc_init_a2_bloom_filter(VALUE mBloomc)
 {
     VALUE cA2BloomFilter = bloomc_define_filter(mBloomc, "A2BloomFilter", &a2_kind);

@@ -298,6 +298,12 @@ static VALUE bucket_field_hash(VALUE self)
     return ST2FIX(rb_memhash(b->data, (long)bf_buckets_nbytes(b->count, b->width)) ^ (st_index_t)(b->count * 33 + b->width));
 }
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, a parameter
+ * here.
+ *   mBloomc = rb_define_module("Bloomc");
+ */
 void bloomc_init_bit_bucket_field(VALUE mBloomc)
 {
     cBitBucketField = rb_define_class_under(mBloomc, "BitBucketField", rb_cObject);

@@ -271,6 +271,12 @@ static VALUE bit_field_hash(VALUE self)
     return ST2FIX(rb_memhash(b->data, (long)bf_bits_nbytes(b->nbits)) ^ (st_index_t)b->nbits);
 }
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, a parameter
+ * here.
+ *   mBloomc = rb_define_module("Bloomc");
+ */
 void bloomc_init_bit_field(VALUE mBloomc)
 {
     cBitField = rb_define_class_under(mBloomc, "BitField", rb_cObject);

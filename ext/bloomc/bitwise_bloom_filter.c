@@ -227,6 +227,13 @@ static const bloomc_kind bitwise_kind = {
     .contains_one = contains_one,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   cBitwiseBloomFilter = rb_define_class_under(mBloomc, "BitwiseBloomFilter", rb_cObject);
+ */
 void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
 {
     VALUE cBitwiseBloomFilter = bloomc_define_filter(mBloomc, "BitwiseBloomFilter", &bitwise_kind);

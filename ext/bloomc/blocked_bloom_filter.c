@@ -166,6 +166,13 @@ static const bloomc_kind blocked_kind = {
     .contains_many = contains_many,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   cBlockedBloomFilter = rb_define_class_under(mBloomc, "BlockedBloomFilter", rb_cObject);
+ */
 void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
 {
     VALUE cBlockedBloomFilter = bloomc_define_filter(mBloomc, "BlockedBloomFilter", &blocked_kind);

@@ -150,6 +150,13 @@ static const bloomc_kind bloom_kind = {
     .body_bytes_for = body_bytes_for,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
+ */
 void bloomc_init_bloom_filter(VALUE mBloomc)
 {
     VALUE cBloomFilter = bloomc_define_filter(mBloomc, "BloomFilter", &bloom_kind);

@@ -34,6 +34,12 @@ static VALUE bloom_helper_s_formula_rate(VALUE mod, VALUE m, VALUE k, VALUE n)
     return DBL2NUM(bf_bloom_rate(bloomc_count_arg(m, "m", BF_BITS_MAX), (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX), NUM2DBL(n)));
 }
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, a parameter
+ * here.
+ *   mBloomc = rb_define_module("Bloomc");
+ */
 void bloomc_init_bloom_helper(VALUE mBloomc)
 {
     VALUE mBloomHelper = rb_define_module_under(mBloomc, "BloomHelper");

@@ -230,6 +230,13 @@ const bloomc_kind bloomc_continuous_kind = {
     .outlives = outlives,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
+ */
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
 {
     VALUE klass = bloomc_define_filter(mBloomc, "ContinuousBloomFilter", &bloomc_continuous_kind);

@@ -138,6 +138,13 @@ static VALUE clock_unschedule(VALUE handle)
     return handle;
 }
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
+ */
 void bloomc_init_continuous_clock(VALUE klass)
 {
 #ifdef LOOKUP_CLOCK

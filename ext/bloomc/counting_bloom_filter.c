@@ -173,6 +173,13 @@ static const bloomc_kind counting_kind = {
     .body_bytes_for = body_bytes_for,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   cCountingBloomFilter = rb_define_class_under(mBloomc, "CountingBloomFilter", rb_cObject);
+ */
 void bloomc_init_counting_bloom_filter(VALUE mBloomc)
 {
     VALUE cCountingBloomFilter = bloomc_define_filter(mBloomc, "CountingBloomFilter", &counting_kind);

@@ -51,6 +51,12 @@ static VALUE crc32c_s_accelerated_p(VALUE mod)
     return RBOOL(bf_crc32c_accelerated());
 }
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, a parameter
+ * here.
+ *   mBloomc = rb_define_module("Bloomc");
+ */
 void bloomc_init_crc32c(VALUE mBloomc)
 {
     bf_crc32c_init();

@@ -217,6 +217,13 @@ static const bloomc_kind cuckoo_kind = {
     .room = room,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   cCuckooFilter = rb_define_class_under(mBloomc, "CuckooFilter", rb_cObject);
+ */
 void bloomc_init_cuckoo_filter(VALUE mBloomc)
 {
     VALUE cCuckooFilter = bloomc_define_filter(mBloomc, "CuckooFilter", &cuckoo_kind);

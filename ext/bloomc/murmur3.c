@@ -62,6 +62,12 @@ static VALUE murmur3_s_digest128(int argc, VALUE *argv, VALUE mod)
     return rb_str_new((const char *)digest, 16);
 }
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, a parameter
+ * here.
+ *   mBloomc = rb_define_module("Bloomc");
+ */
 void bloomc_init_murmur3(VALUE mBloomc)
 {
     VALUE mMurmur3 = rb_define_module_under(mBloomc, "Murmur3");

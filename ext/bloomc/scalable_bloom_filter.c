@@ -278,6 +278,13 @@ static const bloomc_kind scalable_kind = {
     .nfields_in = nfields_in,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   cScalableBloomFilter = rb_define_class_under(mBloomc, "ScalableBloomFilter", rb_cObject);
+ */
 void bloomc_init_scalable_bloom_filter(VALUE mBloomc)
 {
     VALUE cScalableBloomFilter = bloomc_define_filter(mBloomc, "ScalableBloomFilter", &scalable_kind);

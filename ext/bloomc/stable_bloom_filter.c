@@ -187,6 +187,13 @@ static const bloomc_kind stable_kind = {
     .contains_one = contains_one,
 };
 
+/* For RDoc, which reads the rb_define_* calls of each file (comments
+ * included) to learn which Ruby class a C variable holds, and documents
+ * a method only for a class it knows: the module Bloomc, and the class
+ * that bloomc_define_filter makes.
+ *   mBloomc = rb_define_module("Bloomc");
+ *   cStableBloomFilter = rb_define_class_under(mBloomc, "StableBloomFilter", rb_cObject);
+ */
 void bloomc_init_stable_bloom_filter(VALUE mBloomc)
 {
     VALUE cStableBloomFilter = bloomc_define_filter(mBloomc, "StableBloomFilter", &stable_kind);
