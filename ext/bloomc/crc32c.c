@@ -54,8 +54,11 @@ static VALUE crc32c_s_accelerated_p(VALUE mod)
 /* For RDoc, which reads the rb_define_* calls of each file (comments
  * included) to learn which Ruby class a C variable holds, and documents
  * a method only for a class it knows: the module Bloomc, a parameter
- * here.
+ * here. The variable singleton holds CRC32C's singleton class: named here
+ * first as the module itself, or RDoc would make a class Bloomc::CRC32C of
+ * it in place of the module and lose checksum.
  *   mBloomc = rb_define_module("Bloomc");
+ *   singleton = rb_define_module_under(mBloomc, "CRC32C");
  */
 void bloomc_init_crc32c(VALUE mBloomc)
 {
