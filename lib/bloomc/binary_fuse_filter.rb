@@ -11,7 +11,8 @@ module Bloomc
   # A lookup reads three fingerprints and compares their XOR with the key's.
   # It cannot add, delete or be combined: build one from all the keys.
   #
-  # @example
+  # Example:
+  #
   #   revoked = Bloomc::BinaryFuseFilter.build(File.foreach("revoked.txt", chomp: true))
   #   revoked.include?(serial)
   #   revoked.save("revoked.bloom")
@@ -60,12 +61,13 @@ module Bloomc
     # Builds the filter of +keys+; repeated keys count once. Construction
     # always ends: a seed whose equations do not solve (rare, and rarer the
     # larger the set) is followed by the next.
-    # @param keys [Enumerable<String, Symbol, Integer>] every key of the set
-    # @param fingerprint_bits [Integer] 8 (rate about 1/256) or 16 (1/65536)
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @return [BinaryFuseFilter]
-    # @raise [TypeError] for keys that are not Strings, Symbols or Integers,
-    #   or +keys+ not Enumerable
+    #
+    # keys:: (Enumerable<String, Symbol, Integer>) every key of the set
+    # fingerprint_bits:: (Integer) 8 (rate about 1/256) or 16 (1/65536)
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Returns:: (BinaryFuseFilter)
+    # Raises:: TypeError for keys that are not Strings, Symbols or Integers,
+    #     or +keys+ not Enumerable
     def self.build(keys, fingerprint_bits: 8, seed: 0)
       new(keys, fingerprint_bits: fingerprint_bits, seed: seed)
     end
@@ -154,42 +156,80 @@ module Bloomc
     include SetOps
     include Persistence
 
+    # call-seq: false_positive_rate -> Float
+    #
     # Same as ::build's rate for 8 or 16 bits: 2**-fingerprint_bits.
-    # @return [Float]
-    def false_positive_rate = size.zero? ? 0.0 : 2.0**-fingerprint_bits
+    #
+    # Returns:: (Float)
+    def false_positive_rate
+      size.zero? ? 0.0 : 2.0**-fingerprint_bits
+    end
 
+    # call-seq: fill_ratio -> Float
+    #
     # The share of slots whose fingerprint is not 0 (about 1 - 2**-bits of
     # a built filter's).
-    # @return [Float]
-    def fill_ratio = m.zero? ? 0.0 : occupied.fdiv(m)
+    #
+    # Returns:: (Float)
+    def fill_ratio
+      m.zero? ? 0.0 : occupied.fdiv(m)
+    end
 
+    # call-seq: estimated_count -> Integer
+    #
     # The keys it was built from.
-    # @return [Integer]
-    def estimated_count = size
+    #
+    # Returns:: (Integer)
+    def estimated_count
+      size
+    end
 
     # Whether it was built from no key (it then finds none).
-    def empty? = size.zero?
+    def empty?
+      size.zero?
+    end
 
+    # call-seq: bits_per_key -> Float
+    #
     # Bits a key: the fingerprints' bits over the keys.
-    # @return [Float]
-    def bits_per_key = size.zero? ? 0.0 : (m * fingerprint_bits).fdiv(size)
+    #
+    # Returns:: (Float)
+    def bits_per_key
+      size.zero? ? 0.0 : (m * fingerprint_bits).fdiv(size)
+    end
 
     # nil: it holds exactly the keys it was built from.
-    def capacity = nil
+    def capacity
+      nil
+    end
 
     # nil, as for a filter built from a shape (see #false_positive_rate).
-    def error_rate = nil
+    def error_rate
+      nil
+    end
 
     # Always false: it is sized for its keys.
-    def over_capacity? = false
+    def over_capacity?
+      false
+    end
 
-    private def shape = { fingerprint_bits: fingerprint_bits, seed: seed }
+    private def shape
+      { fingerprint_bits: fingerprint_bits, seed: seed }
+    end
 
     # The binary format: no sizing parameters (version 1).
-    private def export_sizing = []
-    private def format_version = 1
-    private def import_sizing(_fields) = nil
+    private def export_sizing
+      []
+    end
+    private def format_version
+      1
+    end
+    private def import_sizing(_fields)
+      nil
+    end
 
-    private def inspect_fields = "fingerprint_bits=#{fingerprint_bits} size=#{size} bits_per_key=#{bits_per_key.round(2)}"
+    private def inspect_fields
+      "fingerprint_bits=#{fingerprint_bits} size=#{size} bits_per_key=#{bits_per_key.round(2)}"
+    end
   end
 end

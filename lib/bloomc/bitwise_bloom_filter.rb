@@ -12,7 +12,8 @@ module Bloomc
   # and undercount them): full cells stay full, and a key's count is the sum
   # of its minima over the levels it reached, never below its true count.
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::BitwiseBloomFilter.new(capacity: 100_000, error_rate: 0.01)
   #   1_000.times { filter << "hot" }
   #   filter.count("hot") # => 1000
@@ -71,16 +72,21 @@ module Bloomc
     #
     # Forgets every key and every level but the first.
 
-    # @overload initialize(m, k, width: 4, seed: 0)
-    #   @param m [Integer] number of cells per level, > 0
-    #   @param k [Integer] cells per key and level, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, width: 4, seed: 0)
-    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
-    #   @param capacity [Integer] expected number of distinct keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param width [Integer] bits per cell of level 0, 1..32
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    # call-seq:
+    #   new(m, k, width: 4, seed: 0)
+    #   new(capacity:, error_rate:, width: 4, seed: 0)
+    #
+    # m:: (Integer) number of cells per level, > 0
+    # k:: (Integer) cells per key and level, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, width: 4, seed: 0)</tt>:
+    # m and k by BloomHelper::find_m_k (the manual's m = -n ln p / (ln 2)**2)
+    #
+    # capacity:: (Integer) expected number of distinct keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # width:: (Integer) bits per cell of level 0, 1..32
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, width: 4, seed: 0)
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, width, seed)
@@ -92,8 +98,12 @@ module Bloomc
     include Persistence
     include Sizing
 
-    private def shape = { m: m, k: k, width: width, seed: seed }
+    private def shape
+      { m: m, k: k, width: width, seed: seed }
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} width=#{width} levels=#{levels} size=#{size}"
+    private def inspect_fields
+      "m=#{m} k=#{k} width=#{width} levels=#{levels} size=#{size}"
+    end
   end
 end

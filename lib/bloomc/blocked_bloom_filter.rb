@@ -9,7 +9,8 @@ module Bloomc
   # gives it a few percent more bits (9.95 bits per key at 1%, against 9.6
   # for BloomFilter; 15.6 against 14.4 at 0.1%).
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::BlockedBloomFilter.new(capacity: 10_000_000, error_rate: 0.01)
   #   filter.add_all(ids)
   #   filter.include?(ids.first) # => true
@@ -71,17 +72,22 @@ module Bloomc
     #
     # Forgets every key: no bit set, size 0.
 
-    # @overload initialize(m, k, seed: 0)
-    #   @param m [Integer] number of bits, > 0; rounded up to whole 512-bit blocks
-    #   @param k [Integer] bits set per key, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, seed: 0)
-    #   Sized by {.find_m_k}.
-    #   @param capacity [Integer] expected number of keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @param hash [Symbol] :murmur3 (the only one; accepted so that code
-    #   building filters of several classes can pass it)
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    # call-seq:
+    #   new(m, k, seed: 0)
+    #   new(capacity:, error_rate:, seed: 0)
+    #
+    # m:: (Integer) number of bits, > 0; rounded up to whole 512-bit blocks
+    # k:: (Integer) bits set per key, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, seed: 0)</tt>:
+    # Sized by ::find_m_k.
+    #
+    # capacity:: (Integer) expected number of keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # hash:: (Symbol) :murmur3 (the only one; accepted so that code
+    #     building filters of several classes can pass it)
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3)
       raise ArgumentError, "a blocked filter hashes with :murmur3 only, not #{hash.inspect}" unless hash == :murmur3
 
@@ -98,21 +104,24 @@ module Bloomc
     # its lane, and a key never added is found when the bits it probes are
     # all set. The specs hold measured rates to the model within 15%.
     #
-    # @param capacity [Integer, Float] expected number of keys, > 0
-    # @param error [Float] target false-positive rate, 0 < error < 1
-    # @return [Array(Integer, Integer)] [m, k], m a multiple of BLOCK_BITS
-    # @raise [ArgumentError] when capacity or error is out of range
+    # capacity:: (Integer, Float) expected number of keys, > 0
+    # error:: (Float) target false-positive rate, 0 < error < 1
+    # Returns:: (Array(Integer, Integer)) [m, k], m a multiple of BLOCK_BITS
+    # Raises:: ArgumentError when capacity or error is out of range
     def self.find_m_k(capacity, error)
       BloomHelper.find_m_k(capacity, error) # the same argument checks
       optimal_m_k(capacity, error)
     end
 
+    # call-seq: expected_false_positive_rate(count = size) -> Float
+    #
     # The false-positive rate the model predicts for this filter's shape
     # holding +count+ distinct keys (by default #size, which counts a key
     # added twice twice, so it overestimates then).
-    # @param count [Numeric] >= 0
-    # @return [Float]
-    # @raise [ArgumentError, TypeError] for a count that is not a number >= 0
+    #
+    # count:: (Numeric) >= 0
+    # Returns:: (Float)
+    # Raises:: ArgumentError, TypeError for a count that is not a number >= 0
     def expected_false_positive_rate(count = size)
       raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
       raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
@@ -120,8 +129,12 @@ module Bloomc
       self.class.send(:model_fpr, m, k, count)
     end
 
-    # @return [Symbol] :murmur3, the only hash a blocked filter uses
-    def hash_function = :murmur3
+    # call-seq: hash_function -> Symbol
+    #
+    # Returns:: (Symbol) :murmur3, the only hash a blocked filter uses
+    def hash_function
+      :murmur3
+    end
 
     include Inspect
     include Stats
@@ -129,14 +142,23 @@ module Bloomc
     include Persistence
     include Sizing
 
-    private def shape = { m: m, k: k, seed: seed }
+    private def shape
+      { m: m, k: k, seed: seed }
+    end
 
+    # call-seq: false_positive_rate -> Float
+    #
     # The rate a never-added key meets now, block by block: a key meets the
     # fill of the block it hashes to, and blocks fill unevenly, so the
     # plain filter's fill**k would understate it.
-    # @return [Float]
-    def false_positive_rate = current_fpr
+    #
+    # Returns:: (Float)
+    def false_positive_rate
+      current_fpr
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} size=#{size}"
+    private def inspect_fields
+      "m=#{m} k=#{k} size=#{size}"
+    end
   end
 end

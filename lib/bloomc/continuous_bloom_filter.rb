@@ -10,7 +10,8 @@ module Bloomc
   # back when the ring wraps. The buckets and every per-key step are in C; this
   # file holds the clock's timer thread.
   #
-  # @example deduplicating a stream over the last minute
+  # Example (deduplicating a stream over the last minute):
+  #
   #   seen = Bloomc::ContinuousBloomFilter.new(capacity: 100_000, error_rate: 0.001, ttl: 60)
   #   seen.start_timer
   #   stream.each { |event| emit(event) unless seen.include?(event.id); seen << event.id }
@@ -22,10 +23,15 @@ module Bloomc
     include Sizing
     include Mapped
 
+    # call-seq: over_capacity? -> Boolean
+    #
     # Whether the live keys, estimated from the live buckets' fill (a key's
     # renewals and expiry leave no exact count), exceed capacity.
-    # @return [Boolean]
-    def over_capacity? = !capacity.nil? && estimated_count > capacity
+    #
+    # Returns:: (Boolean)
+    def over_capacity?
+      !capacity.nil? && estimated_count > capacity
+    end
 
     class << self
       private
@@ -41,7 +47,9 @@ module Bloomc
       end
     end
 
-    private def shape = { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
+    private def shape
+      { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
+    end
     include Batch
 
     # The class of #buckets.
@@ -104,19 +112,24 @@ module Bloomc
     # The longest ttl (about 136 years): the timer must be able to sleep ttl / 2.
     MAX_TTL = 2**32
 
-    # @return [Numeric] the key lifetime in seconds
+    # Returns:: (Numeric) the key lifetime in seconds
     attr_reader :ttl
 
-    # @overload initialize(m, k, ttl, seed: 0, hash: :murmur3)
-    #   @param m [Integer] number of 4-bit buckets
-    #   @param k [Integer] buckets per key, 1..MAX_K
-    #   @param ttl [Numeric] seconds a key lives; 0 for a clock that only
+    # call-seq:
+    #   new(m, k, ttl, seed: 0, hash: :murmur3)
+    #   new(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)
+    #
+    # m:: (Integer) number of 4-bit buckets
+    # k:: (Integer) buckets per key, 1..MAX_K
+    # ttl:: (Numeric) seconds a key lives; 0 for a clock that only
     #     inc_time_slot advances
-    # @overload initialize(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)
-    #   Sized by {BloomHelper.find_m_k} for +capacity+ keys alive at once.
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @param hash [Symbol] :murmur3, or :fnv1a for bloombroom's exact layout
-    # @raise [ArgumentError, TypeError] for sizes, rates or ttls out of range
+    #
+    # <tt>new(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)</tt>:
+    # Sized by BloomHelper::find_m_k for +capacity+ keys alive at once.
+    #
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # hash:: (Symbol) :murmur3, or :fnv1a for bloombroom's exact layout
+    # Raises:: ArgumentError, TypeError for sizes, rates or ttls out of range
     def initialize(*args, capacity: nil, error_rate: nil, ttl: nil, seed: 0, hash: :murmur3)
       case args.size
       when 3 then m, k, ttl_arg = args
@@ -146,10 +159,10 @@ module Bloomc
     # in a forked child.
     # Starting a running timer does nothing.
     #
-    # @return [self]
-    # @raise [ArgumentError] when ttl is below MIN_TIMER_TTL
-    # @raise [Bloomc::Error] outside the main Ractor
-    # @raise [FrozenError] on a frozen filter (its clock cannot move)
+    # Returns:: (self)
+    # Raises:: ArgumentError when ttl is below MIN_TIMER_TTL
+    # Raises:: Bloomc::Error outside the main Ractor
+    # Raises:: FrozenError on a frozen filter (its clock cannot move)
     def start_timer
       raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) if frozen?
       raise Bloomc::Error, "the timer thread runs only in the main Ractor" unless Ractor.current == Ractor.main
@@ -168,7 +181,8 @@ module Bloomc
     end
 
     # Stops the timer thread; the clock then stands still.
-    # @return [self]
+    #
+    # Returns:: (self)
     def stop_timer
       timer_lock.synchronize do
         @timer&.stop
@@ -183,13 +197,14 @@ module Bloomc
       @timer_lock or raise TypeError, "uninitialized #{self.class}"
     end
 
-    # @return [Boolean] whether the timer thread is running
+    # Returns:: (Boolean) whether the timer thread is running
     def timer_running?
       @timer&.running? || false
     end
 
     # Freezing stops the timer: a frozen filter's clock stands still.
-    # @return [self]
+    #
+    # Returns:: (self)
     def freeze
       unless frozen?
         stop_timer if @timer_lock
@@ -198,11 +213,15 @@ module Bloomc
       super
     end
 
-    # @return [Symbol] :murmur3 or :fnv1a
-    def hash_function = HASH_FUNCTIONS.key(hash_kind)
+    # call-seq: hash_function -> Symbol
+    #
+    # Returns:: (Symbol) :murmur3 or :fnv1a
+    def hash_function
+      HASH_FUNCTIONS.key(hash_kind)
+    end
 
-    # :nodoc: a deep copy, with its own lock and no timer.
-    def initialize_copy(orig)
+    # A deep copy, with its own lock and no timer.
+    def initialize_copy(orig) # :nodoc:
       copy_state(orig)
       @timer_lock = Mutex.new
       @timer = nil
@@ -220,7 +239,9 @@ module Bloomc
 
     # The ttl, which only the Ruby layer holds, as a tenth parameter of the
     # binary format: the bits of an IEEE 754 double.
-    def export_extra = [[ttl.to_f].pack("E").unpack1("Q<")]
+    def export_extra
+      [[ttl.to_f].pack("E").unpack1("Q<")]
+    end
 
     def import_state(fields, body, open = false)
       ttl = saved_ttl(fields)
@@ -283,7 +304,7 @@ module Bloomc
 
       # @api private
       # In a forked child, where the parent's timer threads do not exist.
-      def self.restart_all_after_fork
+      def self.restart_all_after_fork # :nodoc:
         RUNNING.keys.each(&:restarted)
       end
 
@@ -306,7 +327,9 @@ module Bloomc
       end
 
       # Whether +thread+ is this timer's (the drop-in's Thread#kill asks).
-      def thread?(thread) = @thread.equal?(thread)
+      def thread?(thread)
+        @thread.equal?(thread)
+      end
 
       # The drop-in's Thread#kill of this timer's thread: the schedule ends
       # as with #stop, and the thread by that kill.
@@ -324,7 +347,9 @@ module Bloomc
       # Applies the ticks due by now; returns how many, or nil when the clock
       # cannot move (the filter was collected or closed, or is mapped
       # read-only here).
-      def catch_up = @handle.catch_up(@clock.call)
+      def catch_up
+        @handle.catch_up(@clock.call)
+      end
 
       private
 
@@ -347,7 +372,9 @@ module Bloomc
         @handle.unschedule if @thread.equal?(Thread.current)
       end
 
-      def next_tick_at = @handle.next_tick_at
+      def next_tick_at
+        @handle.next_tick_at
+      end
     end
     private_constant :Timer, :Clock
   end

@@ -7,7 +7,8 @@ module Bloomc
   # 2**width - 1 saturates and stays there, so no key added and not deleted
   # ever reads 0. #saturated says how many cells did.
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::CountingBloomFilter.new(capacity: 100_000, error_rate: 0.01)
   #   filter << "alice" << "alice" << "bob"
   #   filter.count("alice") # => 2
@@ -67,16 +68,21 @@ module Bloomc
     #
     # Forgets every key: all cells 0, size and saturated 0.
 
-    # @overload initialize(m, k, width: 4, seed: 0)
-    #   @param m [Integer] number of cells, > 0
-    #   @param k [Integer] cells per key, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, width: 4, seed: 0)
-    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
-    #   @param capacity [Integer] expected number of distinct keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param width [Integer] bits per cell, 1..32
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    # call-seq:
+    #   new(m, k, width: 4, seed: 0)
+    #   new(capacity:, error_rate:, width: 4, seed: 0)
+    #
+    # m:: (Integer) number of cells, > 0
+    # k:: (Integer) cells per key, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, width: 4, seed: 0)</tt>:
+    # m and k by BloomHelper::find_m_k (the manual's m = -n ln p / (ln 2)**2)
+    #
+    # capacity:: (Integer) expected number of distinct keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # width:: (Integer) bits per cell, 1..32
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, width: 4, seed: 0)
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, width, seed)
@@ -89,8 +95,12 @@ module Bloomc
     include Sizing
     include Mapped
 
-    private def shape = { m: m, k: k, width: width, seed: seed }
+    private def shape
+      { m: m, k: k, width: width, seed: seed }
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} width=#{width} size=#{size} saturated=#{saturated}"
+    private def inspect_fields
+      "m=#{m} k=#{k} width=#{width} size=#{size} saturated=#{saturated}"
+    end
   end
 end

@@ -16,12 +16,16 @@ module Bloomc
   class BitField
     include Inspect
 
-    private def inspect_fields = "size=#{size} set=#{total_set}"
+    private def inspect_fields
+      "size=#{size} set=#{total_set}"
+    end
   end
 
   class BitBucketField
     include Inspect
 
-    private def inspect_fields = "bits=#{bits} size=#{size} set=#{total_set}"
+    private def inspect_fields
+      "bits=#{bits} size=#{size} set=#{total_set}"
+    end
   end
 end

@@ -20,7 +20,8 @@ module Bloomc
   # positive and takes from the keys it collides with there (the algorithm's
   # own limit: the secondary cannot tell whose counts it holds).
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, algorithm: :mi)
   #   words.each { |w| filter << w }
   #   filter.count("the") # => about how often "the" came
@@ -81,19 +82,24 @@ module Bloomc
     #
     # Forgets every key, in both of RM's filters.
 
-    # @overload initialize(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
-    #   @param m [Integer] number of primary cells, > 0
-    #   @param k [Integer] cells per key, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
-    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
-    #   @param capacity [Integer] expected number of distinct keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param algorithm [Symbol] :mi or :rm
-    # @param width [Integer] bits per cell, 1..32
-    # @param secondary_m [Integer, nil] RM's secondary cells (default m / 2,
-    #   at least 1); must be nil for MI
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @raise [ArgumentError, TypeError] for sizes, rates or algorithms out of range
+    # call-seq:
+    #   new(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+    #   new(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+    #
+    # m:: (Integer) number of primary cells, > 0
+    # k:: (Integer) cells per key, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)</tt>:
+    # m and k by BloomHelper::find_m_k (the manual's m = -n ln p / (ln 2)**2)
+    #
+    # capacity:: (Integer) expected number of distinct keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # algorithm:: (Symbol) :mi or :rm
+    # width:: (Integer) bits per cell, 1..32
+    # secondary_m:: (Integer, nil) RM's secondary cells (default m / 2,
+    #     at least 1); must be nil for MI
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Raises:: ArgumentError, TypeError for sizes, rates or algorithms out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
       unless ALGORITHMS.include?(algorithm)
         raise ArgumentError, "unknown algorithm #{algorithm.inspect} (:mi or :rm)"
@@ -107,8 +113,12 @@ module Bloomc
       setup(m, k, width, seed, algorithm == :rm, secondary_m)
     end
 
-    # @return [Symbol] :mi or :rm
-    def algorithm = ALGORITHMS[algorithm_number]
+    # call-seq: algorithm -> Symbol
+    #
+    # Returns:: (Symbol) :mi or :rm
+    def algorithm
+      ALGORITHMS[algorithm_number]
+    end
 
     include Inspect
     include Stats
@@ -116,8 +126,12 @@ module Bloomc
     include Persistence
     include Sizing
 
-    private def shape = { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed }
+    private def shape
+      { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed }
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} algorithm=#{algorithm} width=#{width} size=#{size}"
+    private def inspect_fields
+      "m=#{m} k=#{k} algorithm=#{algorithm} width=#{width} size=#{size}"
+    end
   end
 end
