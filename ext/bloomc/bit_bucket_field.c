@@ -298,12 +298,15 @@ static VALUE bucket_field_hash(VALUE self)
     return ST2FIX(rb_memhash(b->data, (long)bf_buckets_nbytes(b->count, b->width)) ^ (st_index_t)(b->count * 33 + b->width));
 }
 
-/* For RDoc, which reads the rb_define_* calls of each file (comments
- * included) to learn which Ruby class a C variable holds, and documents
- * a method only for a class it knows: the module Bloomc, a parameter
- * here.
- *   mBloomc = rb_define_module("Bloomc");
- */
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc, a parameter here. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+}
+#endif
 void bloomc_init_bit_bucket_field(VALUE mBloomc)
 {
     cBitBucketField = rb_define_class_under(mBloomc, "BitBucketField", rb_cObject);

@@ -271,12 +271,15 @@ static VALUE bit_field_hash(VALUE self)
     return ST2FIX(rb_memhash(b->data, (long)bf_bits_nbytes(b->nbits)) ^ (st_index_t)b->nbits);
 }
 
-/* For RDoc, which reads the rb_define_* calls of each file (comments
- * included) to learn which Ruby class a C variable holds, and documents
- * a method only for a class it knows: the module Bloomc, a parameter
- * here.
- *   mBloomc = rb_define_module("Bloomc");
- */
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc, a parameter here. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+}
+#endif
 void bloomc_init_bit_field(VALUE mBloomc)
 {
     cBitField = rb_define_class_under(mBloomc, "BitField", rb_cObject);
