@@ -15,7 +15,8 @@ module Bloomc
   class A2BloomFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -23,11 +24,19 @@ module Bloomc
     #
     # The number of bits of both halves together.
 
+    # @!method m
+    #   The number of bits of both halves together.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of bits set per key.
+
+    # @!method k
+    #   The number of bits set per key.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -35,11 +44,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of adds.
+
+    # @!method size
+    #   The number of adds.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -48,11 +65,18 @@ module Bloomc
     # Equal when +other+ is an A2BloomFilter of the same shape and seed in the
     # same state.
 
+    # @!method ==
+    #   Equal when +other+ is an A2BloomFilter of the same shape and seed in the
+    #   same state.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -60,11 +84,19 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: both halves empty, size and swaps 0.
+
+    # @!method clear
+    #   Forgets every key: both halves empty, size and swaps 0.
+    #   @return [self]
 
     # call-seq:
     #   new(m, k = nil, error_rate: nil, capacity: nil, seed: 0)
@@ -114,8 +146,6 @@ module Bloomc
     end
     private_class_method :sizing
 
-    # call-seq: expected_false_positive_rate(count = capacity) -> Float
-    #
     # The false-positive rate with both halves holding +count+ keys each
     # (by default #capacity, the worst moment: just before a swap),
     # 1 - (1 - p1)**2 for a half's rate p1.
@@ -135,8 +165,6 @@ module Bloomc
     include Persistence
     include Sizing
 
-    # call-seq: over_capacity? -> false
-    #
     # Always false: the halves swap before either holds more than capacity
     # keys, so the rate stays at most error_rate however many keys arrive.
     #
@@ -149,8 +177,6 @@ module Bloomc
       { m: m, k: k, capacity: capacity, seed: seed }
     end
 
-    # call-seq: fill_ratio -> Float
-    #
     # Both halves' bits set, over m.
     #
     # Returns:: (Float)
@@ -158,8 +184,6 @@ module Bloomc
       occupied_halves.sum.fdiv(m)
     end
 
-    # call-seq: estimated_count -> Float
-    #
     # The keys the two halves hold, each half estimated on its own (a key in
     # both counts twice).
     #
@@ -168,8 +192,6 @@ module Bloomc
       occupied_halves.sum { |set| Stats.estimate(set, m / 2, k) }
     end
 
-    # call-seq: false_positive_rate -> Float
-    #
     # A key is found when either half holds all its bits.
     #
     # Returns:: (Float)

@@ -19,7 +19,8 @@ module Bloomc
   class BinaryFuseFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -27,17 +28,29 @@ module Bloomc
     #
     # The number of fingerprint slots (about 1.125 a key for large sets).
 
+    # @!method m
+    #   The number of fingerprint slots (about 1.125 a key for large sets).
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The distinct keys it was built from.
+
+    # @!method size
+    #   The distinct keys it was built from.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -46,17 +59,28 @@ module Bloomc
     # Equal when +other+ is a BinaryFuseFilter with the same fingerprints
     # (built from the same keys, bits and seed).
 
+    # @!method ==
+    #   Equal when +other+ is a BinaryFuseFilter with the same fingerprints
+    #   (built from the same keys, bits and seed).
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
 
+    # @!method eql?(other)
+    #   Same as #==.
+
     ##
     # :method: hash
     # call-seq: hash -> Integer
     #
     # Consistent with #==.
+
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
 
     # Builds the filter of +keys+; repeated keys count once. Construction
     # always ends: a seed whose equations do not solve (rare, and rarer the
@@ -85,11 +109,17 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method add(key)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: <<
     # call-seq: self << key
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method <<
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     ##
     # :method: add?
@@ -97,11 +127,17 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method add?(key)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: add_all
     # call-seq: add_all(keys)
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method add_all(keys)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     ##
     # :method: add_new
@@ -109,11 +145,17 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method add_new(keys)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: delete
     # call-seq: delete(key)
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method delete(key)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     ##
     # :method: remove
@@ -121,11 +163,17 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method remove(key)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: clear
     # call-seq: clear
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method clear
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     ##
     # :method: merge!
@@ -133,17 +181,26 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method merge!(other)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: |
     # call-seq: self | other
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method |
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: &
     # call-seq: self & other
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method &
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     # The filter is built once: these raise Bloomc::UnsupportedError.
     %i[add << add? add_all add_new delete remove clear merge! | &].each do |name|
@@ -156,8 +213,6 @@ module Bloomc
     include SetOps
     include Persistence
 
-    # call-seq: false_positive_rate -> Float
-    #
     # Same as ::build's rate for 8 or 16 bits: 2**-fingerprint_bits.
     #
     # Returns:: (Float)
@@ -165,8 +220,6 @@ module Bloomc
       size.zero? ? 0.0 : 2.0**-fingerprint_bits
     end
 
-    # call-seq: fill_ratio -> Float
-    #
     # The share of slots whose fingerprint is not 0 (about 1 - 2**-bits of
     # a built filter's).
     #
@@ -175,8 +228,6 @@ module Bloomc
       m.zero? ? 0.0 : occupied.fdiv(m)
     end
 
-    # call-seq: estimated_count -> Integer
-    #
     # The keys it was built from.
     #
     # Returns:: (Integer)
@@ -189,8 +240,6 @@ module Bloomc
       size.zero?
     end
 
-    # call-seq: bits_per_key -> Float
-    #
     # Bits a key: the fingerprints' bits over the keys.
     #
     # Returns:: (Float)

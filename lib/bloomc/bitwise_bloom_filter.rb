@@ -21,7 +21,8 @@ module Bloomc
   class BitwiseBloomFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -29,11 +30,19 @@ module Bloomc
     #
     # The number of cells per level.
 
+    # @!method m
+    #   The number of cells per level.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of cells per key and level.
+
+    # @!method k
+    #   The number of cells per key and level.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -41,11 +50,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of adds.
+
+    # @!method size
+    #   The number of adds.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -54,11 +71,18 @@ module Bloomc
     # Equal when +other+ is a BitwiseBloomFilter of the same shape and seed with
     # the same levels and cells.
 
+    # @!method ==
+    #   Equal when +other+ is a BitwiseBloomFilter of the same shape and seed with
+    #   the same levels and cells.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -66,11 +90,19 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key and every level but the first.
+
+    # @!method clear
+    #   Forgets every key and every level but the first.
+    #   @return [self]
 
     # call-seq:
     #   new(m, k, width: 4, seed: 0)

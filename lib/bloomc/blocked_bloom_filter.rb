@@ -21,7 +21,8 @@ module Bloomc
 
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -29,11 +30,19 @@ module Bloomc
     #
     # The number of bits: a whole number of 512-bit blocks.
 
+    # @!method m
+    #   The number of bits: a whole number of 512-bit blocks.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of bits set per key, all in one block.
+
+    # @!method k
+    #   The number of bits set per key, all in one block.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -41,11 +50,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of add calls so far (a key added twice counts twice).
+
+    # @!method size
+    #   The number of add calls so far (a key added twice counts twice).
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -54,11 +71,18 @@ module Bloomc
     # Equal when +other+ is a BlockedBloomFilter of the same m, k and seed with
     # the same bits and key count.
 
+    # @!method ==
+    #   Equal when +other+ is a BlockedBloomFilter of the same m, k and seed with
+    #   the same bits and key count.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -66,11 +90,19 @@ module Bloomc
     #
     # A hash of the shape, seed, key count and bits, consistent with #==.
 
+    # @!method hash
+    #   A hash of the shape, seed, key count and bits, consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: no bit set, size 0.
+
+    # @!method clear
+    #   Forgets every key: no bit set, size 0.
+    #   @return [self]
 
     # call-seq:
     #   new(m, k, seed: 0)
@@ -113,8 +145,6 @@ module Bloomc
       optimal_m_k(capacity, error)
     end
 
-    # call-seq: expected_false_positive_rate(count = size) -> Float
-    #
     # The false-positive rate the model predicts for this filter's shape
     # holding +count+ distinct keys (by default #size, which counts a key
     # added twice twice, so it overestimates then).
@@ -129,8 +159,6 @@ module Bloomc
       self.class.send(:model_fpr, m, k, count)
     end
 
-    # call-seq: hash_function -> Symbol
-    #
     # Returns:: (Symbol) :murmur3, the only hash a blocked filter uses
     def hash_function
       :murmur3
@@ -146,8 +174,6 @@ module Bloomc
       { m: m, k: k, seed: seed }
     end
 
-    # call-seq: false_positive_rate -> Float
-    #
     # The rate a never-added key meets now, block by block: a key meets the
     # fill of the block it hashes to, and blocks fill unevenly, so the
     # plain filter's fill**k would understate it.

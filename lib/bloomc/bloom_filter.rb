@@ -17,7 +17,8 @@ module Bloomc
 
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -25,11 +26,19 @@ module Bloomc
     #
     # The number of bits.
 
+    # @!method m
+    #   The number of bits.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of bits set per key.
+
+    # @!method k
+    #   The number of bits set per key.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -37,11 +46,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of add calls so far (a key added twice counts twice).
+
+    # @!method size
+    #   The number of add calls so far (a key added twice counts twice).
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -50,11 +67,18 @@ module Bloomc
     # Equal when +other+ is a BloomFilter of the same m, k, seed and hash
     # function with the same bits and key count (what a dump of each holds).
 
+    # @!method ==
+    #   Equal when +other+ is a BloomFilter of the same m, k, seed and hash
+    #   function with the same bits and key count (what a dump of each holds).
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -62,11 +86,19 @@ module Bloomc
     #
     # A hash of the shape, seed, key count and bits, consistent with #==.
 
+    # @!method hash
+    #   A hash of the shape, seed, key count and bits, consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: no bit set, size 0.
+
+    # @!method clear
+    #   Forgets every key: no bit set, size 0.
+    #   @return [self]
 
     # call-seq:
     #   new(m, k, seed: 0)
@@ -89,8 +121,6 @@ module Bloomc
       setup(m, k, seed, Bloomc.hash_kind(hash, seed))
     end
 
-    # call-seq: hash_function -> Symbol
-    #
     # Returns:: (Symbol) :murmur3 or :fnv1a
     def hash_function
       HASH_FUNCTIONS.key(hash_kind)

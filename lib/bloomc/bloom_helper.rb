@@ -5,8 +5,6 @@ module Bloomc
   module BloomHelper
     LN2 = Math.log(2)
 
-    # call-seq: multi_hash(key, k, m = nil, hash: :murmur3) -> Array<Integer>
-    #
     # The probe values of +key+ that a filter with seed 0 uses: k 64-bit
     # Integers or, when +m+ is given, the k positions in 0...m.
     #

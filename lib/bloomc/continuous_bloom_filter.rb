@@ -23,8 +23,6 @@ module Bloomc
     include Sizing
     include Mapped
 
-    # call-seq: over_capacity? -> Boolean
-    #
     # Whether the live keys, estimated from the live buckets' fill (a key's
     # renewals and expiry leave no exact count), exceed capacity.
     #
@@ -56,7 +54,8 @@ module Bloomc
     FIELD_CLASS = BitBucketField
     private_constant :FIELD_CLASS
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -64,11 +63,19 @@ module Bloomc
     #
     # The number of buckets.
 
+    # @!method m
+    #   The number of buckets.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of buckets written per key.
+
+    # @!method k
+    #   The number of buckets written per key.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -76,11 +83,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key; the clock (ticks, slot, timer) runs on.
+
+    # @!method clear
+    #   Forgets every key; the clock (ticks, slot, timer) runs on.
+    #   @return [self]
 
     # Defined in C for this kind (ext/bloomc/continuous_bloom_filter.c),
     # documented here:
@@ -92,17 +107,28 @@ module Bloomc
     # Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
     # clock with the same buckets.
 
+    # @!method ==
+    #   Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
+    #   clock with the same buckets.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
 
+    # @!method eql?(other)
+    #   Same as #==.
+
     ##
     # :method: hash
     # call-seq: hash -> Integer
     #
     # A hash consistent with ==.
+
+    # @!method hash
+    #   A hash consistent with ==.
+    #   @return [Integer]
 
     # The shortest ttl the timer thread keeps (it ticks every ttl / 2): below
     # it the thread would do little but wake up. Call inc_time_slot yourself
@@ -213,8 +239,6 @@ module Bloomc
       super
     end
 
-    # call-seq: hash_function -> Symbol
-    #
     # Returns:: (Symbol) :murmur3 or :fnv1a
     def hash_function
       HASH_FUNCTIONS.key(hash_kind)

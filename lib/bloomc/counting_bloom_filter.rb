@@ -16,7 +16,8 @@ module Bloomc
   class CountingBloomFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -24,17 +25,29 @@ module Bloomc
     #
     # The number of cells.
 
+    # @!method m
+    #   The number of cells.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of cells per key.
 
+    # @!method k
+    #   The number of cells per key.
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
+
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
 
     ##
     # :method: size
@@ -43,6 +56,11 @@ module Bloomc
     # Adds less successful deletes (never below 0: a delete that finds
     # saturated cells succeeds without a matching add).
 
+    # @!method size
+    #   Adds less successful deletes (never below 0: a delete that finds
+    #   saturated cells succeeds without a matching add).
+    #   @return [Integer]
+
     ##
     # :method: ==
     # call-seq: self == other -> true or false
@@ -50,11 +68,18 @@ module Bloomc
     # Equal when +other+ is a CountingBloomFilter of the same shape and seed
     # with the same cells and counts.
 
+    # @!method ==
+    #   Equal when +other+ is a CountingBloomFilter of the same shape and seed
+    #   with the same cells and counts.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -62,11 +87,19 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: all cells 0, size and saturated 0.
+
+    # @!method clear
+    #   Forgets every key: all cells 0, size and saturated 0.
+    #   @return [self]
 
     # call-seq:
     #   new(m, k, width: 4, seed: 0)

@@ -29,7 +29,8 @@ module Bloomc
     # The share of slots a filter sized by capacity fills at capacity.
     LOAD = 0.95
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -37,17 +38,29 @@ module Bloomc
     #
     # The number of slots: buckets * SLOTS.
 
+    # @!method m
+    #   The number of slots: buckets * SLOTS.
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The fingerprints stored: adds less deletes.
+
+    # @!method size
+    #   The fingerprints stored: adds less deletes.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -56,11 +69,18 @@ module Bloomc
     # Equal when +other+ is a CuckooFilter of the same shape and seed with the
     # same fingerprints in the same slots.
 
+    # @!method ==
+    #   Equal when +other+ is a CuckooFilter of the same shape and seed with the
+    #   same fingerprints in the same slots.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -68,11 +88,19 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: every slot empty, size 0.
+
+    # @!method clear
+    #   Forgets every key: every slot empty, size 0.
+    #   @return [self]
 
     # call-seq:
     #   new(capacity:, error_rate:, seed: 0)
@@ -120,8 +148,6 @@ module Bloomc
     include Persistence
     include Sizing
 
-    # call-seq: load_factor -> Float
-    #
     # The share of slots in use.
     #
     # Returns:: (Float)
@@ -129,8 +155,6 @@ module Bloomc
       size.fdiv(m)
     end
 
-    # call-seq: fill_ratio -> Float
-    #
     # Same as #load_factor (the Stats name).
     #
     # Returns:: (Float)
@@ -138,8 +162,6 @@ module Bloomc
       load_factor
     end
 
-    # call-seq: estimated_count -> Integer
-    #
     # The keys stored, exactly (a key added twice counts twice).
     #
     # Returns:: (Integer)
@@ -147,8 +169,6 @@ module Bloomc
       size
     end
 
-    # call-seq: false_positive_rate -> Float
-    #
     # The chance that a key never added is found now: 1 - (1 - 1/(2**f - 1))
     # to the power of the fingerprints in a key's two buckets, on average
     # 2 * SLOTS * load_factor.
@@ -158,8 +178,6 @@ module Bloomc
       expected_false_positive_rate(size)
     end
 
-    # call-seq: expected_false_positive_rate(count = capacity || m) -> Float
-    #
     # The same with +count+ keys stored (by default the capacity, or every
     # slot of a filter sized by buckets).
     #
@@ -180,8 +198,6 @@ module Bloomc
       raise UnsupportedError, "cuckoo filters have no exact intersection: a key in both may sit in different buckets"
     end
 
-    # call-seq: over_capacity? -> Boolean
-    #
     # Whether it holds more keys than the capacity it was sized for.
     #
     # Returns:: (Boolean)

@@ -253,8 +253,6 @@ module Bloomc
   module Persistence
     include Metadata
 
-    # call-seq: dump(compress: false) -> String
-    #
     # The filter as a binary String in bloomc's format (docs/FORMAT.md),
     # which Bloomc.load reads back on any machine.
     #
@@ -304,8 +302,6 @@ module Bloomc
     # Class methods: load, load_file and Marshal's _load, refusing a dump of
     # another kind.
     module ClassMethods
-      # call-seq: load(data) -> self
-      #
       # data:: (String) a #dump
       # Returns:: (self) the filter, equal to the one dumped
       # Raises:: Bloomc::FormatError for anything but a dump of this class
@@ -313,8 +309,6 @@ module Bloomc
         Format.load(data, expect: self)
       end
 
-      # call-seq: load_file(path) -> self
-      #
       # path:: (String, Pathname) a file written by #save
       # Returns:: (self)
       # Raises:: Bloomc::FormatError as #load
@@ -328,8 +322,6 @@ module Bloomc
     end
   end
 
-  # call-seq: load(data)
-  #
   # A filter of whatever kind +data+ (a #dump) holds.
   #
   # data:: (String)
@@ -341,8 +333,6 @@ module Bloomc
     Format.load(data)
   end
 
-  # call-seq: load_file(path)
-  #
   # The filter saved at +path+ by #save.
   #
   # Raises:: Bloomc::FormatError as Bloomc.load

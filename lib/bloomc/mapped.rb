@@ -111,15 +111,11 @@ module Bloomc
       nil
     end
 
-    # call-seq: closed? -> Boolean
-    #
     # Returns:: (Boolean) whether #close has run
     def closed?
       !@mapped.nil? && @mapped.file.nil?
     end
 
-    # call-seq: path -> String, nil
-    #
     # Returns:: (String, nil) the mapped file's path
     def path
       @mapped&.path

@@ -13,8 +13,6 @@ module Bloomc
     # whole with the header.
     MAX_BYTES = 65_536
 
-    # call-seq: metadata -> String, Hash, nil
-    #
     # Returns:: (String, Hash, nil) the filter's metadata, frozen (a Hash has
     #     String keys, as JSON gives them back), or nil when it has none
     def metadata

@@ -131,8 +131,6 @@ module Bloomc
       Time.at(index * period_seconds).utc.strftime(format)
     end
 
-    # call-seq: current_label -> String
-    #
     # Returns:: (String) the label of the period the clock is in
     def current_label
       synchronize { label(roll) }
@@ -242,8 +240,6 @@ module Bloomc
       self
     end
 
-    # call-seq: labels -> Array<String>
-    #
     # Returns:: (Array<String>) the labels #each_period yields
     def labels
       each_period.map { |label, _, _| label }
@@ -285,8 +281,6 @@ module Bloomc
       self
     end
 
-    # call-seq: synchronize(&block)
-    #
     # The lock of every method here, re-entrant: hold it to read a period's
     # filter (dump it) while no add can change it.
     #

@@ -137,8 +137,6 @@ module Bloomc
     Published = Struct.new(:object, :lock, :entry, :periods, :periodic)
     private_constant :Representation, :Entry, :Published
 
-    # call-seq: new(dir = nil, front_page: false, max_age: 60)
-    #
     # dir:: (String, Pathname, nil) a directory of saved filters
     #     (NAME.bloom), looked at on every request; nil for in-process filters
     #     only

@@ -91,7 +91,7 @@ module Bloomc
     end
 
     # The lookups, each asked of #filter (which raises when there is no copy,
-    # or it is too old): RDoc's entries, then YARD's.
+    # or it is too old), for RDoc (:method:) and YARD (@!method).
 
     ##
     # :method: include?
@@ -99,11 +99,17 @@ module Bloomc
     #
     # The current copy's answer: Bloomc::BloomFilter#include? and its like.
 
+    # @!method include?(key)
+    #   The current copy's answer: Bloomc::BloomFilter#include? and its like.
+
     ##
     # :method: []
     # call-seq: self[key] -> true or false
     #
     # Same as #include?.
+
+    # @!method []
+    #   Same as #include?.
 
     ##
     # :method: include_all
@@ -111,11 +117,18 @@ module Bloomc
     #
     # The current copy's answers, in order (Bloomc::Batch#include_all).
 
+    # @!method include_all(keys)
+    #   The current copy's answers, in order (Bloomc::Batch#include_all).
+
     ##
     # :method: count_included
     # call-seq: count_included(keys) -> Integer
     #
     # How many of the keys the current copy finds (Bloomc::Batch#count_included).
+
+    # @!method count_included(keys)
+    #   How many of the keys the current copy finds (Bloomc::Batch#count_included).
+    #   @return [Integer]
 
     ##
     # :method: all_include?
@@ -123,32 +136,27 @@ module Bloomc
     #
     # Whether the current copy finds every key (Bloomc::Batch#all_include?).
 
+    # @!method all_include?(keys)
+    #   Whether the current copy finds every key (Bloomc::Batch#all_include?).
+
     ##
     # :method: any_include?
     # call-seq: any_include?(keys) -> true or false
     #
     # Whether the current copy finds any key (Bloomc::Batch#any_include?).
 
-    # @!method include?(key)
-    #   @return [Boolean] the current copy's answer
-    # @!method [](key)
-    # @!method include_all(keys)
-    # @!method count_included(keys)
-    # @!method all_include?(keys)
     # @!method any_include?(keys)
+    #   Whether the current copy finds any key (Bloomc::Batch#any_include?).
+
     QUERIES.each do |name|
       define_method(name) { |*args| filter.public_send(name, *args) }
     end
 
-    # call-seq: ready? -> Boolean
-    #
     # Returns:: (Boolean) whether a copy has arrived
     def ready?
       !@copy.filter.nil?
     end
 
-    # call-seq: refresh -> Boolean
-    #
     # Revalidates now, in the calling thread (the background thread's
     # next check is not moved).
     #
@@ -159,8 +167,6 @@ module Bloomc
       @copy.refresh
     end
 
-    # call-seq: age -> Float, nil
-    #
     # Returns:: (Float, nil) seconds since the server last confirmed the copy
     #     current (a 200 or a 304), on the monotonic clock; nil before the first
     def age
@@ -168,22 +174,16 @@ module Bloomc
     end
     alias stale_for age
 
-    # call-seq: last_checked_at -> Time, nil
-    #
     # Returns:: (Time, nil) when the last check was made, whatever its outcome
     def last_checked_at
       @copy.checked_at
     end
 
-    # call-seq: last_changed_at -> Time, nil
-    #
     # Returns:: (Time, nil) when the copy last changed (the first fetch included)
     def last_changed_at
       @copy.changed_at
     end
 
-    # call-seq: last_error -> Exception, nil
-    #
     # Returns:: (Exception, nil) why the last check failed; nil after a success
     def last_error
       @copy.last_error
@@ -198,8 +198,6 @@ module Bloomc
     end
     alias close stop
 
-    # call-seq: running? -> Boolean
-    #
     # Returns:: (Boolean) whether the background thread runs
     def running?
       @poller.running?

@@ -39,7 +39,8 @@ module Bloomc
 
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -47,17 +48,29 @@ module Bloomc
     #
     # The bits of all layers together.
 
+    # @!method m
+    #   The bits of all layers together.
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of add calls so far (a key added twice counts twice).
+
+    # @!method size
+    #   The number of add calls so far (a key added twice counts twice).
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -66,11 +79,18 @@ module Bloomc
     # Equal when +other+ is a ScalableBloomFilter of the same parameters and
     # seed, with the same layers (shapes, counts and bits) and add count.
 
+    # @!method ==
+    #   Equal when +other+ is a ScalableBloomFilter of the same parameters and
+    #   seed, with the same layers (shapes, counts and bits) and add count.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -78,11 +98,19 @@ module Bloomc
     #
     # A hash of the parameters, add count and layers, consistent with #==.
 
+    # @!method hash
+    #   A hash of the parameters, add count and layers, consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: one empty first layer, size 0.
+
+    # @!method clear
+    #   Forgets every key: one empty first layer, size 0.
+    #   @return [self]
 
     # Defined in C (ext/bloomc/scalable_bloom_filter.c), documented here:
 
@@ -92,11 +120,19 @@ module Bloomc
     #
     # The keys new to the filter so far: the keys its layers took.
 
+    # @!method distinct_count
+    #   The keys new to the filter so far: the keys its layers took.
+    #   @return [Integer]
+
     ##
     # :method: error_rate
     # call-seq: error_rate -> Float
     #
     # The false-positive rate all layers together stay within.
+
+    # @!method error_rate
+    #   The false-positive rate all layers together stay within.
+    #   @return [Float]
 
     ##
     # :method: initial_capacity
@@ -104,11 +140,19 @@ module Bloomc
     #
     # The keys the first layer takes.
 
+    # @!method initial_capacity
+    #   The keys the first layer takes.
+    #   @return [Integer]
+
     ##
     # :method: growth
     # call-seq: growth -> Float
     #
     # How many times larger each layer's capacity is than the one before.
+
+    # @!method growth
+    #   How many times larger each layer's capacity is than the one before.
+    #   @return [Float]
 
     ##
     # :method: tightening
@@ -116,11 +160,19 @@ module Bloomc
     #
     # The ratio by which each layer's error rate shrinks past even_layers.
 
+    # @!method tightening
+    #   The ratio by which each layer's error rate shrinks past even_layers.
+    #   @return [Float]
+
     ##
     # :method: even_layers
     # call-seq: even_layers -> Integer
     #
     # The first layers, which share the error rate evenly.
+
+    # @!method even_layers
+    #   The first layers, which share the error rate evenly.
+    #   @return [Integer]
 
     ##
     # :method: max_capacity
@@ -128,6 +180,10 @@ module Bloomc
     #
     # The most keys it takes (an add of one more raises Bloomc::CapacityError),
     # or nil.
+
+    # @!method max_capacity
+    #   The most keys it takes (an add of one more raises Bloomc::CapacityError),
+    #   or nil.
 
     # error_rate:: (Float) the most all layers together may err, 0 < error_rate < 1
     # initial_capacity:: (Integer) keys the first layer takes, >= 1
@@ -170,15 +226,11 @@ module Bloomc
       whole["max_capacity", max_capacity, 1..(2**60)] unless max_capacity.nil?
     end
 
-    # call-seq: capacity -> Integer, nil
-    #
     # Returns:: (Integer, nil) max_capacity: the most keys it takes, or nil
     def capacity
       max_capacity
     end
 
-    # call-seq: over_capacity? -> Boolean
-    #
     # Whether the layers' rates at their key counts add up to more than
     # error_rate: never from adds (a full layer is followed by a new one),
     # only after a union put more keys in a layer than it was sized for.
@@ -195,8 +247,6 @@ module Bloomc
       end
     end
 
-    # call-seq: fill_ratio -> Float
-    #
     # The share of all layers' bits that are set, 0.0..1.0 (each layer's is
     # in #layers).
     #
@@ -205,8 +255,6 @@ module Bloomc
       layer_table.sum { |row| row[4] }.fdiv(m)
     end
 
-    # call-seq: estimated_count -> Float
-    #
     # The distinct keys the layers' fill implies, each layer by Swamidass and
     # Baldi's estimate; Infinity once a layer's bits are all set.
     #
@@ -215,8 +263,6 @@ module Bloomc
       layer_table.sum { |m, k, _, _, set, _| Stats.estimate(set, m, k) }
     end
 
-    # call-seq: false_positive_rate -> Float
-    #
     # The chance that a key never added is found now, over all layers:
     # 1 - prod(1 - fill**k); at most error_rate unless a union overfilled a layer.
     #
@@ -225,8 +271,6 @@ module Bloomc
       current_fpr
     end
 
-    # call-seq: empty? -> Boolean
-    #
     # Whether no key was added since creation or #clear.
     #
     # Returns:: (Boolean)

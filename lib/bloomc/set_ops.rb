@@ -40,8 +40,6 @@ module Bloomc
       dup.send(:combined, other, :intersection)
     end
 
-    # call-seq: empty? -> Boolean
-    #
     # Whether no cell is set: no key was added since creation or #clear
     # (or every one has expired).
     #

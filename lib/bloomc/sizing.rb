@@ -7,24 +7,18 @@ module Bloomc
   # in mapped files (as three parameters at the end of a version 2 header,
   # docs/FORMAT.md); a filter built from m and k has neither.
   module Sizing
-    # call-seq: capacity -> Integer, Float, nil
-    #
     # Returns:: (Integer, Float, nil) the keys the filter was sized for
     #     (capacity:), nil for a filter built from m and k
     def capacity
       @sizing&.first
     end
 
-    # call-seq: error_rate -> Float, nil
-    #
     # Returns:: (Float, nil) the false-positive rate it was sized for
     #     (error_rate:), nil for a filter built from m and k
     def error_rate
       @sizing&.last
     end
 
-    # call-seq: over_capacity? -> Boolean
-    #
     # Whether more keys new to the filter have been added than its capacity
     # (always false without one). A key is new when its add changed a cell
     # (for the counting kinds: found a count of 0; a delete that takes a key's

@@ -30,7 +30,8 @@ module Bloomc
 
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -38,17 +39,29 @@ module Bloomc
     #
     # The number of cells of the primary filter.
 
+    # @!method m
+    #   The number of cells of the primary filter.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of cells per key.
 
+    # @!method k
+    #   The number of cells per key.
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
+
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
 
     ##
     # :method: size
@@ -57,6 +70,11 @@ module Bloomc
     # Adds less successful deletes (never below 0: a delete that finds
     # saturated cells succeeds without a matching add).
 
+    # @!method size
+    #   Adds less successful deletes (never below 0: a delete that finds
+    #   saturated cells succeeds without a matching add).
+    #   @return [Integer]
+
     ##
     # :method: ==
     # call-seq: self == other -> true or false
@@ -64,11 +82,18 @@ module Bloomc
     # Equal when +other+ is a SpectralBloomFilter of the same algorithm, shape
     # and seed with the same cells and counts.
 
+    # @!method ==
+    #   Equal when +other+ is a SpectralBloomFilter of the same algorithm, shape
+    #   and seed with the same cells and counts.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -76,11 +101,19 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key, in both of RM's filters.
+
+    # @!method clear
+    #   Forgets every key, in both of RM's filters.
+    #   @return [self]
 
     # call-seq:
     #   new(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
@@ -113,8 +146,6 @@ module Bloomc
       setup(m, k, width, seed, algorithm == :rm, secondary_m)
     end
 
-    # call-seq: algorithm -> Symbol
-    #
     # Returns:: (Symbol) :mi or :rm
     def algorithm
       ALGORITHMS[algorithm_number]

@@ -19,7 +19,8 @@ module Bloomc
   class StableBloomFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -27,11 +28,19 @@ module Bloomc
     #
     # The number of cells.
 
+    # @!method m
+    #   The number of cells.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of cells set per key.
+
+    # @!method k
+    #   The number of cells set per key.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -39,11 +48,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of adds.
+
+    # @!method size
+    #   The number of adds.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -52,11 +69,18 @@ module Bloomc
     # Equal when +other+ is a StableBloomFilter of the same shape, seeds and
     # generator state with the same cells.
 
+    # @!method ==
+    #   Equal when +other+ is a StableBloomFilter of the same shape, seeds and
+    #   generator state with the same cells.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -64,11 +88,19 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: all cells 0, size 0. The generator runs on.
+
+    # @!method clear
+    #   Forgets every key: all cells 0, size 0. The generator runs on.
+    #   @return [self]
 
     # call-seq:
     #   new(m, k, d, width: 3, seed: 0, random_seed: nil)
@@ -124,8 +156,6 @@ module Bloomc
     include Persistence
     include Sizing
 
-    # call-seq: over_capacity? -> false
-    #
     # Always false: a stable filter forgets old keys to settle at its rate,
     # however many keys arrive.
     #

@@ -6,8 +6,6 @@ module Bloomc
   # a never-added key meets now. Each call scans the cells once (2.4 ms for
   # 100 million bits, 2 ms for 10 million 4-bit cells).
   module Stats
-    # call-seq: fill_ratio -> Float
-    #
     # The share of cells (bits) that are not zero, 0.0..1.0. For a
     # ContinuousBloomFilter only live buckets count, for a spectral filter
     # the primary cells, for a bitwise filter the first level.
@@ -17,8 +15,6 @@ module Bloomc
       occupied.fdiv(m)
     end
 
-    # call-seq: estimated_count -> Float
-    #
     # The number of distinct keys the fill implies, by Swamidass and Baldi's
     # estimate n = -(m / k) ln(1 - X / m) for X cells set: unlike #size it
     # counts a key added twice once, and it holds for a filter loaded from
@@ -29,8 +25,6 @@ module Bloomc
       Stats.estimate(occupied, m, k)
     end
 
-    # call-seq: false_positive_rate -> Float
-    #
     # The chance that a key never added is found now: the fill to the
     # power k.
     #
