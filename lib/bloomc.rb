@@ -30,6 +30,8 @@ module Bloomc
     # Returns:: (Integer, nil) the HTTP status, when the server answered
     attr_reader :status
 
+    # An error with +message+, the +url+ asked for and the HTTP +status+
+    # when the server answered.
     def initialize(message = nil, url: nil, status: nil)
       super(message)
       @url = url

@@ -1,4 +1,8 @@
-/* Bloomc::CRC32C: the CRC-32C (Castagnoli) checksum of a String's bytes. */
+/*
+ * Document-module: Bloomc::CRC32C
+ *
+ * The CRC-32C (Castagnoli) checksum of a String's bytes.
+ */
 #include "bloomc.h"
 #include "bf_crc32c.h"
 

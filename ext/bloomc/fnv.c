@@ -1,6 +1,10 @@
-/* Bloomc::FNV: FNV-1 and FNV-1a hashes of a String's bytes. The functions
- * come from one macro, which RDoc cannot read: their documentation is in
- * Document-method comments. */
+/*
+ * Document-module: Bloomc::FNV
+ *
+ * FNV-1 and FNV-1a hashes of a String's bytes.
+ */
+/* The functions come from one macro, which RDoc cannot read: their
+ * documentation is in Document-method comments. */
 #include "bloomc.h"
 #include "bf_hash.h"
 

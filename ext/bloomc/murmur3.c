@@ -1,4 +1,8 @@
-/* Bloomc::Murmur3: MurmurHash3 x86_32 and x64_128 of a String's bytes. */
+/*
+ * Document-module: Bloomc::Murmur3
+ *
+ * MurmurHash3 x86_32 and x64_128 of a String's bytes.
+ */
 #include "bloomc.h"
 #include "bf_hash.h"
 #include "bf_endian.h"

@@ -289,6 +289,8 @@ module Bloomc
       @lock.synchronize(&block)
     end
 
+    # The period length, retention, current label, periods held and the
+    # template's class.
     def inspect
       synchronize do
         "#<#{self.class} period=#{period_seconds}s retention=#{retention} current=#{label(roll)} " \

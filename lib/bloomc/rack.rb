@@ -159,7 +159,10 @@ module Bloomc
       @lock = Mutex.new
     end
 
-    attr_reader :dir, :max_age
+    # Returns:: (String, Pathname, nil) the directory of saved filters, as given
+    attr_reader :dir
+    # Returns:: (Integer) the Cache-Control max-age of what may change, in seconds
+    attr_reader :max_age
 
     # Serves +filter+ as NAME (and NAME.json); a Bloomc::PeriodicFilter as
     # NAME/LABEL for each of its periods. Replaces what NAME served; a file

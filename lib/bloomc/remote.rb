@@ -203,6 +203,8 @@ module Bloomc
       @poller.running?
     end
 
+    # The URL, interval, the copy's age (or that there is none), the last
+    # error's class and whether the background thread runs.
     def inspect
       "#<#{self.class} #{@shown} interval=#{interval}s #{ready? ? "age=#{age.round(1)}s" : 'no copy'}" \
         "#{" error=#{last_error.class}" if last_error} #{running? ? 'running' : 'stopped'}>"
