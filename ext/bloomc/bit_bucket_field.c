@@ -1,5 +1,9 @@
-/* Bloomc::BitBucketField: a fixed-size field of n-bit buckets, 1 <= n <= 32
- * (bloombroom's BitBucketField API, with working inc and dec). */
+/*
+ * Document-class: Bloomc::BitBucketField
+ *
+ * A fixed-size field of n-bit buckets, 1 <= n <= 32 (bloombroom's
+ * BitBucketField API, with working inc and dec).
+ */
 #include "bloomc.h"
 
 static VALUE cBitBucketField;

@@ -1,4 +1,9 @@
-/* Bloomc::BitField: a fixed-size field of bits (bloombroom's BitField API). */
+/*
+ * Document-class: Bloomc::BitField
+ *
+ * A fixed-size field of bits (bloombroom's BitField API).
+ * Bloomc::BloomFilter#bits is one, sharing the filter's memory.
+ */
 #include "bloomc.h"
 
 static VALUE cBitField;
