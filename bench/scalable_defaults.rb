@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # `bundle exec rake bench:scalable`: the measurements behind
-# ScalableBloomFilter's defaults (README, "The scalable filter").
+# ScalableBloomFilter's defaults (docs/FILTERS.md, "The scalable filter").
 #
 #   schedules         how the error budget is shared between layers: the
 #                     paper's (even_layers: 0, tightening: 0.85) and bloomc's

@@ -25,11 +25,13 @@ module Bloomc
   # Bloomc::Remote): no answer, an answer other than 200, or a body too
   # large. A body that is not a filter raises FormatError instead.
   class FetchError < Error
-    # @return [String, nil] the URL asked for
+    # Returns:: (String, nil) the URL asked for
     attr_reader :url
-    # @return [Integer, nil] the HTTP status, when the server answered
+    # Returns:: (Integer, nil) the HTTP status, when the server answered
     attr_reader :status
 
+    # An error with +message+, the +url+ asked for and the HTTP +status+
+    # when the server answered.
     def initialize(message = nil, url: nil, status: nil)
       super(message)
       @url = url
@@ -40,12 +42,17 @@ module Bloomc
   # Loaded on first use, with net/http (lib/bloomc/remote.rb).
   autoload :Remote, File.expand_path("bloomc/remote", __dir__)
 
+  # call-seq: fetch(url, **options) -> filter
+  #
   # The filter at +url+, fetched with an HTTP GET and checked as Bloomc.load
   # checks it. See Remote.fetch for the options.
-  # @return [filter]
-  # @raise [Bloomc::FetchError] when the server does not answer 200 with a body of at most max_bytes
-  # @raise [Bloomc::FormatError] when the body is not a filter (of class +expect+)
-  def self.fetch(url, **options) = Remote.fetch(url, **options)
+  #
+  # Returns:: (filter)
+  # Raises:: Bloomc::FetchError when the server does not answer 200 with a body of at most max_bytes
+  # Raises:: Bloomc::FormatError when the body is not a filter (of class +expect+)
+  def self.fetch(url, **options)
+    Remote.fetch(url, **options)
+  end
 end
 
 require_relative "bloomc/bloomc"

@@ -11,7 +11,7 @@
  * r the tightening ratio); bloomc spreads the budget evenly over the first
  * even_layers layers and shrinks it geometrically after them, which costs
  * fewer bits a key for every filter of up to 2^even_layers times its initial
- * capacity (README explains the numbers). With a max_capacity, the budget is
+ * capacity (docs/FILTERS.md explains the numbers). With a max_capacity, the budget is
  * spread evenly over exactly the layers that reach it, and the last of them
  * is cut to end at max_capacity.
  *

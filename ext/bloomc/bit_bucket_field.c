@@ -1,5 +1,9 @@
-/* Bloomc::BitBucketField: a fixed-size field of n-bit buckets, 1 <= n <= 32
- * (bloombroom's BitBucketField API, with working inc and dec). */
+/*
+ * Document-class: Bloomc::BitBucketField
+ *
+ * A fixed-size field of n-bit buckets, 1 <= n <= 32 (bloombroom's
+ * BitBucketField API, with working inc and dec).
+ */
 #include "bloomc.h"
 
 static VALUE cBitBucketField;
@@ -298,6 +302,15 @@ static VALUE bucket_field_hash(VALUE self)
     return ST2FIX(rb_memhash(b->data, (long)bf_buckets_nbytes(b->count, b->width)) ^ (st_index_t)(b->count * 33 + b->width));
 }
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc, a parameter here. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+}
+#endif
 void bloomc_init_bit_bucket_field(VALUE mBloomc)
 {
     cBitBucketField = rb_define_class_under(mBloomc, "BitBucketField", rb_cObject);

@@ -1,4 +1,9 @@
-/* Bloomc::BitField: a fixed-size field of bits (bloombroom's BitField API). */
+/*
+ * Document-class: Bloomc::BitField
+ *
+ * A fixed-size field of bits (bloombroom's BitField API).
+ * Bloomc::BloomFilter#bits is one, sharing the filter's memory.
+ */
 #include "bloomc.h"
 
 static VALUE cBitField;
@@ -271,6 +276,15 @@ static VALUE bit_field_hash(VALUE self)
     return ST2FIX(rb_memhash(b->data, (long)bf_bits_nbytes(b->nbits)) ^ (st_index_t)b->nbits);
 }
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc, a parameter here. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+}
+#endif
 void bloomc_init_bit_field(VALUE mBloomc)
 {
     cBitField = rb_define_class_under(mBloomc, "BitField", rb_cObject);

@@ -227,6 +227,17 @@ static const bloomc_kind bitwise_kind = {
     .contains_one = contains_one,
 };
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc (a parameter here) and the
+ * class that bloomc_define_filter makes. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+    cBitwiseBloomFilter = rb_define_class_under(mBloomc, "BitwiseBloomFilter", rb_cObject);
+}
+#endif
 void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
 {
     VALUE cBitwiseBloomFilter = bloomc_define_filter(mBloomc, "BitwiseBloomFilter", &bitwise_kind);

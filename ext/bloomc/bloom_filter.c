@@ -150,6 +150,17 @@ static const bloomc_kind bloom_kind = {
     .body_bytes_for = body_bytes_for,
 };
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc (a parameter here) and the
+ * class that bloomc_define_filter makes. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+    cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
+}
+#endif
 void bloomc_init_bloom_filter(VALUE mBloomc)
 {
     VALUE cBloomFilter = bloomc_define_filter(mBloomc, "BloomFilter", &bloom_kind);

@@ -34,6 +34,15 @@ static VALUE bloom_helper_s_formula_rate(VALUE mod, VALUE m, VALUE k, VALUE n)
     return DBL2NUM(bf_bloom_rate(bloomc_count_arg(m, "m", BF_BITS_MAX), (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX), NUM2DBL(n)));
 }
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc, a parameter here. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+}
+#endif
 void bloomc_init_bloom_helper(VALUE mBloomc)
 {
     VALUE mBloomHelper = rb_define_module_under(mBloomc, "BloomHelper");

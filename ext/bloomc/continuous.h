@@ -111,7 +111,7 @@ static inline double monotonic_now(void)
  * same timeline as CLOCK_MONOTONIC as of the kernel's last update: never
  * ahead, so a lookup never applies a tick early, only late, normally by up
  * to a kernel tick, which keeps an expired key visible that much longer
- * (the upper bound's slack, README). It costs 3 ns where CLOCK_MONOTONIC
+ * (the upper bound's slack, docs/FILTERS.md). It costs 3 ns where CLOCK_MONOTONIC
  * cost 26 on the development VM, a quarter of a lookup. Used when its
  * resolution is at most 1% of the period. Adds always read CLOCK_MONOTONIC:
  * a tick applied late there would stamp the key with a slot already left,

@@ -244,6 +244,17 @@ const bloomc_kind bloomc_continuous_kind = {
     .outlives = outlives,
 };
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc (a parameter here) and the
+ * class that bloomc_define_filter makes. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+    klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
+}
+#endif
 void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
 {
     VALUE klass = bloomc_define_filter(mBloomc, "ContinuousBloomFilter", &bloomc_continuous_kind);

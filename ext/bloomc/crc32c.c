@@ -1,4 +1,8 @@
-/* Bloomc::CRC32C: the CRC-32C (Castagnoli) checksum of a String's bytes. */
+/*
+ * Document-module: Bloomc::CRC32C
+ *
+ * The CRC-32C (Castagnoli) checksum of a String's bytes.
+ */
 #include "bloomc.h"
 #include "bf_crc32c.h"
 
@@ -51,6 +55,19 @@ static VALUE crc32c_s_accelerated_p(VALUE mod)
     return RBOOL(bf_crc32c_accelerated());
 }
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc, a parameter here. The variable
+ * singleton holds CRC32C's singleton class: named first as the module
+ * itself, or RDoc makes a class Bloomc::CRC32C of it in place of the
+ * module and loses checksum. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+    singleton = rb_define_module_under(mBloomc, "CRC32C");
+}
+#endif
 void bloomc_init_crc32c(VALUE mBloomc)
 {
     bf_crc32c_init();

@@ -217,6 +217,17 @@ static const bloomc_kind cuckoo_kind = {
     .room = room,
 };
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc (a parameter here) and the
+ * class that bloomc_define_filter makes. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+    cCuckooFilter = rb_define_class_under(mBloomc, "CuckooFilter", rb_cObject);
+}
+#endif
 void bloomc_init_cuckoo_filter(VALUE mBloomc)
 {
     VALUE cCuckooFilter = bloomc_define_filter(mBloomc, "CuckooFilter", &cuckoo_kind);

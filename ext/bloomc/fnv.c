@@ -1,4 +1,10 @@
-/* Bloomc::FNV: FNV-1 and FNV-1a hashes of a String's bytes. */
+/*
+ * Document-module: Bloomc::FNV
+ *
+ * FNV-1 and FNV-1a hashes of a String's bytes.
+ */
+/* The functions come from one macro, which RDoc cannot read: their
+ * documentation is in Document-method comments. */
 #include "bloomc.h"
 #include "bf_hash.h"
 
@@ -11,15 +17,44 @@
         return h; \
     }
 
-/* call-seq: FNV.fnv1_32(str) -> Integer (FNV-1, 32 bits, over every byte) */
+/*
+ * Document-method: Bloomc::FNV::fnv1_32
+ * call-seq: FNV.fnv1_32(str) -> Integer
+ *
+ * FNV-1, 32 bits, over every byte of +str+.
+ */
 FNV_METHOD(fnv1_32, 32)
-/* call-seq: FNV.fnv1a_32(str) -> Integer (FNV-1a, 32 bits) */
+/*
+ * Document-method: Bloomc::FNV::fnv1a_32
+ * call-seq: FNV.fnv1a_32(str) -> Integer
+ *
+ * FNV-1a, 32 bits, over every byte of +str+.
+ */
 FNV_METHOD(fnv1a_32, 32)
-/* call-seq: FNV.fnv1_64(str) -> Integer (FNV-1, 64 bits) */
+/*
+ * Document-method: Bloomc::FNV::fnv1_64
+ * call-seq: FNV.fnv1_64(str) -> Integer
+ *
+ * FNV-1, 64 bits, over every byte of +str+.
+ */
 FNV_METHOD(fnv1_64, 64)
-/* call-seq: FNV.fnv1a_64(str) -> Integer (FNV-1a, 64 bits) */
+/*
+ * Document-method: Bloomc::FNV::fnv1a_64
+ * call-seq: FNV.fnv1a_64(str) -> Integer
+ *
+ * FNV-1a, 64 bits, over every byte of +str+.
+ */
 FNV_METHOD(fnv1a_64, 64)
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc, a parameter here. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+}
+#endif
 void bloomc_init_fnv(VALUE mBloomc)
 {
     VALUE mFNV = rb_define_module_under(mBloomc, "FNV");

@@ -381,6 +381,23 @@ static VALUE mapping_s_reserve_blocks(VALUE module, VALUE fd, VALUE length, VALU
     return ID2SYM(rb_intern(already ? "allocated" : (r.writing ? "zeros" : "fallocate")));
 }
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the classes that bloomc_define_filter gives
+ * these methods (the kinds with a body_bytes_for), and the public one
+ * among them. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+    cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
+    cCountingBloomFilter = rb_define_class_under(mBloomc, "CountingBloomFilter", rb_cObject);
+    cContinuousBloomFilter = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
+    rb_define_method(cBloomFilter, "mapped?", mapping_mapped_p, 0);
+    rb_define_method(cCountingBloomFilter, "mapped?", mapping_mapped_p, 0);
+    rb_define_method(cContinuousBloomFilter, "mapped?", mapping_mapped_p, 0);
+}
+#endif
 void bloomc_define_mapping_methods(VALUE klass)
 {
     rb_define_private_method(klass, "write_header", mapping_write_header, 1);

@@ -133,13 +133,48 @@ static const char *attach(void *core, uint8_t *body, int saved)
  * when it does (filter.c). */
 static uint64_t room(const void *core, uint64_t n) { return bf_scalable_room(core, n); }
 
-/* Documented in lib/bloomc/scalable_bloom_filter.rb. */
+/*
+ * call-seq: distinct_count -> Integer
+ *
+ * The keys new to the filter so far: the keys its layers took.
+ */
 static VALUE scalable_distinct_count(VALUE self) { return ULL2NUM(bf_scalable_distinct(get_filter(self))); }
+/*
+ * call-seq: error_rate -> Float
+ *
+ * The false-positive rate all layers together stay within.
+ */
 static VALUE scalable_error_rate(VALUE self) { return DBL2NUM(get_filter(self)->params.error_rate); }
+/*
+ * call-seq: initial_capacity -> Integer
+ *
+ * The keys the first layer takes.
+ */
 static VALUE scalable_initial_capacity(VALUE self) { return ULL2NUM(get_filter(self)->params.initial_capacity); }
+/*
+ * call-seq: growth -> Float
+ *
+ * How many times larger each layer's capacity is than the one before.
+ */
 static VALUE scalable_growth(VALUE self) { return DBL2NUM(get_filter(self)->params.growth); }
+/*
+ * call-seq: tightening -> Float
+ *
+ * The ratio by which each layer's error rate shrinks past even_layers.
+ */
 static VALUE scalable_tightening(VALUE self) { return DBL2NUM(get_filter(self)->params.tightening); }
+/*
+ * call-seq: even_layers -> Integer
+ *
+ * The first layers, which share the error rate evenly.
+ */
 static VALUE scalable_even_layers(VALUE self) { return UINT2NUM(get_filter(self)->params.even_layers); }
+/*
+ * call-seq: max_capacity -> Integer or nil
+ *
+ * The most keys it takes (an add of one more raises Bloomc::CapacityError),
+ * or nil.
+ */
 static VALUE scalable_max_capacity(VALUE self) { return get_filter(self)->params.max_capacity ? ULL2NUM(get_filter(self)->params.max_capacity) : Qnil; }
 /* :nodoc: the compound rate now, from each layer's fill. */
 static VALUE scalable_current_fpr(VALUE self) { return DBL2NUM(bf_scalable_current_fpr(get_filter(self))); }
@@ -291,6 +326,17 @@ static const bloomc_kind scalable_kind = {
     .nfields_in = nfields_in,
 };
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc (a parameter here) and the
+ * class that bloomc_define_filter makes. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+    cScalableBloomFilter = rb_define_class_under(mBloomc, "ScalableBloomFilter", rb_cObject);
+}
+#endif
 void bloomc_init_scalable_bloom_filter(VALUE mBloomc)
 {
     VALUE cScalableBloomFilter = bloomc_define_filter(mBloomc, "ScalableBloomFilter", &scalable_kind);

@@ -187,6 +187,17 @@ static const bloomc_kind stable_kind = {
     .contains_one = contains_one,
 };
 
+/* For RDoc and YARD, which learn which Ruby class a C variable holds only
+ * from literal rb_define_* calls in its file, and document a method only
+ * on a class they know: the module Bloomc (a parameter here) and the
+ * class that bloomc_define_filter makes. Never compiled. */
+#if 0
+static void classes_for_rdoc_and_yard(void)
+{
+    mBloomc = rb_define_module("Bloomc");
+    cStableBloomFilter = rb_define_class_under(mBloomc, "StableBloomFilter", rb_cObject);
+}
+#endif
 void bloomc_init_stable_bloom_filter(VALUE mBloomc)
 {
     VALUE cStableBloomFilter = bloomc_define_filter(mBloomc, "StableBloomFilter", &stable_kind);

@@ -8,13 +8,15 @@ module Bloomc
   # ones a half at a time: a fixed-memory filter for a sliding window of
   # keys, with no clock.
   #
-  # @example
+  # Example:
+  #
   #   recent = Bloomc::A2BloomFilter.new(capacity: 50_000, error_rate: 0.01)
   #   stream.each { |id| handle(id) unless recent.include?(id); recent << id }
   class A2BloomFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -22,11 +24,19 @@ module Bloomc
     #
     # The number of bits of both halves together.
 
+    # @!method m
+    #   The number of bits of both halves together.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of bits set per key.
+
+    # @!method k
+    #   The number of bits set per key.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -34,11 +44,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of adds.
+
+    # @!method size
+    #   The number of adds.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -47,11 +65,18 @@ module Bloomc
     # Equal when +other+ is an A2BloomFilter of the same shape and seed in the
     # same state.
 
+    # @!method ==
+    #   Equal when +other+ is an A2BloomFilter of the same shape and seed in the
+    #   same state.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -59,26 +84,39 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: both halves empty, size and swaps 0.
 
-    # @overload initialize(m, k = nil, error_rate: nil, capacity: nil, seed: 0)
-    #   @param m [Integer] bits of both halves, > 0 (rounded up to even)
-    #   @param k [Integer, nil] bits per key, 1..MAX_K; with error_rate:
+    # @!method clear
+    #   Forgets every key: both halves empty, size and swaps 0.
+    #   @return [self]
+
+    # call-seq:
+    #   new(m, k = nil, error_rate: nil, capacity: nil, seed: 0)
+    #   new(capacity:, error_rate:, seed: 0)
+    #
+    # m:: (Integer) bits of both halves, > 0 (rounded up to even)
+    # k:: (Integer, nil) bits per key, 1..MAX_K; with error_rate:
     #     instead, the manual's k = -log2(1 - sqrt(1 - error_rate)), rounded
     #     up (the manual rounds down, which can double the rate)
-    #   @param capacity [Integer, nil] keys per half (default: the manual's
+    # capacity:: (Integer, nil) keys per half (default: the manual's
     #     floor(m / (2k) ln 2), at least 1)
-    # @overload initialize(capacity:, error_rate:, seed: 0)
-    #   The manual's k for +error_rate+, and the fewest bits whose halves
-    #   hold +capacity+ keys each at that k.
-    #   @param capacity [Integer] keys per half, > 0
-    #   @param error_rate [Float] target rate with both halves full, 0 < error_rate < 1
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    #
+    # <tt>new(capacity:, error_rate:, seed: 0)</tt>:
+    # The manual's k for +error_rate+, and the fewest bits whose halves
+    # hold +capacity+ keys each at that k.
+    #
+    # capacity:: (Integer) keys per half, > 0
+    # error_rate:: (Float) target rate with both halves full, 0 < error_rate < 1
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0)
       m, k, sized_capacity = self.class.send(:sizing, m, k, capacity, error_rate)
       setup(m, k, sized_capacity, seed)
@@ -87,7 +125,7 @@ module Bloomc
 
     # [m, k, capacity] from the constructor's arguments.
     # @api private
-    def self.sizing(m, k, capacity, error_rate)
+    def self.sizing(m, k, capacity, error_rate) # :nodoc:
       raise ArgumentError, "give k or error_rate:, not both" if k && error_rate
       raise ArgumentError, "give m, or capacity: and error_rate:" if m.nil? && (capacity.nil? || error_rate.nil?)
 
@@ -111,8 +149,9 @@ module Bloomc
     # The false-positive rate with both halves holding +count+ keys each
     # (by default #capacity, the worst moment: just before a swap),
     # 1 - (1 - p1)**2 for a half's rate p1.
-    # @param count [Numeric] >= 0
-    # @return [Float]
+    #
+    # count:: (Numeric) >= 0
+    # Returns:: (Float)
     def expected_false_positive_rate(count = capacity)
       raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
       raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
@@ -128,24 +167,40 @@ module Bloomc
 
     # Always false: the halves swap before either holds more than capacity
     # keys, so the rate stays at most error_rate however many keys arrive.
-    # @return [false]
-    def over_capacity? = false
+    #
+    # Returns:: (false)
+    def over_capacity?
+      false
+    end
 
-    private def shape = { m: m, k: k, capacity: capacity, seed: seed }
+    private def shape
+      { m: m, k: k, capacity: capacity, seed: seed }
+    end
 
     # Both halves' bits set, over m.
-    # @return [Float]
-    def fill_ratio = occupied_halves.sum.fdiv(m)
+    #
+    # Returns:: (Float)
+    def fill_ratio
+      occupied_halves.sum.fdiv(m)
+    end
 
     # The keys the two halves hold, each half estimated on its own (a key in
     # both counts twice).
-    # @return [Float]
-    def estimated_count = occupied_halves.sum { |set| Stats.estimate(set, m / 2, k) }
+    #
+    # Returns:: (Float)
+    def estimated_count
+      occupied_halves.sum { |set| Stats.estimate(set, m / 2, k) }
+    end
 
     # A key is found when either half holds all its bits.
-    # @return [Float]
-    def false_positive_rate = 1 - occupied_halves.map { |set| 1 - set.fdiv(m / 2)**k }.inject(:*)
+    #
+    # Returns:: (Float)
+    def false_positive_rate
+      1 - occupied_halves.map { |set| 1 - set.fdiv(m / 2)**k }.inject(:*)
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} capacity=#{capacity} size=#{size} swaps=#{swaps}"
+    private def inspect_fields
+      "m=#{m} k=#{k} capacity=#{capacity} size=#{size} swaps=#{swaps}"
+    end
   end
 end

@@ -11,7 +11,8 @@ module Bloomc
   # raises TypeError and leaves the filter as it was. A batch holds the GVL from start
   # to end, so another thread's add never lands in the middle of one.
   #
-  # @example
+  # Example:
+  #
   #   filter.add_all(%w[a b c])
   #   filter.include_all(%w[a z])     # => [true, false]
   #   filter.count_included(%w[a b z]) # => 2
@@ -21,53 +22,55 @@ module Bloomc
     private_constant :LOOKUP_MODES
 
     # Adds every key.
-    # @param keys [Array, Enumerable] Strings, Symbols or Integers
-    # @return [self]
-    # @raise [TypeError] when keys is not Enumerable or a key is of another type
-    # @raise [FrozenError] when the filter is frozen
+    #
+    # keys:: (Array, Enumerable) Strings, Symbols or Integers
+    # Returns:: (self)
+    # Raises:: TypeError when keys is not Enumerable or a key is of another type
+    # Raises:: FrozenError when the filter is frozen
     def add_all(keys)
       batch_add(Batch.keys_array(keys), false)
       self
     end
 
     # Adds every key, as add? does one by one: the batch form of add?.
-    # @param keys [Array, Enumerable] Strings, Symbols or Integers
-    # @return [Array] the keys (the same objects) that were new, in order; a
-    #   key repeated in +keys+ is new at most once, at its first place
-    # @raise [TypeError] when keys is not Enumerable or a key is of another type
-    # @raise [FrozenError] when the filter is frozen
+    #
+    # keys:: (Array, Enumerable) Strings, Symbols or Integers
+    # Returns:: (Array) the keys (the same objects) that were new, in order; a
+    #     key repeated in +keys+ is new at most once, at its first place
+    # Raises:: TypeError when keys is not Enumerable or a key is of another type
+    # Raises:: FrozenError when the filter is frozen
     def add_new(keys)
       batch_add(Batch.keys_array(keys), true)
     end
 
-    # @param keys [Array, Enumerable]
-    # @return [Array<Boolean>] include?(key) for each key, in order
+    # keys:: (Array, Enumerable)
+    # Returns:: (Array<Boolean>) include?(key) for each key, in order
     def include_all(keys)
       batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:results])
     end
 
-    # @param keys [Array, Enumerable]
-    # @return [Integer] how many of the keys include? finds
+    # keys:: (Array, Enumerable)
+    # Returns:: (Integer) how many of the keys include? finds
     def count_included(keys)
       batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:count])
     end
 
-    # @param keys [Array, Enumerable]
-    # @return [Boolean] whether include? finds every key (true for none);
-    #   stops at the first group of 64 keys with one missing
+    # keys:: (Array, Enumerable)
+    # Returns:: (Boolean) whether include? finds every key (true for none);
+    #     stops at the first group of 64 keys with one missing
     def all_include?(keys)
       batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:all])
     end
 
-    # @param keys [Array, Enumerable]
-    # @return [Boolean] whether include? finds any key (false for none);
-    #   stops at the first group of 64 keys with one found
+    # keys:: (Array, Enumerable)
+    # Returns:: (Boolean) whether include? finds any key (false for none);
+    #     stops at the first group of 64 keys with one found
     def any_include?(keys)
       batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:any])
     end
 
     # @api private
-    def self.keys_array(keys)
+    def self.keys_array(keys) # :nodoc:
       return keys if keys.is_a?(Array)
       return keys.to_a if keys.is_a?(Enumerable)
 

@@ -11,14 +11,16 @@ module Bloomc
   # A lookup reads three fingerprints and compares their XOR with the key's.
   # It cannot add, delete or be combined: build one from all the keys.
   #
-  # @example
+  # Example:
+  #
   #   revoked = Bloomc::BinaryFuseFilter.build(File.foreach("revoked.txt", chomp: true))
   #   revoked.include?(serial)
   #   revoked.save("revoked.bloom")
   class BinaryFuseFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -26,17 +28,29 @@ module Bloomc
     #
     # The number of fingerprint slots (about 1.125 a key for large sets).
 
+    # @!method m
+    #   The number of fingerprint slots (about 1.125 a key for large sets).
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The distinct keys it was built from.
+
+    # @!method size
+    #   The distinct keys it was built from.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -45,11 +59,18 @@ module Bloomc
     # Equal when +other+ is a BinaryFuseFilter with the same fingerprints
     # (built from the same keys, bits and seed).
 
+    # @!method ==
+    #   Equal when +other+ is a BinaryFuseFilter with the same fingerprints
+    #   (built from the same keys, bits and seed).
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -57,15 +78,20 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     # Builds the filter of +keys+; repeated keys count once. Construction
     # always ends: a seed whose equations do not solve (rare, and rarer the
     # larger the set) is followed by the next.
-    # @param keys [Enumerable<String, Symbol, Integer>] every key of the set
-    # @param fingerprint_bits [Integer] 8 (rate about 1/256) or 16 (1/65536)
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @return [BinaryFuseFilter]
-    # @raise [TypeError] for keys that are not Strings, Symbols or Integers,
-    #   or +keys+ not Enumerable
+    #
+    # keys:: (Enumerable<String, Symbol, Integer>) every key of the set
+    # fingerprint_bits:: (Integer) 8 (rate about 1/256) or 16 (1/65536)
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Returns:: (BinaryFuseFilter)
+    # Raises:: TypeError for keys that are not Strings, Symbols or Integers,
+    #     or +keys+ not Enumerable
     def self.build(keys, fingerprint_bits: 8, seed: 0)
       new(keys, fingerprint_bits: fingerprint_bits, seed: seed)
     end
@@ -83,11 +109,17 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method add(key)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: <<
     # call-seq: self << key
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method <<
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     ##
     # :method: add?
@@ -95,11 +127,17 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method add?(key)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: add_all
     # call-seq: add_all(keys)
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method add_all(keys)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     ##
     # :method: add_new
@@ -107,11 +145,17 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method add_new(keys)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: delete
     # call-seq: delete(key)
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method delete(key)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     ##
     # :method: remove
@@ -119,11 +163,17 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method remove(key)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: clear
     # call-seq: clear
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method clear
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     ##
     # :method: merge!
@@ -131,17 +181,26 @@ module Bloomc
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method merge!(other)
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: |
     # call-seq: self | other
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
+    # @!method |
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
     ##
     # :method: &
     # call-seq: self & other
     #
     # Raises Bloomc::UnsupportedError: the filter is built once (::build).
+
+    # @!method &
+    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
 
     # The filter is built once: these raise Bloomc::UnsupportedError. Each
     # body is a shareable Proc, so that they raise it in any Ractor too (a
@@ -158,41 +217,71 @@ module Bloomc
     include Persistence
 
     # Same as ::build's rate for 8 or 16 bits: 2**-fingerprint_bits.
-    # @return [Float]
-    def false_positive_rate = size.zero? ? 0.0 : 2.0**-fingerprint_bits
+    #
+    # Returns:: (Float)
+    def false_positive_rate
+      size.zero? ? 0.0 : 2.0**-fingerprint_bits
+    end
 
     # The share of slots whose fingerprint is not 0 (about 1 - 2**-bits of
     # a built filter's).
-    # @return [Float]
-    def fill_ratio = m.zero? ? 0.0 : occupied.fdiv(m)
+    #
+    # Returns:: (Float)
+    def fill_ratio
+      m.zero? ? 0.0 : occupied.fdiv(m)
+    end
 
     # The keys it was built from.
-    # @return [Integer]
-    def estimated_count = size
+    #
+    # Returns:: (Integer)
+    def estimated_count
+      size
+    end
 
     # Whether it was built from no key (it then finds none).
-    def empty? = size.zero?
+    def empty?
+      size.zero?
+    end
 
     # Bits a key: the fingerprints' bits over the keys.
-    # @return [Float]
-    def bits_per_key = size.zero? ? 0.0 : (m * fingerprint_bits).fdiv(size)
+    #
+    # Returns:: (Float)
+    def bits_per_key
+      size.zero? ? 0.0 : (m * fingerprint_bits).fdiv(size)
+    end
 
     # nil: it holds exactly the keys it was built from.
-    def capacity = nil
+    def capacity
+      nil
+    end
 
     # nil, as for a filter built from a shape (see #false_positive_rate).
-    def error_rate = nil
+    def error_rate
+      nil
+    end
 
     # Always false: it is sized for its keys.
-    def over_capacity? = false
+    def over_capacity?
+      false
+    end
 
-    private def shape = { fingerprint_bits: fingerprint_bits, seed: seed }
+    private def shape
+      { fingerprint_bits: fingerprint_bits, seed: seed }
+    end
 
     # The binary format: no sizing parameters (version 1).
-    private def export_sizing = []
-    private def format_version = 1
-    private def import_sizing(_fields) = nil
+    private def export_sizing
+      []
+    end
+    private def format_version
+      1
+    end
+    private def import_sizing(_fields)
+      nil
+    end
 
-    private def inspect_fields = "fingerprint_bits=#{fingerprint_bits} size=#{size} bits_per_key=#{bits_per_key.round(2)}"
+    private def inspect_fields
+      "fingerprint_bits=#{fingerprint_bits} size=#{size} bits_per_key=#{bits_per_key.round(2)}"
+    end
   end
 end

@@ -12,7 +12,8 @@ module Bloomc
   # and undercount them): full cells stay full, and a key's count is the sum
   # of its minima over the levels it reached, never below its true count.
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::BitwiseBloomFilter.new(capacity: 100_000, error_rate: 0.01)
   #   1_000.times { filter << "hot" }
   #   filter.count("hot") # => 1000
@@ -20,7 +21,8 @@ module Bloomc
   class BitwiseBloomFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -28,11 +30,19 @@ module Bloomc
     #
     # The number of cells per level.
 
+    # @!method m
+    #   The number of cells per level.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of cells per key and level.
+
+    # @!method k
+    #   The number of cells per key and level.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -40,11 +50,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of adds.
+
+    # @!method size
+    #   The number of adds.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -53,11 +71,18 @@ module Bloomc
     # Equal when +other+ is a BitwiseBloomFilter of the same shape and seed with
     # the same levels and cells.
 
+    # @!method ==
+    #   Equal when +other+ is a BitwiseBloomFilter of the same shape and seed with
+    #   the same levels and cells.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -65,22 +90,35 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key and every level but the first.
 
-    # @overload initialize(m, k, width: 4, seed: 0)
-    #   @param m [Integer] number of cells per level, > 0
-    #   @param k [Integer] cells per key and level, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, width: 4, seed: 0)
-    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
-    #   @param capacity [Integer] expected number of distinct keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param width [Integer] bits per cell of level 0, 1..32
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    # @!method clear
+    #   Forgets every key and every level but the first.
+    #   @return [self]
+
+    # call-seq:
+    #   new(m, k, width: 4, seed: 0)
+    #   new(capacity:, error_rate:, width: 4, seed: 0)
+    #
+    # m:: (Integer) number of cells per level, > 0
+    # k:: (Integer) cells per key and level, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, width: 4, seed: 0)</tt>:
+    # m and k by BloomHelper::find_m_k (the manual's m = -n ln p / (ln 2)**2)
+    #
+    # capacity:: (Integer) expected number of distinct keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # width:: (Integer) bits per cell of level 0, 1..32
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, width: 4, seed: 0)
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, width, seed)
@@ -92,8 +130,12 @@ module Bloomc
     include Persistence
     include Sizing
 
-    private def shape = { m: m, k: k, width: width, seed: seed }
+    private def shape
+      { m: m, k: k, width: width, seed: seed }
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} width=#{width} levels=#{levels} size=#{size}"
+    private def inspect_fields
+      "m=#{m} k=#{k} width=#{width} levels=#{levels} size=#{size}"
+    end
   end
 end

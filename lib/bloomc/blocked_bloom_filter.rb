@@ -9,7 +9,8 @@ module Bloomc
   # gives it a few percent more bits (9.95 bits per key at 1%, against 9.6
   # for BloomFilter; 15.6 against 14.4 at 0.1%).
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::BlockedBloomFilter.new(capacity: 10_000_000, error_rate: 0.01)
   #   filter.add_all(ids)
   #   filter.include?(ids.first) # => true
@@ -20,7 +21,8 @@ module Bloomc
 
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -28,11 +30,19 @@ module Bloomc
     #
     # The number of bits: a whole number of 512-bit blocks.
 
+    # @!method m
+    #   The number of bits: a whole number of 512-bit blocks.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of bits set per key, all in one block.
+
+    # @!method k
+    #   The number of bits set per key, all in one block.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -40,11 +50,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of add calls so far (a key added twice counts twice).
+
+    # @!method size
+    #   The number of add calls so far (a key added twice counts twice).
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -53,11 +71,18 @@ module Bloomc
     # Equal when +other+ is a BlockedBloomFilter of the same m, k and seed with
     # the same bits and key count.
 
+    # @!method ==
+    #   Equal when +other+ is a BlockedBloomFilter of the same m, k and seed with
+    #   the same bits and key count.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -65,23 +90,36 @@ module Bloomc
     #
     # A hash of the shape, seed, key count and bits, consistent with #==.
 
+    # @!method hash
+    #   A hash of the shape, seed, key count and bits, consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: no bit set, size 0.
 
-    # @overload initialize(m, k, seed: 0)
-    #   @param m [Integer] number of bits, > 0; rounded up to whole 512-bit blocks
-    #   @param k [Integer] bits set per key, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, seed: 0)
-    #   Sized by {.find_m_k}.
-    #   @param capacity [Integer] expected number of keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @param hash [Symbol] :murmur3 (the only one; accepted so that code
-    #   building filters of several classes can pass it)
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    # @!method clear
+    #   Forgets every key: no bit set, size 0.
+    #   @return [self]
+
+    # call-seq:
+    #   new(m, k, seed: 0)
+    #   new(capacity:, error_rate:, seed: 0)
+    #
+    # m:: (Integer) number of bits, > 0; rounded up to whole 512-bit blocks
+    # k:: (Integer) bits set per key, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, seed: 0)</tt>:
+    # Sized by ::find_m_k.
+    #
+    # capacity:: (Integer) expected number of keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # hash:: (Symbol) :murmur3 (the only one; accepted so that code
+    #     building filters of several classes can pass it)
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3)
       raise ArgumentError, "a blocked filter hashes with :murmur3 only, not #{hash.inspect}" unless hash == :murmur3
 
@@ -98,10 +136,10 @@ module Bloomc
     # its lane, and a key never added is found when the bits it probes are
     # all set. The specs hold measured rates to the model within 15%.
     #
-    # @param capacity [Integer, Float] expected number of keys, > 0
-    # @param error [Float] target false-positive rate, 0 < error < 1
-    # @return [Array(Integer, Integer)] [m, k], m a multiple of BLOCK_BITS
-    # @raise [ArgumentError] when capacity or error is out of range
+    # capacity:: (Integer, Float) expected number of keys, > 0
+    # error:: (Float) target false-positive rate, 0 < error < 1
+    # Returns:: (Array(Integer, Integer)) [m, k], m a multiple of BLOCK_BITS
+    # Raises:: ArgumentError when capacity or error is out of range
     def self.find_m_k(capacity, error)
       BloomHelper.find_m_k(capacity, error) # the same argument checks
       optimal_m_k(capacity, error)
@@ -110,9 +148,10 @@ module Bloomc
     # The false-positive rate the model predicts for this filter's shape
     # holding +count+ distinct keys (by default #size, which counts a key
     # added twice twice, so it overestimates then).
-    # @param count [Numeric] >= 0
-    # @return [Float]
-    # @raise [ArgumentError, TypeError] for a count that is not a number >= 0
+    #
+    # count:: (Numeric) >= 0
+    # Returns:: (Float)
+    # Raises:: ArgumentError, TypeError for a count that is not a number >= 0
     def expected_false_positive_rate(count = size)
       raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
       raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
@@ -120,8 +159,10 @@ module Bloomc
       self.class.send(:model_fpr, m, k, count)
     end
 
-    # @return [Symbol] :murmur3, the only hash a blocked filter uses
-    def hash_function = :murmur3
+    # Returns:: (Symbol) :murmur3, the only hash a blocked filter uses
+    def hash_function
+      :murmur3
+    end
 
     include Inspect
     include Stats
@@ -129,14 +170,21 @@ module Bloomc
     include Persistence
     include Sizing
 
-    private def shape = { m: m, k: k, seed: seed }
+    private def shape
+      { m: m, k: k, seed: seed }
+    end
 
     # The rate a never-added key meets now, block by block: a key meets the
     # fill of the block it hashes to, and blocks fill unevenly, so the
     # plain filter's fill**k would understate it.
-    # @return [Float]
-    def false_positive_rate = current_fpr
+    #
+    # Returns:: (Float)
+    def false_positive_rate
+      current_fpr
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} size=#{size}"
+    private def inspect_fields
+      "m=#{m} k=#{k} size=#{size}"
+    end
   end
 end

@@ -4,7 +4,8 @@ module Bloomc
   # The plain Bloom filter: a key added is always found; a key never added is
   # found at the false-positive rate set by m, k and the number of keys.
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::BloomFilter.new(capacity: 1_000_000, error_rate: 0.01)
   #   filter << "key1"
   #   filter.include?("key1") # => true
@@ -16,7 +17,8 @@ module Bloomc
 
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -24,11 +26,19 @@ module Bloomc
     #
     # The number of bits.
 
+    # @!method m
+    #   The number of bits.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of bits set per key.
+
+    # @!method k
+    #   The number of bits set per key.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -36,11 +46,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of add calls so far (a key added twice counts twice).
+
+    # @!method size
+    #   The number of add calls so far (a key added twice counts twice).
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -49,11 +67,18 @@ module Bloomc
     # Equal when +other+ is a BloomFilter of the same m, k, seed and hash
     # function with the same bits and key count (what a dump of each holds).
 
+    # @!method ==
+    #   Equal when +other+ is a BloomFilter of the same m, k, seed and hash
+    #   function with the same bits and key count (what a dump of each holds).
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -61,44 +86,61 @@ module Bloomc
     #
     # A hash of the shape, seed, key count and bits, consistent with #==.
 
+    # @!method hash
+    #   A hash of the shape, seed, key count and bits, consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: no bit set, size 0.
 
-    # @overload initialize(m, k, seed: 0)
-    #   @param m [Integer] number of bits, > 0
-    #   @param k [Integer] bits set per key, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, seed: 0)
-    #   Sized by {.find_m_k}: the fewest bits whose rate at +capacity+ keys
-    #   is at most +error_rate+.
-    #   @param capacity [Integer] expected number of keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @param hash [Symbol] :murmur3, or :fnv1a for bloombroom's exact bit layout
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    # @!method clear
+    #   Forgets every key: no bit set, size 0.
+    #   @return [self]
+
+    # call-seq:
+    #   new(m, k, seed: 0)
+    #   new(capacity:, error_rate:, seed: 0)
+    #
+    # m:: (Integer) number of bits, > 0
+    # k:: (Integer) bits set per key, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, seed: 0)</tt>:
+    # Sized by ::find_m_k: the fewest bits whose rate at +capacity+ keys
+    # is at most +error_rate+.
+    #
+    # capacity:: (Integer) expected number of keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # hash:: (Symbol) :murmur3, or :fnv1a for bloombroom's exact bit layout
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3)
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, seed, Bloomc.hash_kind(hash, seed))
     end
 
-    # @return [Symbol] :murmur3 or :fnv1a
-    def hash_function = HASH_FUNCTIONS.key(hash_kind)
+    # Returns:: (Symbol) :murmur3 or :fnv1a
+    def hash_function
+      HASH_FUNCTIONS.key(hash_kind)
+    end
 
     # The fewest bits +m+, and the whole number of probes +k+ that goes with
     # them, for which a filter holding +capacity+ keys errs at most at rate
     # +error+ by the formula (1 - (1 - 1/m)**(k * capacity))**k. Every filter
     # sized by capacity: and error_rate: uses it (the blocked and A² filters
-    # add their own models). {BloomHelper.find_m_k} keeps bloombroom's
+    # add their own models). BloomHelper::find_m_k keeps bloombroom's
     # numbers, whose rounding errs up to 0.7% above the rate asked for.
     #
-    # @param capacity [Integer, Float] expected number of keys, > 0
-    # @param error [Float] target false-positive rate, 0 < error < 1
-    # @return [Array(Integer, Integer)] [m, k]
-    # @raise [ArgumentError] when capacity or error is out of range, or no
-    #   filter can hold that many keys at that rate
-    # @example
+    # capacity:: (Integer, Float) expected number of keys, > 0
+    # error:: (Float) target false-positive rate, 0 < error < 1
+    # Returns:: (Array(Integer, Integer)) [m, k]
+    # Raises:: ArgumentError when capacity or error is out of range, or no
+    #     filter can hold that many keys at that rate
+    #
+    # Example:
+    #
     #   Bloomc::BloomFilter.find_m_k(10_000, 0.01) # => [95931, 7]
     def self.find_m_k(capacity, error)
       BloomHelper.send(:check_capacity, capacity)
@@ -114,14 +156,18 @@ module Bloomc
     include Sizing
     include Mapped
 
-    private def shape = { m: m, k: k, seed: seed, hash_function: hash_function }
+    private def shape
+      { m: m, k: k, seed: seed, hash_function: hash_function }
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} size=#{size}#{" hash=#{hash_function}" unless hash_kind.zero?}"
+    private def inspect_fields
+      "m=#{m} k=#{k} size=#{size}#{" hash=#{hash_function}" unless hash_kind.zero?}"
+    end
   end
 
   # @api private
   # The C number of a hash function name; fnv1a has no seed.
-  def self.hash_kind(name, seed = 0)
+  def self.hash_kind(name, seed = 0) # :nodoc:
     kind = HASH_FUNCTIONS.fetch(name) do
       raise ArgumentError, "unknown hash #{name.inspect} (#{HASH_FUNCTIONS.keys.map(&:inspect).join(' or ')})"
     end
@@ -132,7 +178,7 @@ module Bloomc
 
   # @api private
   # [m, k] from either positional (m, k) or keyword (capacity:, error_rate:).
-  def self.sizing_arguments(m, k, capacity, error_rate)
+  def self.sizing_arguments(m, k, capacity, error_rate) # :nodoc:
     if capacity.nil? && error_rate.nil?
       raise ArgumentError, "give m and k, or capacity: and error_rate:" if m.nil? || k.nil?
 

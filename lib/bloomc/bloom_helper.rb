@@ -8,14 +8,14 @@ module Bloomc
     # The probe values of +key+ that a filter with seed 0 uses: k 64-bit
     # Integers or, when +m+ is given, the k positions in 0...m.
     #
-    # @param key [String, Symbol, Integer]
-    # @param k [Integer] number of probes, 1..MAX_K
-    # @param m [Integer, nil] the filter's size, to get positions
-    # @param hash [Symbol] :murmur3 (enhanced double hashing over MurmurHash3
-    #   x64_128) or :fnv1a (bloombroom's a + b * (i + 1) over FNV-1a 64)
-    # @return [Array<Integer>]
-    # @raise [ArgumentError] for k or m out of range or an unknown hash
-    # @raise [TypeError] for an unsupported key
+    # key:: (String, Symbol, Integer)
+    # k:: (Integer) number of probes, 1..MAX_K
+    # m:: (Integer, nil) the filter's size, to get positions
+    # hash:: (Symbol) :murmur3 (enhanced double hashing over MurmurHash3
+    #     x64_128) or :fnv1a (bloombroom's a + b * (i + 1) over FNV-1a 64)
+    # Returns:: (Array<Integer>)
+    # Raises:: ArgumentError for k or m out of range or an unknown hash
+    # Raises:: TypeError for an unsupported key
     def self.multi_hash(key, k, m = nil, hash: :murmur3)
       probe_values(key, k, m, Bloomc.hash_kind(hash))
     end
@@ -25,11 +25,13 @@ module Bloomc
     # m = ceil(-capacity * ln(error) / ln(2)^2), k = round(ln(2) * m / capacity),
     # computed exactly as bloombroom does, so both gems size alike.
     #
-    # @param capacity [Integer, Float] expected number of keys, > 0
-    # @param error [Float] target false-positive rate, 0 < error < 1
-    # @return [Array(Integer, Integer)] [m, k]
-    # @raise [ArgumentError] when capacity or error is out of range
-    # @example
+    # capacity:: (Integer, Float) expected number of keys, > 0
+    # error:: (Float) target false-positive rate, 0 < error < 1
+    # Returns:: (Array(Integer, Integer)) [m, k]
+    # Raises:: ArgumentError when capacity or error is out of range
+    #
+    # Example:
+    #
     #   Bloomc::BloomHelper.find_m_k(10_000, 0.01) # => [95851, 7]
     def self.find_m_k(capacity, error)
       check_capacity(capacity)

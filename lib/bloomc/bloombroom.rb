@@ -81,7 +81,7 @@ module Bloombroom
 
   # bloombroom's sizing and its FNV-1a based multi_hash.
   class BloomHelper
-    # @see Bloomc::BloomHelper.find_m_k
+    # See:: Bloomc::BloomHelper.find_m_k
     def self.find_m_k(capacity, error)
       Bloomc::BloomHelper.find_m_k(capacity, error)
     end
@@ -96,14 +96,37 @@ module Bloombroom
   # bloombroom's FNV functions (over every byte of the String), and the C
   # functions it attaches with FFI, which hash the first +length+ bytes.
   class FNVFFI
-    def self.fnv1_32(data) = Bloomc::FNV.fnv1_32(data)
-    def self.fnv1a_32(data) = Bloomc::FNV.fnv1a_32(data)
-    def self.fnv1_64(data) = Bloomc::FNV.fnv1_64(data)
-    def self.fnv1a_64(data) = Bloomc::FNV.fnv1a_64(data)
-    def self.c_fnv1_32(data, length) = Bloomc::FNV.fnv1_32(prefix(data, length))
-    def self.c_fnv1a_32(data, length) = Bloomc::FNV.fnv1a_32(prefix(data, length))
-    def self.c_fnv1_64(data, length) = Bloomc::FNV.fnv1_64(prefix(data, length))
-    def self.c_fnv1a_64(data, length) = Bloomc::FNV.fnv1a_64(prefix(data, length))
+    def self.fnv1_32(data)
+      Bloomc::FNV.fnv1_32(data)
+    end
+
+    def self.fnv1a_32(data)
+      Bloomc::FNV.fnv1a_32(data)
+    end
+
+    def self.fnv1_64(data)
+      Bloomc::FNV.fnv1_64(data)
+    end
+
+    def self.fnv1a_64(data)
+      Bloomc::FNV.fnv1a_64(data)
+    end
+
+    def self.c_fnv1_32(data, length)
+      Bloomc::FNV.fnv1_32(prefix(data, length))
+    end
+
+    def self.c_fnv1a_32(data, length)
+      Bloomc::FNV.fnv1a_32(prefix(data, length))
+    end
+
+    def self.c_fnv1_64(data, length)
+      Bloomc::FNV.fnv1_64(prefix(data, length))
+    end
+
+    def self.c_fnv1a_64(data, length)
+      Bloomc::FNV.fnv1a_64(prefix(data, length))
+    end
 
     def self.prefix(data, length)
       raise TypeError, "length must be an Integer, not #{length.class}" unless length.is_a?(Integer)

@@ -10,7 +10,8 @@ module Bloomc
   # back when the ring wraps. The buckets and every per-key step are in C; this
   # file holds the clock's timer thread.
   #
-  # @example deduplicating a stream over the last minute
+  # Example (deduplicating a stream over the last minute):
+  #
   #   seen = Bloomc::ContinuousBloomFilter.new(capacity: 100_000, error_rate: 0.001, ttl: 60)
   #   seen.start_timer
   #   stream.each { |event| emit(event) unless seen.include?(event.id); seen << event.id }
@@ -24,8 +25,11 @@ module Bloomc
 
     # Whether the live keys, estimated from the live buckets' fill (a key's
     # renewals and expiry leave no exact count), exceed capacity.
-    # @return [Boolean]
-    def over_capacity? = !capacity.nil? && estimated_count > capacity
+    #
+    # Returns:: (Boolean)
+    def over_capacity?
+      !capacity.nil? && estimated_count > capacity
+    end
 
     class << self
       private
@@ -41,14 +45,17 @@ module Bloomc
       end
     end
 
-    private def shape = { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
+    private def shape
+      { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
+    end
     include Batch
 
     # The class of #buckets.
     FIELD_CLASS = BitBucketField
     private_constant :FIELD_CLASS
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -56,11 +63,19 @@ module Bloomc
     #
     # The number of buckets.
 
+    # @!method m
+    #   The number of buckets.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of buckets written per key.
+
+    # @!method k
+    #   The number of buckets written per key.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -68,11 +83,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key; the clock (ticks, slot, timer) runs on.
+
+    # @!method clear
+    #   Forgets every key; the clock (ticks, slot, timer) runs on.
+    #   @return [self]
 
     # Defined in C for this kind (ext/bloomc/continuous_bloom_filter.c),
     # documented here:
@@ -84,17 +107,28 @@ module Bloomc
     # Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
     # clock with the same buckets.
 
+    # @!method ==
+    #   Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
+    #   clock with the same buckets.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
 
+    # @!method eql?(other)
+    #   Same as #==.
+
     ##
     # :method: hash
     # call-seq: hash -> Integer
     #
     # A hash consistent with ==.
+
+    # @!method hash
+    #   A hash consistent with ==.
+    #   @return [Integer]
 
     # The shortest ttl the timer thread keeps (it ticks every ttl / 2): below
     # it the thread would do little but wake up. Call inc_time_slot yourself
@@ -104,19 +138,24 @@ module Bloomc
     # The longest ttl (about 136 years): the timer must be able to sleep ttl / 2.
     MAX_TTL = 2**32
 
-    # @return [Numeric] the key lifetime in seconds
+    # Returns:: (Numeric) the key lifetime in seconds
     attr_reader :ttl
 
-    # @overload initialize(m, k, ttl, seed: 0, hash: :murmur3)
-    #   @param m [Integer] number of 4-bit buckets
-    #   @param k [Integer] buckets per key, 1..MAX_K
-    #   @param ttl [Numeric] seconds a key lives; 0 for a clock that only
+    # call-seq:
+    #   new(m, k, ttl, seed: 0, hash: :murmur3)
+    #   new(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)
+    #
+    # m:: (Integer) number of 4-bit buckets
+    # k:: (Integer) buckets per key, 1..MAX_K
+    # ttl:: (Numeric) seconds a key lives; 0 for a clock that only
     #     inc_time_slot advances
-    # @overload initialize(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)
-    #   Sized by {BloomHelper.find_m_k} for +capacity+ keys alive at once.
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @param hash [Symbol] :murmur3, or :fnv1a for bloombroom's exact layout
-    # @raise [ArgumentError, TypeError] for sizes, rates or ttls out of range
+    #
+    # <tt>new(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)</tt>:
+    # Sized by BloomHelper::find_m_k for +capacity+ keys alive at once.
+    #
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # hash:: (Symbol) :murmur3, or :fnv1a for bloombroom's exact layout
+    # Raises:: ArgumentError, TypeError for sizes, rates or ttls out of range
     def initialize(*args, capacity: nil, error_rate: nil, ttl: nil, seed: 0, hash: :murmur3)
       case args.size
       when 3 then m, k, ttl_arg = args
@@ -146,10 +185,10 @@ module Bloomc
     # in a forked child.
     # Starting a running timer does nothing.
     #
-    # @return [self]
-    # @raise [ArgumentError] when ttl is below MIN_TIMER_TTL
-    # @raise [Bloomc::Error] outside the main Ractor
-    # @raise [FrozenError] on a frozen filter (its clock cannot move)
+    # Returns:: (self)
+    # Raises:: ArgumentError when ttl is below MIN_TIMER_TTL
+    # Raises:: Bloomc::Error outside the main Ractor
+    # Raises:: FrozenError on a frozen filter (its clock cannot move)
     def start_timer
       raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) if frozen?
       raise Bloomc::Error, "the timer thread runs only in the main Ractor" unless Ractor.current == Ractor.main
@@ -171,7 +210,8 @@ module Bloomc
 
     # Stops the timer thread; the clock then stands still. A frozen filter's
     # timer stopped when it was frozen.
-    # @return [self]
+    #
+    # Returns:: (self)
     def stop_timer
       return self if frozen?
 
@@ -188,7 +228,7 @@ module Bloomc
       @timer_lock or raise TypeError, "uninitialized #{self.class}"
     end
 
-    # @return [Boolean] whether the timer thread is running
+    # Returns:: (Boolean) whether the timer thread is running
     def timer_running?
       @timer&.running? || false
     end
@@ -197,7 +237,8 @@ module Bloomc
     # lookups expire nothing, so Ractors can share it
     # (Ractor.make_shareable(filter.freeze)). The timer's lock goes too (a
     # Mutex is not shareable): nothing of a frozen filter's takes it.
-    # @return [self]
+    #
+    # Returns:: (self)
     def freeze
       unless frozen?
         if @timer_lock
@@ -209,11 +250,13 @@ module Bloomc
       super
     end
 
-    # @return [Symbol] :murmur3 or :fnv1a
-    def hash_function = HASH_FUNCTIONS.key(hash_kind)
+    # Returns:: (Symbol) :murmur3 or :fnv1a
+    def hash_function
+      HASH_FUNCTIONS.key(hash_kind)
+    end
 
-    # :nodoc: a deep copy, with its own lock and no timer.
-    def initialize_copy(orig)
+    # A deep copy, with its own lock and no timer.
+    def initialize_copy(orig) # :nodoc:
       copy_state(orig)
       @timer_lock = Mutex.new
       @timer = nil
@@ -239,7 +282,9 @@ module Bloomc
 
     # The ttl, which only the Ruby layer holds, as a tenth parameter of the
     # binary format: the bits of an IEEE 754 double.
-    def export_extra = [[ttl.to_f].pack("E").unpack1("Q<")]
+    def export_extra
+      [[ttl.to_f].pack("E").unpack1("Q<")]
+    end
 
     def import_state(fields, body, open = false)
       ttl = saved_ttl(fields)
@@ -302,7 +347,7 @@ module Bloomc
 
       # @api private
       # In a forked child, where the parent's timer threads do not exist.
-      def self.restart_all_after_fork
+      def self.restart_all_after_fork # :nodoc:
         RUNNING.keys.each(&:restarted)
       end
 
@@ -325,7 +370,9 @@ module Bloomc
       end
 
       # Whether +thread+ is this timer's (the drop-in's Thread#kill asks).
-      def thread?(thread) = @thread.equal?(thread)
+      def thread?(thread)
+        @thread.equal?(thread)
+      end
 
       # The drop-in's Thread#kill of this timer's thread: the schedule ends
       # as with #stop, and the thread by that kill.
@@ -343,7 +390,9 @@ module Bloomc
       # Applies the ticks due by now; returns how many, or nil when the clock
       # cannot move (the filter was collected or closed, or is mapped
       # read-only here).
-      def catch_up = @handle.catch_up(@clock.call)
+      def catch_up
+        @handle.catch_up(@clock.call)
+      end
 
       private
 
@@ -366,7 +415,9 @@ module Bloomc
         @handle.unschedule if @thread.equal?(Thread.current)
       end
 
-      def next_tick_at = @handle.next_tick_at
+      def next_tick_at
+        @handle.next_tick_at
+      end
     end
     private_constant :Timer, :Clock
   end

@@ -7,7 +7,8 @@ module Bloomc
   # 2**width - 1 saturates and stays there, so no key added and not deleted
   # ever reads 0. #saturated says how many cells did.
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::CountingBloomFilter.new(capacity: 100_000, error_rate: 0.01)
   #   filter << "alice" << "alice" << "bob"
   #   filter.count("alice") # => 2
@@ -15,7 +16,8 @@ module Bloomc
   class CountingBloomFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -23,17 +25,29 @@ module Bloomc
     #
     # The number of cells.
 
+    # @!method m
+    #   The number of cells.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of cells per key.
 
+    # @!method k
+    #   The number of cells per key.
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
+
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
 
     ##
     # :method: size
@@ -42,6 +56,11 @@ module Bloomc
     # Adds less successful deletes (never below 0: a delete that finds
     # saturated cells succeeds without a matching add).
 
+    # @!method size
+    #   Adds less successful deletes (never below 0: a delete that finds
+    #   saturated cells succeeds without a matching add).
+    #   @return [Integer]
+
     ##
     # :method: ==
     # call-seq: self == other -> true or false
@@ -49,11 +68,18 @@ module Bloomc
     # Equal when +other+ is a CountingBloomFilter of the same shape and seed
     # with the same cells and counts.
 
+    # @!method ==
+    #   Equal when +other+ is a CountingBloomFilter of the same shape and seed
+    #   with the same cells and counts.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -61,22 +87,35 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: all cells 0, size and saturated 0.
 
-    # @overload initialize(m, k, width: 4, seed: 0)
-    #   @param m [Integer] number of cells, > 0
-    #   @param k [Integer] cells per key, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, width: 4, seed: 0)
-    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
-    #   @param capacity [Integer] expected number of distinct keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param width [Integer] bits per cell, 1..32
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    # @!method clear
+    #   Forgets every key: all cells 0, size and saturated 0.
+    #   @return [self]
+
+    # call-seq:
+    #   new(m, k, width: 4, seed: 0)
+    #   new(capacity:, error_rate:, width: 4, seed: 0)
+    #
+    # m:: (Integer) number of cells, > 0
+    # k:: (Integer) cells per key, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, width: 4, seed: 0)</tt>:
+    # m and k by BloomHelper::find_m_k (the manual's m = -n ln p / (ln 2)**2)
+    #
+    # capacity:: (Integer) expected number of distinct keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # width:: (Integer) bits per cell, 1..32
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, width: 4, seed: 0)
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, width, seed)
@@ -89,8 +128,12 @@ module Bloomc
     include Sizing
     include Mapped
 
-    private def shape = { m: m, k: k, width: width, seed: seed }
+    private def shape
+      { m: m, k: k, width: width, seed: seed }
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} width=#{width} size=#{size} saturated=#{saturated}"
+    private def inspect_fields
+      "m=#{m} k=#{k} width=#{width} size=#{size} saturated=#{saturated}"
+    end
   end
 end

@@ -16,7 +16,8 @@ module Bloomc
   # a false positive, the fingerprint it removes belongs to another key,
   # which is then no longer found. Delete only keys you added.
   #
-  # @example
+  # Example:
+  #
   #   seen = Bloomc::CuckooFilter.new(capacity: 1_000_000, error_rate: 0.001)
   #   seen << "alice"
   #   seen.include?("alice")  # => true
@@ -28,7 +29,8 @@ module Bloomc
     # The share of slots a filter sized by capacity fills at capacity.
     LOAD = 0.95
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -36,17 +38,29 @@ module Bloomc
     #
     # The number of slots: buckets * SLOTS.
 
+    # @!method m
+    #   The number of slots: buckets * SLOTS.
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The fingerprints stored: adds less deletes.
+
+    # @!method size
+    #   The fingerprints stored: adds less deletes.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -55,11 +69,18 @@ module Bloomc
     # Equal when +other+ is a CuckooFilter of the same shape and seed with the
     # same fingerprints in the same slots.
 
+    # @!method ==
+    #   Equal when +other+ is a CuckooFilter of the same shape and seed with the
+    #   same fingerprints in the same slots.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -67,24 +88,36 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: every slot empty, size 0.
 
-    # @overload initialize(capacity:, error_rate:, seed: 0)
-    #   Fingerprints of ceil(log2(8 / error_rate)) bits (8..32), and the
-    #   fewest buckets that hold +capacity+ keys at 95% of their slots.
-    #   @param capacity [Integer] keys, > 0
-    #   @param error_rate [Float] target false-positive rate at capacity,
+    # @!method clear
+    #   Forgets every key: every slot empty, size 0.
+    #   @return [self]
+
+    # call-seq:
+    #   new(capacity:, error_rate:, seed: 0)
+    #   new(buckets:, fingerprint_bits:, seed: 0)
+    #
+    # <tt>new(capacity:, error_rate:, seed: 0)</tt>:
+    # Fingerprints of ceil(log2(8 / error_rate)) bits (8..32), and the
+    # fewest buckets that hold +capacity+ keys at 95% of their slots.
+    #
+    # capacity:: (Integer) keys, > 0
+    # error_rate:: (Float) target false-positive rate at capacity,
     #     0 < error_rate < 1 (below about 1.9e-9 the 32-bit fingerprint's
     #     rate is the floor)
-    # @overload initialize(buckets:, fingerprint_bits:, seed: 0)
-    #   @param buckets [Integer] buckets of SLOTS slots, > 0
-    #   @param fingerprint_bits [Integer] 8..32
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @raise [ArgumentError, TypeError] for sizes or rates out of range
+    # buckets:: (Integer) buckets of SLOTS slots, > 0
+    # fingerprint_bits:: (Integer) 8..32
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(capacity: nil, error_rate: nil, buckets: nil, fingerprint_bits: nil, seed: 0)
       if buckets || fingerprint_bits
         unless buckets && fingerprint_bits && !capacity && !error_rate
@@ -103,7 +136,7 @@ module Bloomc
     # [buckets, fingerprint bits] for +capacity+ keys at +error_rate+: a
     # lookup compares 2 * SLOTS slots, each a match with chance 1 / (2**f - 1).
     # @api private
-    def self.shape_for(capacity, error_rate)
+    def self.shape_for(capacity, error_rate) # :nodoc:
       BloomHelper.find_m_k(capacity, error_rate) # the checks and errors every kind gives
       bits = Math.log2(2 * SLOTS * LOAD / error_rate).ceil.clamp(8, 32)
       [(capacity / (SLOTS * LOAD)).ceil, bits]
@@ -116,27 +149,40 @@ module Bloomc
     include Sizing
 
     # The share of slots in use.
-    # @return [Float]
-    def load_factor = size.fdiv(m)
+    #
+    # Returns:: (Float)
+    def load_factor
+      size.fdiv(m)
+    end
 
     # Same as #load_factor (the Stats name).
-    # @return [Float]
-    def fill_ratio = load_factor
+    #
+    # Returns:: (Float)
+    def fill_ratio
+      load_factor
+    end
 
     # The keys stored, exactly (a key added twice counts twice).
-    # @return [Integer]
-    def estimated_count = size
+    #
+    # Returns:: (Integer)
+    def estimated_count
+      size
+    end
 
     # The chance that a key never added is found now: 1 - (1 - 1/(2**f - 1))
     # to the power of the fingerprints in a key's two buckets, on average
     # 2 * SLOTS * load_factor.
-    # @return [Float]
-    def false_positive_rate = expected_false_positive_rate(size)
+    #
+    # Returns:: (Float)
+    def false_positive_rate
+      expected_false_positive_rate(size)
+    end
 
     # The same with +count+ keys stored (by default the capacity, or every
     # slot of a filter sized by buckets).
-    # @param count [Numeric] >= 0
-    # @return [Float]
+    #
+    # count:: (Numeric) >= 0
+    # Returns:: (Float)
     def expected_false_positive_rate(count = capacity || m)
       raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
       raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
@@ -146,16 +192,22 @@ module Bloomc
 
     # Cuckoo filters have no exact intersection (a key in both may sit in
     # different buckets of each, and its copies differ in number).
-    # @raise [Bloomc::UnsupportedError] always
+    #
+    # Raises:: Bloomc::UnsupportedError always
     def &(_other)
       raise UnsupportedError, "cuckoo filters have no exact intersection: a key in both may sit in different buckets"
     end
 
     # Whether it holds more keys than the capacity it was sized for.
-    # @return [Boolean]
-    def over_capacity? = !capacity.nil? && size > capacity
+    #
+    # Returns:: (Boolean)
+    def over_capacity?
+      !capacity.nil? && size > capacity
+    end
 
-    private def shape = { buckets: buckets, fingerprint_bits: fingerprint_bits, seed: seed }
+    private def shape
+      { buckets: buckets, fingerprint_bits: fingerprint_bits, seed: seed }
+    end
 
     private def inspect_fields
       "buckets=#{buckets} fingerprint_bits=#{fingerprint_bits} size=#{size} load=#{(load_factor * 100).round(1)}%"

@@ -8,6 +8,8 @@ module Bloomc
   # Neither step looks for filters in a weak table, which can hand out a
   # filter already dead whose instance variables the GC has freed.
   module ForkHook
+    # Forks as Process._fork does; in the child, first hands the mapped
+    # filters back, then restarts the timers.
     def _fork
       pid = super
       if pid.zero?

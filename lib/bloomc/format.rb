@@ -12,7 +12,7 @@ module Bloomc
   # it. Reading checks the magic, version, lengths and checksum before it
   # allocates anything, and each class checks its parameters and cells.
   # @api private
-  module Format
+  module Format # :nodoc:
     MAGIC = "\x89BLOOMC\n".b.freeze
     # The newest version this bloomc reads and writes. Version 2 adds the
     # ScalableBloomFilter kind and, for a filter sized by capacity: and
@@ -225,7 +225,9 @@ module Bloomc
       fail!("the compressed body is damaged (#{e.message})")
     end
 
-    def fail!(reason) = raise(FormatError, reason)
+    def fail!(reason)
+      raise(FormatError, reason)
+    end
 
     # Writes +data+ to +path+ through a temporary file in the same directory,
     # synced, then renamed over it: a reader sees the old file or the whole
@@ -265,17 +267,21 @@ module Bloomc
 
     # The filter as a binary String in bloomc's format (docs/FORMAT.md),
     # which Bloomc.load reads back on any machine.
-    # @param compress [Boolean] deflate the cells (zlib): a sparse filter
-    #   shrinks to a small fraction
-    # @return [String] ASCII-8BIT
-    def dump(compress: false) = Format.dump(self, compress: compress)
+    #
+    # compress:: (Boolean) deflate the cells (zlib): a sparse filter
+    #     shrinks to a small fraction
+    # Returns:: (String) ASCII-8BIT
+    def dump(compress: false)
+      Format.dump(self, compress: compress)
+    end
 
     # Writes #dump to +path+, atomically: a reader sees the old file or the
     # whole new one, never a part.
-    # @param path [String, Pathname]
-    # @param compress [Boolean] as for #dump
-    # @return [self]
-    # @raise [ArgumentError] when +path+ is a device, a directory or a pipe
+    #
+    # path:: (String, Pathname)
+    # compress:: (Boolean) as for #dump
+    # Returns:: (self)
+    # Raises:: ArgumentError when +path+ is a device, a directory or a pipe
     def save(path, compress: false)
       Format.write_atomically(Format.save_target(path), dump(compress: compress), name: path.to_s)
       self
@@ -307,11 +313,18 @@ module Bloomc
     # Marshal support: the binary format (Marshal calls these though they
     # are private). marshal_dump rather than _dump, so that a continuous
     # filter's Ruby-side state (its lock) is not dumped with it.
-    def marshal_dump = dump
-    def marshal_load(data) = Format.load(data, into: self)
+    def marshal_dump
+      dump
+    end
+
+    def marshal_load(data)
+      Format.load(data, into: self)
+    end
 
     # Parameters the Ruby layer keeps (none but a continuous filter's ttl).
-    def export_extra = []
+    def export_extra
+      []
+    end
 
     # open: the file was open for writing when read (its body may be newer
     # than the clock it records).
@@ -322,15 +335,19 @@ module Bloomc
     # Class methods: load, load_file and Marshal's _load, refusing a dump of
     # another kind.
     module ClassMethods
-      # @param data [String] a #dump
-      # @return [self] the filter, equal to the one dumped
-      # @raise [Bloomc::FormatError] for anything but a dump of this class
-      def load(data) = Format.load(data, expect: self)
+      # data:: (String) a #dump
+      # Returns:: (self) the filter, equal to the one dumped
+      # Raises:: Bloomc::FormatError for anything but a dump of this class
+      def load(data)
+        Format.load(data, expect: self)
+      end
 
-      # @param path [String, Pathname] a file written by #save
-      # @return [self]
-      # @raise [Bloomc::FormatError] as #load, the message starting with +path+
-      def load_file(path) = Format.load_file(path, expect: self)
+      # path:: (String, Pathname) a file written by #save
+      # Returns:: (self)
+      # Raises:: Bloomc::FormatError as #load, the message starting with +path+
+      def load_file(path)
+        Format.load_file(path, expect: self)
+      end
     end
 
     def self.included(klass)
@@ -339,14 +356,20 @@ module Bloomc
   end
 
   # A filter of whatever kind +data+ (a #dump) holds.
-  # @param data [String]
-  # @return [BloomFilter, BlockedBloomFilter, ContinuousBloomFilter, CountingBloomFilter,
-  #   SpectralBloomFilter, BitwiseBloomFilter, StableBloomFilter, A2BloomFilter, ScalableBloomFilter,
-  #   CuckooFilter, BinaryFuseFilter]
-  # @raise [Bloomc::FormatError] for truncated, corrupted, foreign or newer input
-  def self.load(data) = Format.load(data)
+  #
+  # data:: (String)
+  # Returns:: [BloomFilter, BlockedBloomFilter, ContinuousBloomFilter, CountingBloomFilter,
+  #     SpectralBloomFilter, BitwiseBloomFilter, StableBloomFilter, A2BloomFilter, ScalableBloomFilter,
+  #     CuckooFilter, BinaryFuseFilter]
+  # Raises:: Bloomc::FormatError for truncated, corrupted, foreign or newer input
+  def self.load(data)
+    Format.load(data)
+  end
 
   # The filter saved at +path+ by #save.
-  # @raise [Bloomc::FormatError] as Bloomc.load, the message starting with +path+
-  def self.load_file(path) = Format.load_file(path)
+  #
+  # Raises:: Bloomc::FormatError as Bloomc.load, the message starting with +path+
+  def self.load_file(path)
+    Format.load_file(path)
+  end
 end

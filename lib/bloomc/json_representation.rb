@@ -32,10 +32,11 @@ module Bloomc
     # JSON.generate: kind, format version, the kind's parameters by name, its
     # sizing, its metadata, and its cells (the body as the format stores it,
     # inflated) as one lowercase hex string, byte 0 first.
-    # @param source [String, Object] a #dump (checked as Bloomc.load checks
-    #   it) or a filter
-    # @return [Hash{String => Object}]
-    # @raise [Bloomc::FormatError] for bytes that are not a filter
+    #
+    # source:: (String, Object) a #dump (checked as Bloomc.load checks
+    #     it) or a filter
+    # Returns:: (Hash{String => Object})
+    # Raises:: Bloomc::FormatError for bytes that are not a filter
     def json_representation(source)
       if source.is_a?(String)
         bytes = source.b

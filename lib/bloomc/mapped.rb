@@ -32,29 +32,29 @@ module Bloomc
     module ClassMethods
       # Opens the filter kept at +path+, creating the file when there is none.
       #
-      # @param path [String, Pathname]
-      # @param readonly [Boolean] map for reading: the filter is frozen, needs
-      #   no lock, and sees the writer's adds
-      # @param verify [Boolean] check the cells' checksum of a file that was
-      #   closed cleanly (it reads the data the file holds, skipping holes)
-      # @param reserve [Boolean] for a writer: give the whole file its disk
-      #   blocks now (fallocate), so that a disk too full for it is
-      #   Errno::ENOSPC here and never SIGBUS at a later add; false leaves a
-      #   new file sparse (its blocks taken as keys first touch them) and an
-      #   old one as it is
-      # @param shape the constructor's arguments (m:, k:, capacity:, ...): for
-      #   a new file, the filter to create; for an existing one, checked
-      #   against what it holds (ArgumentError naming the difference)
-      # @yield [filter] when given, the filter, closed when the block ends
-      # @return [self] mapped: #flush and #close
-      # @raise [Bloomc::LockedError] when the file is open for writing elsewhere
-      # @raise [Bloomc::FormatError] when the file is not a filter of this class
-      # @raise [ArgumentError] when +path+ is a FIFO, a socket, a device or a
-      #   directory (refused at once: an open never waits on one)
-      # @raise [SystemCallError] Errno::ENOSPC (or EDQUOT, EFBIG) when the
-      #   file's blocks cannot all be reserved; a file the open created is
-      #   removed
-      # @raise [Bloomc::Error] outside the main Ractor
+      # path:: (String, Pathname)
+      # readonly:: (Boolean) map for reading: the filter is frozen, needs
+      #     no lock, and sees the writer's adds
+      # verify:: (Boolean) check the cells' checksum of a file that was
+      #     closed cleanly (it reads the data the file holds, skipping holes)
+      # reserve:: (Boolean) for a writer: give the whole file its disk
+      #     blocks now (fallocate), so that a disk too full for it is
+      #     Errno::ENOSPC here and never SIGBUS at a later add; false leaves a
+      #     new file sparse (its blocks taken as keys first touch them) and an
+      #     old one as it is
+      # shape:: the constructor's arguments (m:, k:, capacity:, ...): for
+      #     a new file, the filter to create; for an existing one, checked
+      #     against what it holds (ArgumentError naming the difference)
+      # Yields:: filter when given, the filter, closed when the block ends
+      # Returns:: (self) mapped: #flush and #close
+      # Raises:: Bloomc::LockedError when the file is open for writing elsewhere
+      # Raises:: Bloomc::FormatError when the file is not a filter of this class
+      # Raises:: ArgumentError when +path+ is a FIFO, a socket, a device or a
+      #     directory (refused at once: an open never waits on one)
+      # Raises:: SystemCallError Errno::ENOSPC (or EDQUOT, EFBIG) when the
+      #     file's blocks cannot all be reserved; a file the open created is
+      #     removed
+      # Raises:: Bloomc::Error outside the main Ractor
       def open(path, readonly: false, verify: true, reserve: true, **shape)
         filter = Mapped.open(self, path, readonly, verify, reserve, shape)
         return filter unless block_given?
@@ -83,9 +83,10 @@ module Bloomc
     # Brings the file's header (key count, clock) up to date and waits until
     # the file is on disk: after it returns, a crash loses nothing added
     # before. A no-op on a filter mapped for reading.
-    # @return [self]
-    # @raise [IOError] when closed, in a forked child, or when the file was
-    #   deleted, replaced or truncated under the filter (a moved file warns)
+    #
+    # Returns:: (self)
+    # Raises:: IOError when closed, in a forked child, or when the file was
+    #     deleted, replaced or truncated under the filter (a moved file warns)
     def flush
       raise IOError, "closed #{self.class}" if closed?
       return self if @mapped.nil? || @mapped.readonly
@@ -99,8 +100,9 @@ module Bloomc
     # Flushes, marks the file closed cleanly (with the cells' checksum),
     # unmaps it and releases the lock; the filter raises IOError afterwards.
     # In a forked child it only unmaps. Closing twice does nothing.
-    # @return [nil]
-    # @raise [IOError] as #flush; the filter is closed all the same
+    #
+    # Returns:: (nil)
+    # Raises:: IOError as #flush; the filter is closed all the same
     def close
       return nil if @mapped.nil? || @mapped.file.nil?
 
@@ -115,11 +117,15 @@ module Bloomc
       nil
     end
 
-    # @return [Boolean] whether #close has run
-    def closed? = !@mapped.nil? && @mapped.file.nil?
+    # Returns:: (Boolean) whether #close has run
+    def closed?
+      !@mapped.nil? && @mapped.file.nil?
+    end
 
-    # @return [String, nil] the mapped file's path
-    def path = @mapped&.path
+    # Returns:: (String, nil) the mapped file's path
+    def path
+      @mapped&.path
+    end
 
     # What a mapped filter holds beside its cells; set before a read-only
     # filter is frozen, and changed by #close after.
@@ -141,7 +147,9 @@ module Bloomc
     end
 
     # Whether this process writes the file (false in a forked child).
-    def owns_mapping? = @mapped.nil? || @mapped.pid == Process.pid
+    def owns_mapping?
+      @mapped.nil? || @mapped.pid == Process.pid
+    end
 
     # The header as the filter now stands, and msync. The body's checksum is
     # computed only for a closed file (flags 0): while the file is open, a
@@ -210,7 +218,7 @@ module Bloomc
 
     class << self
       # @api private
-      def open(klass, path, readonly, verify, reserve, shape)
+      def open(klass, path, readonly, verify, reserve, shape) # :nodoc:
         # A fork hands back every mapping of the process (mapping.c): the
         # list of them is the main Ractor's.
         raise Error, "mapped filters open in the main Ractor only" unless Ractor.current == Ractor.main

@@ -13,22 +13,25 @@ module Bloomc
     # whole with the header.
     MAX_BYTES = 65_536
 
-    # @return [String, Hash, nil] the filter's metadata, frozen (a Hash has
-    #   String keys, as JSON gives them back), or nil when it has none
-    def metadata = @metadata
+    # Returns:: (String, Hash, nil) the filter's metadata, frozen (a Hash has
+    #     String keys, as JSON gives them back), or nil when it has none
+    def metadata
+      @metadata
+    end
 
     # Sets (or, with nil, removes) the filter's metadata. The value is kept
     # as it will load back: symbols become strings, and it is frozen, so a
     # later change to the Hash given does not reach the filter.
-    # @param value [String, Hash, nil] a String, or a Hash of JSON values
-    #   (String, Integer, finite Float, true, false, nil, Array, Hash; Symbol
-    #   keys and values are taken as Strings)
-    # @raise [TypeError] for another type anywhere in it
-    # @raise [ArgumentError] above 64 KiB of JSON, or for a String that is
-    #   not valid in its encoding
-    # @raise [FrozenError] on a frozen filter
-    # @raise [Bloomc::UnsupportedError] on a mapped filter, whose header has
-    #   no room to grow in place
+    #
+    # value:: (String, Hash, nil) a String, or a Hash of JSON values
+    #     (String, Integer, finite Float, true, false, nil, Array, Hash; Symbol
+    #     keys and values are taken as Strings)
+    # Raises:: TypeError for another type anywhere in it
+    # Raises:: ArgumentError above 64 KiB of JSON, or for a String that is
+    #     not valid in its encoding
+    # Raises:: FrozenError on a frozen filter
+    # Raises:: Bloomc::UnsupportedError on a mapped filter, whose header has
+    #     no room to grow in place
     def metadata=(value)
       raise FrozenError.new("can't modify frozen #{self.class}: #{inspect}", receiver: self) if frozen?
       if instance_variable_defined?(:@mapped) && @mapped
@@ -46,7 +49,9 @@ module Bloomc
     private
 
     # The JSON text that the format saves (nil: none).
-    def metadata_json = @metadata_json
+    def metadata_json
+      @metadata_json
+    end
 
     # From a file's metadata block (nil: none), already checked by Format.
     # Nothing is set without one: instance variables on a T_DATA object cost
@@ -61,7 +66,7 @@ module Bloomc
     class << self
       # @api private
       # The JSON text of +value+, checked (nil for nil).
-      def encode(value)
+      def encode(value) # :nodoc:
         return nil if value.nil?
         raise TypeError, "metadata is a String or a Hash, not #{value.class}" unless value.is_a?(String) || value.is_a?(Hash)
 
@@ -73,11 +78,13 @@ module Bloomc
 
       # @api private
       # The value of checked JSON text, deeply frozen.
-      def decode(json) = JSON.parse(json.dup.force_encoding(Encoding::UTF_8), freeze: true)
+      def decode(json) # :nodoc:
+        JSON.parse(json.dup.force_encoding(Encoding::UTF_8), freeze: true)
+      end
 
       # @api private
       # The metadata of a file's block, or a FormatError saying why not.
-      def check_block(json)
+      def check_block(json) # :nodoc:
         text = json.dup.force_encoding(Encoding::UTF_8)
         raise FormatError, "the metadata is not UTF-8 text" unless text.valid_encoding?
 

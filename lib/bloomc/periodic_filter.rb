@@ -22,7 +22,8 @@ module Bloomc
   # #synchronize also takes, so a reader can dump the current period's filter
   # while adds wait.
   #
-  # @example the users who changed, per hour, kept for a day
+  # Example (the users who changed, per hour, kept for a day):
+  #
   #   changed = Bloomc::PeriodicFilter.new(period: 3600, retention: 24) do
   #     Bloomc::BloomFilter.new(capacity: 3000, error_rate: 0.01)
   #   end
@@ -42,20 +43,20 @@ module Bloomc
     SYSTEM_CLOCK = -> { Time.now }
     private_constant :MANIFEST, :TEMPLATE, :LABEL_FORMATS, :LABEL_PATTERN, :SYSTEM_CLOCK
 
-    # @return [Integer] the length of a period in seconds
+    # Returns:: (Integer) the length of a period in seconds
     attr_reader :period_seconds
-    # @return [Integer] how many periods are kept, the current one included
+    # Returns:: (Integer) how many periods are kept, the current one included
     attr_reader :retention
 
-    # @param period [Integer] seconds per period (a whole number, at least 1;
-    #   3600.0 or 3600r are taken as 3600)
-    # @param retention [Integer] periods kept, the current one included (at least 1)
-    # @param clock [#call] returns the time now, a Time or seconds since the epoch
-    # @yieldreturn [filter] a new, empty filter; every call must give the same
-    #   class and shape (so that periods can be unioned). It is called once
-    #   here, for the empty template, then once for each period that gets an add.
-    # @raise [ArgumentError, TypeError] for a period, retention, clock or block
-    #   that does not fit
+    # period:: (Integer) seconds per period (a whole number, at least 1;
+    #     3600.0 or 3600r are taken as 3600)
+    # retention:: (Integer) periods kept, the current one included (at least 1)
+    # clock:: (#call) returns the time now, a Time or seconds since the epoch
+    # Block returns:: (filter) a new, empty filter; every call must give the same
+    #     class and shape (so that periods can be unioned). It is called once
+    #     here, for the empty template, then once for each period that gets an add.
+    # Raises:: ArgumentError, TypeError for a period, retention, clock or block
+    #     that does not fit
     def initialize(period: 3600, retention: 24, clock: SYSTEM_CLOCK, &factory)
       raise ArgumentError, "a block is required: it makes each period's new filter" unless factory
 
@@ -65,14 +66,15 @@ module Bloomc
     class << self
       # Restores a PeriodicFilter that #save wrote to +dir+, then drops the
       # periods past retention by +clock+.
-      # @param dir [String, Pathname]
-      # @param clock [#call] as for ::new
-      # @yieldreturn [filter] new filters, as for ::new; without a block, copies
-      #   of the empty filter saved with the periods
-      # @return [PeriodicFilter]
-      # @raise [Bloomc::FormatError] for a missing or damaged manifest, or a
-      #   file that is not a filter of the template's kind and shape
-      # @raise [ArgumentError] when the block's filters differ from the saved ones
+      #
+      # dir:: (String, Pathname)
+      # clock:: (#call) as for ::new
+      # Block returns:: (filter) new filters, as for ::new; without a block, copies
+      #     of the empty filter saved with the periods
+      # Returns:: (PeriodicFilter)
+      # Raises:: Bloomc::FormatError for a missing or damaged manifest, or a
+      #     file that is not a filter of the template's kind and shape
+      # Raises:: ArgumentError when the block's filters differ from the saved ones
       def open(dir, clock: SYSTEM_CLOCK, &factory)
         require "json"
         manifest = read_manifest(dir)
@@ -121,20 +123,24 @@ module Bloomc
     end
 
     # The name of the period that starts at +index+ * period_seconds.
-    # @param index [Integer]
-    # @return [String]
+    #
+    # index:: (Integer)
+    # Returns:: (String)
     def label(index)
       format = LABEL_FORMATS.find { |length, _| period_seconds >= length }.last
       Time.at(index * period_seconds).utc.strftime(format)
     end
 
-    # @return [String] the label of the period the clock is in
-    def current_label = synchronize { label(roll) }
+    # Returns:: (String) the label of the period the clock is in
+    def current_label
+      synchronize { label(roll) }
+    end
 
     # Adds +key+ to the current period.
-    # @param key [String, Symbol, Integer]
-    # @return [self]
-    # @raise [TypeError] for a key of another type (nothing is changed)
+    #
+    # key:: (String, Symbol, Integer)
+    # Returns:: (self)
+    # Raises:: TypeError for a key of another type (nothing is changed)
     def add(key)
       synchronize { with_current_filter { |filter| filter.add(key) } }
       self
@@ -142,8 +148,9 @@ module Bloomc
     alias << add
 
     # Adds every key to the current period.
-    # @param keys [Array, Enumerable]
-    # @return [self]
+    #
+    # keys:: (Array, Enumerable)
+    # Returns:: (self)
     def add_all(keys)
       keys = Batch.keys_array(keys)
       synchronize { with_current_filter { |filter| filter.add_all(keys) } }
@@ -153,9 +160,10 @@ module Bloomc
     # Whether +key+ was added in the last +last+ periods (the current one and
     # the last - 1 before it). It asks each period's filter, which gives no
     # more false positives than their union would.
-    # @param key [String, Symbol, Integer]
-    # @param last [Integer] 1..retention
-    # @return [Boolean]
+    #
+    # key:: (String, Symbol, Integer)
+    # last:: (Integer) 1..retention
+    # Returns:: (Boolean)
     def include?(key, last: 1)
       synchronize do
         periods = held(last)
@@ -165,9 +173,10 @@ module Bloomc
     end
 
     # include? for each key, over the last +last+ periods.
-    # @param keys [Array, Enumerable]
-    # @param last [Integer] 1..retention
-    # @return [Array<Boolean>]
+    #
+    # keys:: (Array, Enumerable)
+    # last:: (Integer) 1..retention
+    # Returns:: (Array<Boolean>)
     def include_all(keys, last: 1)
       keys = Batch.keys_array(keys)
       synchronize do
@@ -181,8 +190,9 @@ module Bloomc
 
     # A new filter holding the keys of the last +last+ periods: the union of
     # their filters (a fresh empty filter when none of them holds any).
-    # @param last [Integer] 1..retention
-    # @return [filter] unfrozen, owned by the caller
+    #
+    # last:: (Integer) 1..retention
+    # Returns:: (filter) unfrozen, owned by the caller
     def union(last: 1)
       synchronize do
         held(last).each_with_object(@template.dup) { |(_, filter), out| out.merge!(filter) }
@@ -190,20 +200,21 @@ module Bloomc
     end
 
     # The filter of a period, by its label or by a time in it.
-    # @param label_or_time [String, Time]
-    # @return [filter, nil] the period's filter (frozen once closed; a shared
-    #   frozen empty filter for a period with no adds), or nil for a period
-    #   not kept (before the first, past retention or in the future)
+    #
+    # label_or_time:: (String, Time)
+    # Returns:: (filter, nil) the period's filter (frozen once closed; a shared
+    #     frozen empty filter for a period with no adds), or nil for a period
+    #     not kept (before the first, past retention or in the future)
     def [](label_or_time)
       found = period(label_or_time)
       found && found[0]
     end
 
-    # @param label_or_time [String, Time] a label, or a time in the period
-    # @return [Array(filter, Boolean), nil] the period's filter and whether the
-    #   period has ended, or nil as for #[], and for a String that is not a
-    #   label of this period length (a URL's path may hold anything)
-    # @raise [TypeError] for neither a String nor a Time
+    # label_or_time:: (String, Time) a label, or a time in the period
+    # Returns:: (Array(filter, Boolean), nil) the period's filter and whether the
+    #     period has ended, or nil as for #[], and for a String that is not a
+    #     label of this period length (a URL's path may hold anything)
+    # Raises:: TypeError for neither a String nor a Time
     def period(label_or_time)
       synchronize do
         current = roll
@@ -214,10 +225,11 @@ module Bloomc
 
     # Each period kept, oldest first, up to the current one; a period with no
     # adds comes with the shared frozen empty filter.
-    # @yieldparam label [String]
-    # @yieldparam filter [filter] frozen once the period is closed
-    # @yieldparam closed [Boolean] whether the period has ended
-    # @return [self, Enumerator]
+    #
+    # Block's +label+:: (String)
+    # Block's +filter+:: (filter) frozen once the period is closed
+    # Block's +closed+:: (Boolean) whether the period has ended
+    # Returns:: (self, Enumerator)
     def each_period
       return enum_for(__method__) unless block_given?
 
@@ -228,8 +240,10 @@ module Bloomc
       self
     end
 
-    # @return [Array<String>] the labels #each_period yields
-    def labels = each_period.map { |label, _, _| label }
+    # Returns:: (Array<String>) the labels #each_period yields
+    def labels
+      each_period.map { |label, _, _| label }
+    end
 
     # A PeriodicFilter has no YAML form (it holds its factory block and its
     # clock, which Marshal refuses too): YAML.dump raises. #save it to a
@@ -245,9 +259,10 @@ module Bloomc
     # and a manifest, each atomically, then removes the files of periods the
     # previous manifest there listed and this one does not. A closed period
     # already saved to +dir+ is not written again.
-    # @param dir [String, Pathname] created if missing
-    # @param compress [Boolean] deflate each filter's cells (see #dump)
-    # @return [self]
+    #
+    # dir:: (String, Pathname) created if missing
+    # compress:: (Boolean) deflate each filter's cells (see #dump)
+    # Returns:: (self)
     def save(dir, compress: false)
       require "json"
       @save_lock.synchronize do
@@ -278,9 +293,14 @@ module Bloomc
 
     # The lock of every method here, re-entrant: hold it to read a period's
     # filter (dump it) while no add can change it.
-    # @return the block's value
-    def synchronize(&block) = @lock.synchronize(&block)
+    #
+    # Returns:: the block's value
+    def synchronize(&block)
+      @lock.synchronize(&block)
+    end
 
+    # The period length, retention, current label, periods held and the
+    # template's class.
     def inspect
       synchronize do
         "#<#{self.class} period=#{period_seconds}s retention=#{retention} current=#{label(roll)} " \
@@ -350,7 +370,9 @@ module Bloomc
     end
 
     # A new filter from the block, checked against the template.
-    def make_filter = check_new_filter(@factory.call, @template)
+    def make_filter
+      check_new_filter(@factory.call, @template)
+    end
 
     def check_new_filter(filter, template)
       unless filter.is_a?(SetOps) && filter.respond_to?(:add) && filter.respond_to?(:merge!) && !filter.is_a?(BinaryFuseFilter)
@@ -402,7 +424,9 @@ module Bloomc
       @periods.delete_if { |index, _| index <= current - retention }
     end
 
-    def first_index(current) = [@first, current - retention + 1].max
+    def first_index(current)
+      [@first, current - retention + 1].max
+    end
 
     # Yields the current period's filter, made on its first add and kept
     # only once that add succeeds (a key of a wrong type leaves the gap).

@@ -119,27 +119,31 @@ module Bloomc
         failed(e.message, identity)
       end
 
-      def self.failed(reason, identity) = new(nil, nil, nil, identity: identity, error: reason)
+      def self.failed(reason, identity)
+        new(nil, nil, nil, identity: identity, error: reason)
+      end
 
       def json
         @json ||= Representation.new(JSON.generate(Format.json_representation(binary.body)), JSON_TYPE, binary.changed_at,
                                      level: @level)
       end
 
-      def lasting? = @level == GZIP_LASTING
+      def lasting?
+        @level == GZIP_LASTING
+      end
     end
 
     # A filter published by name: its lock and the entry of its last dump.
     Published = Struct.new(:object, :lock, :entry, :periods, :periodic)
     private_constant :Representation, :Entry, :Published
 
-    # @param dir [String, Pathname, nil] a directory of saved filters
-    #   (NAME.bloom), looked at on every request; nil for in-process filters
-    #   only
-    # @param front_page [Boolean] serve the front page at / and its script
-    #   at /bloomc.js
-    # @param max_age [Integer] seconds, the Cache-Control max-age of the
-    #   resources that may change (a closed period's is a year)
+    # dir:: (String, Pathname, nil) a directory of saved filters
+    #     (NAME.bloom), looked at on every request; nil for in-process filters
+    #     only
+    # front_page:: (Boolean) serve the front page at / and its script
+    #     at /bloomc.js
+    # max_age:: (Integer) seconds, the Cache-Control max-age of the
+    #     resources that may change (a closed period's is a year)
     def initialize(dir = nil, front_page: false, max_age: 60)
       unless max_age.is_a?(Integer) && max_age >= 0
         raise ArgumentError, "max_age must be a non-negative Integer of seconds, not #{max_age.inspect}"
@@ -155,12 +159,16 @@ module Bloomc
       @lock = Mutex.new
     end
 
-    attr_reader :dir, :max_age
+    # Returns:: (String, Pathname, nil) the directory of saved filters, as given
+    attr_reader :dir
+    # Returns:: (Integer) the Cache-Control max-age of what may change, in seconds
+    attr_reader :max_age
 
     # Serves +filter+ as NAME (and NAME.json); a Bloomc::PeriodicFilter as
     # NAME/LABEL for each of its periods. Replaces what NAME served; a file
     # NAME.bloom of the directory is hidden while it is published.
-    # @return [filter]
+    #
+    # Returns:: (filter)
     def publish(name, filter)
       name = checked_name(name)
       periodic = filter.respond_to?(:each_period) && filter.respond_to?(:period) && filter.respond_to?(:synchronize)
@@ -282,7 +290,9 @@ module Bloomc
       nil
     end
 
-    def identity(stat) = [stat.mtime, stat.size, stat.ino, stat.dev]
+    def identity(stat)
+      [stat.mtime, stat.size, stat.ino, stat.dev]
+    end
 
     # Reads the file once, whole (bloomc's save renames a finished file into
     # place, so the bytes are one save's), and checks them; the ETag is the
@@ -565,7 +575,9 @@ module Bloomc
       (gzip_q || star_q || 0).positive?
     end
 
-    def now = Time.now
+    def now
+      Time.now
+    end
 
     def checked_dir(dir)
       path = File.expand_path(dir.to_s)
@@ -575,7 +587,9 @@ module Bloomc
     end
 
     # One segment of safe characters; not NAME.json's NAME.json, nor the index's.
-    def servable_name?(name) = name.match?(NAME) && !name.end_with?(".json") && !RESERVED.include?(name)
+    def servable_name?(name)
+      name.match?(NAME) && !name.end_with?(".json") && !RESERVED.include?(name)
+    end
 
     def checked_name(name)
       name = name.to_s
@@ -592,9 +606,20 @@ module Bloomc
       [status, headers, [message]]
     end
 
-    def not_found(message = "not found\n") = text(404, message.end_with?("\n") ? message : "#{message}\n")
-    def server_error(message) = text(500, message)
-    def method_not_allowed = text(405, "only GET and HEAD are served here\n", "allow" => ALLOW)
-    def redirect(location) = text(301, "see #{location}\n", "location" => location)
+    def not_found(message = "not found\n")
+      text(404, message.end_with?("\n") ? message : "#{message}\n")
+    end
+
+    def server_error(message)
+      text(500, message)
+    end
+
+    def method_not_allowed
+      text(405, "only GET and HEAD are served here\n", "allow" => ALLOW)
+    end
+
+    def redirect(location)
+      text(301, "see #{location}\n", "location" => location)
+    end
   end
 end

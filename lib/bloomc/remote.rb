@@ -16,7 +16,8 @@ module Bloomc
   # is kept and #last_error says why; #age says how long ago the copy was last
   # confirmed current.
   #
-  # @example
+  # Example:
+  #
   #   changed = Bloomc::Remote.new("https://example.org/filters/changed/2026-11-24T13", interval: 60)
   #   changed.include?("jcgregorio")
   #   changed.age # => seconds since the server last confirmed the copy
@@ -34,35 +35,36 @@ module Bloomc
     # The read-only lookups answered from the current copy.
     QUERIES = %i[include? [] include_all count_included all_include? any_include?].freeze
 
-    # @return [String] the URL polled
+    # Returns:: (String) the URL polled
     attr_reader :url
-    # @return [Numeric] seconds between revalidations
+    # Returns:: (Numeric) seconds between revalidations
     attr_reader :interval
 
     # Fetches the filter at +url+ once.
-    # @param url [String, URI::HTTP] an http or https URL
-    # @param expect [Class, nil] the filter class the body must hold
-    # @param timeout [Numeric] seconds to connect, and to wait for each read
-    # @param max_bytes [Integer] the most the body may take, on the wire and
-    #   inflated: a larger one is refused before it is read whole
-    # @return [filter] the filter, not frozen
-    # @raise [Bloomc::FetchError] when the server does not answer, answers other
-    #   than 200 (after up to MAX_REDIRECTS redirects), or sends too much
-    # @raise [Bloomc::FormatError] when the body is not a filter (of class +expect+)
-    # @raise [ArgumentError, TypeError] for a URL or option that does not fit
+    #
+    # url:: (String, URI::HTTP) an http or https URL
+    # expect:: (Class, nil) the filter class the body must hold
+    # timeout:: (Numeric) seconds to connect, and to wait for each read
+    # max_bytes:: (Integer) the most the body may take, on the wire and
+    #     inflated: a larger one is refused before it is read whole
+    # Returns:: (filter) the filter, not frozen
+    # Raises:: Bloomc::FetchError when the server does not answer, answers other
+    #     than 200 (after up to MAX_REDIRECTS redirects), or sends too much
+    # Raises:: Bloomc::FormatError when the body is not a filter (of class +expect+)
+    # Raises:: ArgumentError, TypeError for a URL or option that does not fit
     def self.fetch(url, expect: nil, timeout: 10, max_bytes: DEFAULT_MAX_BYTES)
       HTTP.get(HTTP.check_url(url), HTTP.options(expect, timeout, max_bytes)).body_filter
     end
 
-    # @param url [String, URI::HTTP] an http or https URL
-    # @param interval [Numeric] seconds between revalidations (at least MIN_INTERVAL)
-    # @param expect, timeout, max_bytes as for ::fetch
-    # @param wait [Boolean] true: fetch before returning, raising if that
-    #   fails; false: return at once and fetch in the background (lookups
-    #   raise FetchError until a copy has arrived; see #ready?)
-    # @param max_stale [Numeric, nil] when given, lookups raise FetchError
-    #   once the copy is older than this (see #age) instead of answering
-    # @raise [Bloomc::FetchError, Bloomc::FormatError] when wait: and the first fetch fails
+    # url:: (String, URI::HTTP) an http or https URL
+    # interval:: (Numeric) seconds between revalidations (at least MIN_INTERVAL)
+    # expect,:: timeout, max_bytes as for ::fetch
+    # wait:: (Boolean) true: fetch before returning, raising if that
+    #     fails; false: return at once and fetch in the background (lookups
+    #     raise FetchError until a copy has arrived; see #ready?)
+    # max_stale:: (Numeric, nil) when given, lookups raise FetchError
+    #     once the copy is older than this (see #age) instead of answering
+    # Raises:: Bloomc::FetchError, Bloomc::FormatError when wait: and the first fetch fails
     def initialize(url, interval: 60, expect: nil, timeout: 10, max_bytes: DEFAULT_MAX_BYTES, wait: true, max_stale: nil)
       @url = HTTP.check_url(url).to_s
       @shown = HTTP.shown(@url) # for messages: no password
@@ -75,8 +77,8 @@ module Bloomc
       ObjectSpace.define_finalizer(self, Poller.stopper(@poller))
     end
 
-    # @return [filter] the current copy, frozen
-    # @raise [Bloomc::FetchError] when there is no copy yet, or it is older than max_stale
+    # Returns:: (filter) the current copy, frozen
+    # Raises:: Bloomc::FetchError when there is no copy yet, or it is older than max_stale
     def filter
       copy = @copy.filter
       raise FetchError.new("no copy of #{@shown} yet#{" (#{last_error.message})" if last_error}", url: @shown) unless copy
@@ -88,52 +90,121 @@ module Bloomc
       copy
     end
 
+    # The lookups, each asked of #filter (which raises when there is no copy,
+    # or it is too old), for RDoc (:method:) and YARD (@!method).
+
+    ##
+    # :method: include?
+    # call-seq: include?(key) -> true or false
+    #
+    # The current copy's answer: Bloomc::BloomFilter#include? and its like.
+
     # @!method include?(key)
-    #   @return [Boolean] the current copy's answer
-    # @!method [](key)
+    #   The current copy's answer: Bloomc::BloomFilter#include? and its like.
+
+    ##
+    # :method: []
+    # call-seq: self[key] -> true or false
+    #
+    # Same as #include?.
+
+    # @!method []
+    #   Same as #include?.
+
+    ##
+    # :method: include_all
+    # call-seq: include_all(keys) -> Array of true or false
+    #
+    # The current copy's answers, in order (Bloomc::Batch#include_all).
+
     # @!method include_all(keys)
+    #   The current copy's answers, in order (Bloomc::Batch#include_all).
+
+    ##
+    # :method: count_included
+    # call-seq: count_included(keys) -> Integer
+    #
+    # How many of the keys the current copy finds (Bloomc::Batch#count_included).
+
     # @!method count_included(keys)
+    #   How many of the keys the current copy finds (Bloomc::Batch#count_included).
+    #   @return [Integer]
+
+    ##
+    # :method: all_include?
+    # call-seq: all_include?(keys) -> true or false
+    #
+    # Whether the current copy finds every key (Bloomc::Batch#all_include?).
+
     # @!method all_include?(keys)
+    #   Whether the current copy finds every key (Bloomc::Batch#all_include?).
+
+    ##
+    # :method: any_include?
+    # call-seq: any_include?(keys) -> true or false
+    #
+    # Whether the current copy finds any key (Bloomc::Batch#any_include?).
+
     # @!method any_include?(keys)
+    #   Whether the current copy finds any key (Bloomc::Batch#any_include?).
+
     QUERIES.each do |name|
       define_method(name) { |*args| filter.public_send(name, *args) }
     end
 
-    # @return [Boolean] whether a copy has arrived
-    def ready? = !@copy.filter.nil?
+    # Returns:: (Boolean) whether a copy has arrived
+    def ready?
+      !@copy.filter.nil?
+    end
 
     # Revalidates now, in the calling thread (the background thread's
     # next check is not moved).
-    # @return [Boolean] whether the copy changed
-    # @raise [Bloomc::FetchError, Bloomc::FormatError] when the check fails
-    #   (the copy is kept, and #last_error is set)
-    def refresh = @copy.refresh
+    #
+    # Returns:: (Boolean) whether the copy changed
+    # Raises:: Bloomc::FetchError, Bloomc::FormatError when the check fails
+    #     (the copy is kept, and #last_error is set)
+    def refresh
+      @copy.refresh
+    end
 
-    # @return [Float, nil] seconds since the server last confirmed the copy
-    #   current (a 200 or a 304), on the monotonic clock; nil before the first
-    def age = @copy.age
+    # Returns:: (Float, nil) seconds since the server last confirmed the copy
+    #     current (a 200 or a 304), on the monotonic clock; nil before the first
+    def age
+      @copy.age
+    end
     alias stale_for age
 
-    # @return [Time, nil] when the last check was made, whatever its outcome
-    def last_checked_at = @copy.checked_at
+    # Returns:: (Time, nil) when the last check was made, whatever its outcome
+    def last_checked_at
+      @copy.checked_at
+    end
 
-    # @return [Time, nil] when the copy last changed (the first fetch included)
-    def last_changed_at = @copy.changed_at
+    # Returns:: (Time, nil) when the copy last changed (the first fetch included)
+    def last_changed_at
+      @copy.changed_at
+    end
 
-    # @return [Exception, nil] why the last check failed; nil after a success
-    def last_error = @copy.last_error
+    # Returns:: (Exception, nil) why the last check failed; nil after a success
+    def last_error
+      @copy.last_error
+    end
 
     # Ends the background thread (the copy still answers).
-    # @return [self]
+    #
+    # Returns:: (self)
     def stop
       @poller.stop
       self
     end
     alias close stop
 
-    # @return [Boolean] whether the background thread runs
-    def running? = @poller.running?
+    # Returns:: (Boolean) whether the background thread runs
+    def running?
+      @poller.running?
+    end
 
+    # The URL, interval, the copy's age (or that there is none), the last
+    # error's class and whether the background thread runs.
     def inspect
       "#<#{self.class} #{@shown} interval=#{interval}s #{ready? ? "age=#{age.round(1)}s" : 'no copy'}" \
         "#{" error=#{last_error.class}" if last_error} #{running? ? 'running' : 'stopped'}>"
@@ -161,7 +232,9 @@ module Bloomc
         @filter = @etag = @last_modified = @confirmed = @checked_at = @changed_at = @last_error = nil
       end
 
-      def age = @confirmed && Process.clock_gettime(Process::CLOCK_MONOTONIC) - @confirmed
+      def age
+        @confirmed && Process.clock_gettime(Process::CLOCK_MONOTONIC) - @confirmed
+      end
 
       def refresh
         @lock.synchronize do
@@ -193,7 +266,9 @@ module Bloomc
 
       private
 
-      def metadata(filter) = filter.respond_to?(:metadata) ? filter.metadata : nil
+      def metadata(filter)
+        filter.respond_to?(:metadata) ? filter.metadata : nil
+      end
     end
     private_constant :Copy
 
@@ -205,10 +280,12 @@ module Bloomc
       RUNNING_LOCK = Mutex.new
 
       # A finalizer for the Remote that ends +poller+'s thread.
-      def self.stopper(poller) = proc { poller.stop(join: false) }
+      def self.stopper(poller)
+        proc { poller.stop(join: false) }
+      end
 
       # @api private
-      def self.restart_all_after_fork
+      def self.restart_all_after_fork # :nodoc:
         RUNNING.each_key(&:restarted)
       end
 
@@ -230,7 +307,9 @@ module Bloomc
         self
       end
 
-      def running? = @thread&.alive? || false
+      def running?
+        @thread&.alive? || false
+      end
 
       # Wakes the thread to end and, with join:, waits a moment for it
       # before killing it (a check in progress is abandoned: its socket is
@@ -282,13 +361,15 @@ module Bloomc
         RUNNING_LOCK.synchronize { RUNNING.delete(self) } if @thread.equal?(Thread.current)
       end
 
-      def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      def now
+        Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      end
     end
     private_constant :Poller
 
     # One GET, redirects followed, the body streamed and checked.
     # @api private
-    module HTTP
+    module HTTP # :nodoc:
       # What a GET gave: not_modified (a 304), or the filter and its validators.
       Response = Struct.new(:not_modified, :body_filter, :etag, :last_modified)
       REDIRECTS = [301, 302, 303, 307, 308].freeze
@@ -418,7 +499,9 @@ module Bloomc
       end
 
       # The URL without its password, for messages.
-      def shown(uri) = uri.to_s.sub(%r{//[^/@]*@}, "//")
+      def shown(uri)
+        uri.to_s.sub(%r{//[^/@]*@}, "//")
+      end
     end
     private_constant :HTTP
   end

@@ -12,18 +12,19 @@ module Bloomc
   # equal shares, and each later one +tightening+ times the share before it
   # (the paper shrinks every layer's share from the first; bloomc's schedule
   # takes fewer bits a key for every filter up to 2**even_layers times its
-  # initial capacity: see README). With a +max_capacity+, the budget is
+  # initial capacity: see docs/FILTERS.md). With a +max_capacity+, the budget is
   # spread evenly over just the layers that reach it, the last one cut to end
   # there, and an add of a key past it raises Bloomc::CapacityError.
   #
   # A key is hashed once, with MurmurHash3, for every layer.
   #
-  # @example
+  # Example:
+  #
   #   seen = Bloomc::ScalableBloomFilter.new(error_rate: 0.001)
   #   stream.each { |id| handle(id) if seen.add?(id) } # each id once, however many
   #   seen.layers.size  # => 4
   class ScalableBloomFilter
-    # Defaults, chosen by measurement (README, "The scalable filter").
+    # Defaults, chosen by measurement (docs/FILTERS.md, "The scalable filter").
     DEFAULT_INITIAL_CAPACITY = 8192
     DEFAULT_GROWTH = 2
     DEFAULT_TIGHTENING = 0.8
@@ -38,7 +39,8 @@ module Bloomc
 
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -46,17 +48,29 @@ module Bloomc
     #
     # The bits of all layers together.
 
+    # @!method m
+    #   The bits of all layers together.
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of add calls so far (a key added twice counts twice).
+
+    # @!method size
+    #   The number of add calls so far (a key added twice counts twice).
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -65,11 +79,18 @@ module Bloomc
     # Equal when +other+ is a ScalableBloomFilter of the same parameters and
     # seed, with the same layers (shapes, counts and bits) and add count.
 
+    # @!method ==
+    #   Equal when +other+ is a ScalableBloomFilter of the same parameters and
+    #   seed, with the same layers (shapes, counts and bits) and add count.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -77,69 +98,32 @@ module Bloomc
     #
     # A hash of the parameters, add count and layers, consistent with #==.
 
+    # @!method hash
+    #   A hash of the parameters, add count and layers, consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: one empty first layer, size 0.
 
-    # Defined in C (ext/bloomc/scalable_bloom_filter.c), documented here:
+    # @!method clear
+    #   Forgets every key: one empty first layer, size 0.
+    #   @return [self]
 
-    ##
-    # :method: distinct_count
-    # call-seq: distinct_count -> Integer
-    #
-    # The keys new to the filter so far: the keys its layers took.
-
-    ##
-    # :method: error_rate
-    # call-seq: error_rate -> Float
-    #
-    # The false-positive rate all layers together stay within.
-
-    ##
-    # :method: initial_capacity
-    # call-seq: initial_capacity -> Integer
-    #
-    # The keys the first layer takes.
-
-    ##
-    # :method: growth
-    # call-seq: growth -> Float
-    #
-    # How many times larger each layer's capacity is than the one before.
-
-    ##
-    # :method: tightening
-    # call-seq: tightening -> Float
-    #
-    # The ratio by which each layer's error rate shrinks past even_layers.
-
-    ##
-    # :method: even_layers
-    # call-seq: even_layers -> Integer
-    #
-    # The first layers, which share the error rate evenly.
-
-    ##
-    # :method: max_capacity
-    # call-seq: max_capacity -> Integer or nil
-    #
-    # The most keys it takes (an add of one more raises Bloomc::CapacityError),
-    # or nil.
-
-    # @param error_rate [Float] the most all layers together may err, 0 < error_rate < 1
-    # @param initial_capacity [Integer] keys the first layer takes, >= 1
-    # @param growth [Numeric] each layer's capacity over the one before,
-    #   1.25..64 (slower growth would run out of the 64 layers too soon)
-    # @param tightening [Float] each later layer's share of the error rate
-    #   over the one before, 0 < tightening < 1
-    # @param even_layers [Integer] the first layers, which share the error
-    #   rate evenly, 0..64 (0 with tightening 0.85: the paper's schedule)
-    # @param max_capacity [Integer, nil] the most keys it takes
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @param hash [Symbol] :murmur3 (the only one)
-    # @raise [ArgumentError, TypeError] for parameters out of range
+    # error_rate:: (Float) the most all layers together may err, 0 < error_rate < 1
+    # initial_capacity:: (Integer) keys the first layer takes, >= 1
+    # growth:: (Numeric) each layer's capacity over the one before,
+    #     1.25..64 (slower growth would run out of the 64 layers too soon)
+    # tightening:: (Float) each later layer's share of the error rate
+    #     over the one before, 0 < tightening < 1
+    # even_layers:: (Integer) the first layers, which share the error
+    #     rate evenly, 0..64 (0 with tightening 0.85: the paper's schedule)
+    # max_capacity:: (Integer, nil) the most keys it takes
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # hash:: (Symbol) :murmur3 (the only one)
+    # Raises:: ArgumentError, TypeError for parameters out of range
     def initialize(error_rate:, initial_capacity: DEFAULT_INITIAL_CAPACITY, growth: DEFAULT_GROWTH,
                    tightening: DEFAULT_TIGHTENING, even_layers: DEFAULT_EVEN_LAYERS, max_capacity: nil, seed: 0,
                    hash: :murmur3)
@@ -151,7 +135,7 @@ module Bloomc
     end
 
     # @api private
-    def self.check(error_rate:, initial_capacity:, growth:, tightening:, even_layers:, max_capacity:)
+    def self.check(error_rate:, initial_capacity:, growth:, tightening:, even_layers:, max_capacity:) # :nodoc:
       real = ->(v) { v.is_a?(Numeric) && v.real? }
       whole = lambda do |name, v, range|
         raise TypeError, "#{name} must be an Integer, not #{v.class}" unless v.is_a?(Integer)
@@ -169,16 +153,21 @@ module Bloomc
       whole["max_capacity", max_capacity, 1..(2**60)] unless max_capacity.nil?
     end
 
-    # @return [Integer, nil] max_capacity: the most keys it takes, or nil
-    def capacity = max_capacity
+    # Returns:: (Integer, nil) max_capacity: the most keys it takes, or nil
+    def capacity
+      max_capacity
+    end
 
     # Whether the layers' rates at their key counts add up to more than
     # error_rate: never from adds (a full layer is followed by a new one),
     # only after a union put more keys in a layer than it was sized for.
-    # @return [Boolean]
-    def over_capacity? = design_fpr > error_rate
+    #
+    # Returns:: (Boolean)
+    def over_capacity?
+      design_fpr > error_rate
+    end
 
-    # @return [Array<Layer>] the layers, oldest first
+    # Returns:: (Array<Layer>) the layers, oldest first
     def layers
       layer_table.map do |m, k, capacity, count, set, rate|
         Layer.new(m: m, k: k, capacity: capacity, count: count, error_rate: rate, fill_ratio: set.fdiv(m))
@@ -187,26 +176,39 @@ module Bloomc
 
     # The share of all layers' bits that are set, 0.0..1.0 (each layer's is
     # in #layers).
-    # @return [Float]
-    def fill_ratio = layer_table.sum { |row| row[4] }.fdiv(m)
+    #
+    # Returns:: (Float)
+    def fill_ratio
+      layer_table.sum { |row| row[4] }.fdiv(m)
+    end
 
     # The distinct keys the layers' fill implies, each layer by Swamidass and
     # Baldi's estimate; Infinity once a layer's bits are all set.
-    # @return [Float]
-    def estimated_count = layer_table.sum { |m, k, _, _, set, _| Stats.estimate(set, m, k) }
+    #
+    # Returns:: (Float)
+    def estimated_count
+      layer_table.sum { |m, k, _, _, set, _| Stats.estimate(set, m, k) }
+    end
 
     # The chance that a key never added is found now, over all layers:
     # 1 - prod(1 - fill**k); at most error_rate unless a union overfilled a layer.
-    # @return [Float]
-    def false_positive_rate = current_fpr
+    #
+    # Returns:: (Float)
+    def false_positive_rate
+      current_fpr
+    end
 
     # Whether no key was added since creation or #clear.
-    # @return [Boolean]
-    def empty? = layer_table.all? { |row| row[4].zero? }
+    #
+    # Returns:: (Boolean)
+    def empty?
+      layer_table.all? { |row| row[4].zero? }
+    end
 
     # Scalable filters have no exact intersection (a key in both may sit in
     # different layers of each).
-    # @raise [Bloomc::UnsupportedError] always
+    #
+    # Raises:: Bloomc::UnsupportedError always
     def &(_other)
       raise UnsupportedError, "scalable filters have no exact intersection: a key in both may sit in different layers"
     end
@@ -216,9 +218,15 @@ module Bloomc
     include Persistence
 
     # Always 2: the kind is new in format version 2.
-    private def format_version = 2
-    private def export_sizing = []
-    private def import_sizing(_fields) = nil
+    private def format_version
+      2
+    end
+    private def export_sizing
+      []
+    end
+    private def import_sizing(_fields)
+      nil
+    end
 
     private def shape
       { error_rate: error_rate, initial_capacity: initial_capacity, growth: growth, tightening: tightening,

@@ -49,11 +49,11 @@ module Bloomc
       end
     end
 
-    # @param dir [String] the directory of saved filters (NAME.bloom)
-    # @param bind [String] the address to listen on (ArgumentError when it
-    #   does not resolve)
-    # @param port [Integer] 0 picks a free port (see #port)
-    # @param log [IO] where the request lines go
+    # dir:: (String) the directory of saved filters (NAME.bloom)
+    # bind:: (String) the address to listen on (ArgumentError when it
+    #     does not resolve)
+    # port:: (Integer) 0 picks a free port (see #port)
+    # log:: (IO) where the request lines go
     def initialize(dir, bind: "127.0.0.1", port: 8080, log: $stdout)
       raise ArgumentError, "#{dir}: no such directory" unless File.directory?(dir)
 
@@ -70,15 +70,23 @@ module Bloomc
     end
 
     # The port it listens on.
-    def port = @server.connected_ports.first
+    def port
+      @server.connected_ports.first
+    end
 
     # Where a browser finds the front page.
-    def url = "http://#{@bind.include?(':') ? "[#{@bind}]" : @bind}:#{port}/"
+    def url
+      "http://#{@bind.include?(':') ? "[#{@bind}]" : @bind}:#{port}/"
+    end
 
     # Serves in the background; returns the server's thread.
-    def start = @server.run
+    def start
+      @server.run
+    end
 
     # Stops taking requests and lets the ones under way finish.
-    def stop = @server.stop(true)
+    def stop
+      @server.stop(true)
+    end
   end
 end

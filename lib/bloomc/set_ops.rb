@@ -8,19 +8,21 @@ module Bloomc
   # bucket's more recent slot); its #shape says what must match.
   module SetOps
     # A new filter holding the keys of both.
-    # @param other [same class] a filter of the same shape
-    # @return [self.class]
-    # @raise [ArgumentError] for anything else, naming the difference
+    #
+    # other:: (same class) a filter of the same shape
+    # Returns:: (self.class)
+    # Raises:: ArgumentError for anything else, naming the difference
     def |(other)
       check_shape(other)
       dup.send(:combined, other, :union)
     end
 
     # Adds the keys of +other+ to this filter.
-    # @param other [same class] a filter of the same shape
-    # @return [self]
-    # @raise [ArgumentError] for anything else, naming the difference
-    # @raise [FrozenError] when this filter is frozen
+    #
+    # other:: (same class) a filter of the same shape
+    # Returns:: (self)
+    # Raises:: ArgumentError for anything else, naming the difference
+    # Raises:: FrozenError when this filter is frozen
     def merge!(other)
       check_shape(other)
       combined(other, :union)
@@ -29,9 +31,10 @@ module Bloomc
     # A new filter that finds a key only where both do (its bits or cells are
     # those both filters have; a key in both is always found, a key in one
     # only may still be, as a false positive of the two together).
-    # @param other [same class] a filter of the same shape
-    # @return [self.class]
-    # @raise [ArgumentError] for anything else, naming the difference
+    #
+    # other:: (same class) a filter of the same shape
+    # Returns:: (self.class)
+    # Raises:: ArgumentError for anything else, naming the difference
     def &(other)
       check_shape(other)
       dup.send(:combined, other, :intersection)
@@ -39,8 +42,11 @@ module Bloomc
 
     # Whether no cell is set: no key was added since creation or #clear
     # (or every one has expired).
-    # @return [Boolean]
-    def empty? = fill_ratio.zero?
+    #
+    # Returns:: (Boolean)
+    def empty?
+      fill_ratio.zero?
+    end
 
     private
 
@@ -53,7 +59,9 @@ module Bloomc
 
     # The Bloomc class that defines this kind of filter (a bloombroom
     # subclass merges with its Bloomc parent).
-    def filter_kind = self.class.ancestors.find { |c| c.is_a?(Class) && c.include?(SetOps) && !c.superclass.include?(SetOps) }
+    def filter_kind
+      self.class.ancestors.find { |c| c.is_a?(Class) && c.include?(SetOps) && !c.superclass.include?(SetOps) }
+    end
 
     def check_shape(other)
       kind = filter_kind

@@ -7,21 +7,28 @@ module Bloomc
   # in mapped files (as three parameters at the end of a version 2 header,
   # docs/FORMAT.md); a filter built from m and k has neither.
   module Sizing
-    # @return [Integer, Float, nil] the keys the filter was sized for
-    #   (capacity:), nil for a filter built from m and k
-    def capacity = @sizing&.first
+    # Returns:: (Integer, Float, nil) the keys the filter was sized for
+    #     (capacity:), nil for a filter built from m and k
+    def capacity
+      @sizing&.first
+    end
 
-    # @return [Float, nil] the false-positive rate it was sized for
-    #   (error_rate:), nil for a filter built from m and k
-    def error_rate = @sizing&.last
+    # Returns:: (Float, nil) the false-positive rate it was sized for
+    #     (error_rate:), nil for a filter built from m and k
+    def error_rate
+      @sizing&.last
+    end
 
     # Whether more keys new to the filter have been added than its capacity
     # (always false without one). A key is new when its add changed a cell
     # (for the counting kinds: found a count of 0; a delete that takes a key's
     # count back to 0 takes it off again), which is exact: a key added twice
     # counts once, and a merged filter counts the keys its cells imply.
-    # @return [Boolean]
-    def over_capacity? = !capacity.nil? && distinct > capacity
+    #
+    # Returns:: (Boolean)
+    def over_capacity?
+      !capacity.nil? && distinct > capacity
+    end
 
     private
 
@@ -45,7 +52,9 @@ module Bloomc
       [Sizing.double_bits(capacity || 0), Sizing.double_bits(error_rate), distinct_count]
     end
 
-    def format_version = @sizing ? 2 : 1
+    def format_version
+      @sizing ? 2 : 1
+    end
 
     # The inverse of export_sizing (nil: the header had none).
     def import_sizing(fields)
@@ -63,7 +72,9 @@ module Bloomc
     end
 
     # Keys new to the filter; 0 for the kinds that do not count them.
-    def distinct_count = respond_to?(:distinct, true) ? distinct : 0
+    def distinct_count
+      respond_to?(:distinct, true) ? distinct : 0
+    end
 
     def distinct_count=(n)
       send(:distinct=, n) if respond_to?(:distinct=, true)
@@ -77,11 +88,15 @@ module Bloomc
 
     class << self
       # @api private
-      def double_bits(value) = [value.to_f].pack("E").unpack1("Q<")
+      def double_bits(value) # :nodoc:
+        [value.to_f].pack("E").unpack1("Q<")
+      end
 
       # @api private
       # An integral capacity as an Integer (capacity: 1e6 is 1_000_000).
-      def whole(value) = value.is_a?(Float) && value.finite? && value == value.floor && value.abs < 2**53 ? value.to_i : value
+      def whole(value) # :nodoc:
+        value.is_a?(Float) && value.finite? && value == value.floor && value.abs < 2**53 ? value.to_i : value
+      end
     end
   end
 end

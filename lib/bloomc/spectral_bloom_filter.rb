@@ -20,7 +20,8 @@ module Bloomc
   # positive and takes from the keys it collides with there (the algorithm's
   # own limit: the secondary cannot tell whose counts it holds).
   #
-  # @example
+  # Example:
+  #
   #   filter = Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, algorithm: :mi)
   #   words.each { |w| filter << w }
   #   filter.count("the") # => about how often "the" came
@@ -29,7 +30,8 @@ module Bloomc
 
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -37,17 +39,29 @@ module Bloomc
     #
     # The number of cells of the primary filter.
 
+    # @!method m
+    #   The number of cells of the primary filter.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of cells per key.
 
+    # @!method k
+    #   The number of cells per key.
+    #   @return [Integer]
+
     ##
     # :method: seed
     # call-seq: seed -> Integer
     #
     # The MurmurHash3 seed of the key hash.
+
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
 
     ##
     # :method: size
@@ -56,6 +70,11 @@ module Bloomc
     # Adds less successful deletes (never below 0: a delete that finds
     # saturated cells succeeds without a matching add).
 
+    # @!method size
+    #   Adds less successful deletes (never below 0: a delete that finds
+    #   saturated cells succeeds without a matching add).
+    #   @return [Integer]
+
     ##
     # :method: ==
     # call-seq: self == other -> true or false
@@ -63,11 +82,18 @@ module Bloomc
     # Equal when +other+ is a SpectralBloomFilter of the same algorithm, shape
     # and seed with the same cells and counts.
 
+    # @!method ==
+    #   Equal when +other+ is a SpectralBloomFilter of the same algorithm, shape
+    #   and seed with the same cells and counts.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -75,25 +101,38 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key, in both of RM's filters.
 
-    # @overload initialize(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
-    #   @param m [Integer] number of primary cells, > 0
-    #   @param k [Integer] cells per key, 1..MAX_K
-    # @overload initialize(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
-    #   m and k by {BloomHelper.find_m_k} (the manual's m = -n ln p / (ln 2)**2)
-    #   @param capacity [Integer] expected number of distinct keys, > 0
-    #   @param error_rate [Float] target false-positive rate, 0 < error_rate < 1
-    # @param algorithm [Symbol] :mi or :rm
-    # @param width [Integer] bits per cell, 1..32
-    # @param secondary_m [Integer, nil] RM's secondary cells (default m / 2,
-    #   at least 1); must be nil for MI
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @raise [ArgumentError, TypeError] for sizes, rates or algorithms out of range
+    # @!method clear
+    #   Forgets every key, in both of RM's filters.
+    #   @return [self]
+
+    # call-seq:
+    #   new(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+    #   new(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+    #
+    # m:: (Integer) number of primary cells, > 0
+    # k:: (Integer) cells per key, 1..MAX_K
+    #
+    # <tt>new(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)</tt>:
+    # m and k by BloomHelper::find_m_k (the manual's m = -n ln p / (ln 2)**2)
+    #
+    # capacity:: (Integer) expected number of distinct keys, > 0
+    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
+    # algorithm:: (Symbol) :mi or :rm
+    # width:: (Integer) bits per cell, 1..32
+    # secondary_m:: (Integer, nil) RM's secondary cells (default m / 2,
+    #     at least 1); must be nil for MI
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # Raises:: ArgumentError, TypeError for sizes, rates or algorithms out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
       unless ALGORITHMS.include?(algorithm)
         raise ArgumentError, "unknown algorithm #{algorithm.inspect} (:mi or :rm)"
@@ -107,8 +146,10 @@ module Bloomc
       setup(m, k, width, seed, algorithm == :rm, secondary_m)
     end
 
-    # @return [Symbol] :mi or :rm
-    def algorithm = ALGORITHMS[algorithm_number]
+    # Returns:: (Symbol) :mi or :rm
+    def algorithm
+      ALGORITHMS[algorithm_number]
+    end
 
     include Inspect
     include Stats
@@ -116,8 +157,12 @@ module Bloomc
     include Persistence
     include Sizing
 
-    private def shape = { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed }
+    private def shape
+      { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed }
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} algorithm=#{algorithm} width=#{width} size=#{size}"
+    private def inspect_fields
+      "m=#{m} k=#{k} algorithm=#{algorithm} width=#{width} size=#{size}"
+    end
   end
 end

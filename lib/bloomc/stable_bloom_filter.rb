@@ -12,13 +12,15 @@ module Bloomc
   # an old duplicate now and then may pass. The random cells come from a
   # generator seeded by +random_seed:+, so a seeded filter is reproducible.
   #
-  # @example
+  # Example:
+  #
   #   seen = Bloomc::StableBloomFilter.new(capacity: 100_000, error_rate: 0.01)
   #   stream.each { |id| emit(id) unless seen.include?(id); seen << id }
   class StableBloomFilter
     include Batch
 
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here:
+    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
+    # RDoc (:method:) and for YARD (@!method):
 
     ##
     # :method: m
@@ -26,11 +28,19 @@ module Bloomc
     #
     # The number of cells.
 
+    # @!method m
+    #   The number of cells.
+    #   @return [Integer]
+
     ##
     # :method: k
     # call-seq: k -> Integer
     #
     # The number of cells set per key.
+
+    # @!method k
+    #   The number of cells set per key.
+    #   @return [Integer]
 
     ##
     # :method: seed
@@ -38,11 +48,19 @@ module Bloomc
     #
     # The MurmurHash3 seed of the key hash.
 
+    # @!method seed
+    #   The MurmurHash3 seed of the key hash.
+    #   @return [Integer]
+
     ##
     # :method: size
     # call-seq: size -> Integer
     #
     # The number of adds.
+
+    # @!method size
+    #   The number of adds.
+    #   @return [Integer]
 
     ##
     # :method: ==
@@ -51,11 +69,18 @@ module Bloomc
     # Equal when +other+ is a StableBloomFilter of the same shape, seeds and
     # generator state with the same cells.
 
+    # @!method ==
+    #   Equal when +other+ is a StableBloomFilter of the same shape, seeds and
+    #   generator state with the same cells.
+
     ##
     # :method: eql?
     # call-seq: eql?(other) -> true or false
     #
     # Same as #==.
+
+    # @!method eql?(other)
+    #   Same as #==.
 
     ##
     # :method: hash
@@ -63,26 +88,39 @@ module Bloomc
     #
     # Consistent with #==.
 
+    # @!method hash
+    #   Consistent with #==.
+    #   @return [Integer]
+
     ##
     # :method: clear
     # call-seq: clear -> self
     #
     # Forgets every key: all cells 0, size 0. The generator runs on.
 
-    # @overload initialize(m, k, d, width: 3, seed: 0, random_seed: nil)
-    #   @param m [Integer] number of cells, > 0
-    #   @param k [Integer] cells set per key, 1..MAX_K
-    #   @param d [Integer] cells decremented per add, 1..m
-    # @overload initialize(capacity:, error_rate:, width: 3, seed: 0, random_seed: nil)
-    #   m and k as a plain filter for +capacity+ keys at +error_rate+ would
-    #   have them ({BloomHelper.find_m_k}, in cells), and d from Deng and
-    #   Rafiei's stable point so that the settled rate is +error_rate+.
-    #   @param capacity [Integer] number of recent keys to size for, > 0
-    #   @param error_rate [Float] settled false-positive rate, 0 < error_rate < 1
-    # @param width [Integer] bits per cell, 1..32
-    # @param seed [Integer] MurmurHash3 seed, 0..2**32-1
-    # @param random_seed [Integer, nil] the generator's seed, 0...2**64 (nil: random)
-    # @raise [ArgumentError, TypeError, RangeError] for arguments out of range
+    # @!method clear
+    #   Forgets every key: all cells 0, size 0. The generator runs on.
+    #   @return [self]
+
+    # call-seq:
+    #   new(m, k, d, width: 3, seed: 0, random_seed: nil)
+    #   new(capacity:, error_rate:, width: 3, seed: 0, random_seed: nil)
+    #
+    # m:: (Integer) number of cells, > 0
+    # k:: (Integer) cells set per key, 1..MAX_K
+    # d:: (Integer) cells decremented per add, 1..m
+    #
+    # <tt>new(capacity:, error_rate:, width: 3, seed: 0, random_seed: nil)</tt>:
+    # m and k as a plain filter for +capacity+ keys at +error_rate+ would
+    # have them (BloomHelper::find_m_k, in cells), and d from Deng and
+    # Rafiei's stable point so that the settled rate is +error_rate+.
+    #
+    # capacity:: (Integer) number of recent keys to size for, > 0
+    # error_rate:: (Float) settled false-positive rate, 0 < error_rate < 1
+    # width:: (Integer) bits per cell, 1..32
+    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # random_seed:: (Integer, nil) the generator's seed, 0...2**64 (nil: random)
+    # Raises:: ArgumentError, TypeError, RangeError for arguments out of range
     def initialize(m = nil, k = nil, d = nil, capacity: nil, error_rate: nil, width: 3, seed: 0, random_seed: nil)
       random_seed = Bloomc.random_seed_argument(random_seed)
       if capacity.nil? && error_rate.nil?
@@ -100,7 +138,7 @@ module Bloomc
     # [m, k, d] for a stable filter sized like a plain one for +capacity+
     # keys, settling at rate +error+.
     # @api private
-    def self.sizing(capacity, error, width)
+    def self.sizing(capacity, error, width) # :nodoc:
       m, k = BloomFilter.find_m_k(capacity, error)
       raise TypeError, "width must be an Integer, not #{width.class}" unless width.is_a?(Integer)
       raise ArgumentError, "width must be in 1..32, got #{width}" unless (1..32).cover?(width)
@@ -120,17 +158,24 @@ module Bloomc
 
     # Always false: a stable filter forgets old keys to settle at its rate,
     # however many keys arrive.
-    # @return [false]
-    def over_capacity? = false
+    #
+    # Returns:: (false)
+    def over_capacity?
+      false
+    end
 
-    private def shape = { m: m, k: k, d: d, width: width, seed: seed }
+    private def shape
+      { m: m, k: k, d: d, width: width, seed: seed }
+    end
 
-    private def inspect_fields = "m=#{m} k=#{k} d=#{d} width=#{width} size=#{size}"
+    private def inspect_fields
+      "m=#{m} k=#{k} d=#{d} width=#{width} size=#{size}"
+    end
   end
 
   # @api private
   # A generator seed: an Integer in 0...2**64, or a random one for nil.
-  def self.random_seed_argument(seed)
+  def self.random_seed_argument(seed) # :nodoc:
     return Random.new_seed & (2**64 - 1) if seed.nil?
     raise TypeError, "random_seed must be an Integer, not #{seed.class}" unless seed.is_a?(Integer)
     raise RangeError, "random_seed #{seed} outside 0...2**64" unless (0...(2**64)).cover?(seed)

@@ -9,23 +9,32 @@ module Bloomc
     # The share of cells (bits) that are not zero, 0.0..1.0. For a
     # ContinuousBloomFilter only live buckets count, for a spectral filter
     # the primary cells, for a bitwise filter the first level.
-    # @return [Float]
-    def fill_ratio = occupied.fdiv(m)
+    #
+    # Returns:: (Float)
+    def fill_ratio
+      occupied.fdiv(m)
+    end
 
     # The number of distinct keys the fill implies, by Swamidass and Baldi's
     # estimate n = -(m / k) ln(1 - X / m) for X cells set: unlike #size it
     # counts a key added twice once, and it holds for a filter loaded from
     # elsewhere or merged. Infinity once every cell is set.
-    # @return [Float]
-    def estimated_count = Stats.estimate(occupied, m, k)
+    #
+    # Returns:: (Float)
+    def estimated_count
+      Stats.estimate(occupied, m, k)
+    end
 
     # The chance that a key never added is found now: the fill to the
     # power k.
-    # @return [Float]
-    def false_positive_rate = fill_ratio**k
+    #
+    # Returns:: (Float)
+    def false_positive_rate
+      fill_ratio**k
+    end
 
     # @api private
-    def self.estimate(set, cells, k)
+    def self.estimate(set, cells, k) # :nodoc:
       return Float::INFINITY if set >= cells
 
       -(cells.to_f / k) * Math.log(1 - set.fdiv(cells))
@@ -34,7 +43,7 @@ module Bloomc
     # "fill=6.7% fpr~0.0001" for inspect; left out above 2**28 cells, where
     # the scan would make inspect slow.
     # @api private
-    def stats_fields
+    def stats_fields # :nodoc:
       return "" if m > 2**28
 
       rate = false_positive_rate
