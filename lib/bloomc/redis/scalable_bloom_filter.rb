@@ -41,35 +41,55 @@ module Bloomc
       end
 
       # @return [Float] the most all layers together err
-      def error_rate = @params[:error_rate]
+      def error_rate
+        @params[:error_rate]
+      end
 
       # @return [Integer] keys the first layer takes
-      def initial_capacity = @params[:initial_capacity]
+      def initial_capacity
+        @params[:initial_capacity]
+      end
 
       # @return [Float] each layer's capacity over the one before's
-      def growth = @params[:growth]
+      def growth
+        @params[:growth]
+      end
 
       # @return [Float] each later layer's share of the error rate over the one before's
-      def tightening = @params[:tightening]
+      def tightening
+        @params[:tightening]
+      end
 
       # @return [Integer] the first layers, which share the error rate evenly
-      def even_layers = @params[:even_layers]
+      def even_layers
+        @params[:even_layers]
+      end
 
       # @return [Integer, nil] the most keys it takes, or nil
-      def max_capacity = @params[:max_capacity]
+      def max_capacity
+        @params[:max_capacity]
+      end
 
       # @return [Integer, nil] max_capacity, as Bloomc::ScalableBloomFilter#capacity
-      def capacity = max_capacity
+      def capacity
+        max_capacity
+      end
 
       # Never true from adds: a full layer is followed by a new one.
       # @return [false]
-      def over_capacity? = false
+      def over_capacity?
+        false
+      end
 
       # @return [Integer] the layers in Redis now (one round trip)
-      def layer_count = refresh_layers
+      def layer_count
+        refresh_layers
+      end
 
       # @return [Integer] the bits of all layers together
-      def m = (0...layer_count).sum { |i| layer_shape_of(i)[1] }
+      def m
+        (0...layer_count).sum { |i| layer_shape_of(i)[1] }
+      end
 
       # @return [Array<Bloomc::ScalableBloomFilter::Layer>] the layers,
       #   oldest first (error_rate nil: the rate a layer was sized for is
@@ -97,10 +117,14 @@ module Bloomc
 
       # @return [self, nil] self when +key+ was new, nil when a layer held it
       # rubocop:disable-next Naming/PredicateMethod, Style/ReturnNilInPredicateMethodDefinition -- Set#add?'s answer
-      def add?(key) = add_one(key) == 1 ? self : nil
+      def add?(key)
+        add_one(key) == 1 ? self : nil
+      end
 
       # @return [Boolean] whether a layer holds +key+
-      def include?(key) = run_all(:scalable_lookup, [key]).first == 1
+      def include?(key)
+        run_all(:scalable_lookup, [key]).first == 1
+      end
       alias [] include?
 
       # @return [self]
@@ -119,7 +143,9 @@ module Bloomc
       end
 
       # @return [Array<Boolean>] include? of each key, in order
-      def include_all(keys) = run_all(:scalable_lookup, checked(keys)).map { |found| found == 1 }
+      def include_all(keys)
+        run_all(:scalable_lookup, checked(keys)).map { |found| found == 1 }
+      end
 
       # The share of all layers' bits that are set (BITCOUNT per layer).
       # @return [Float]
@@ -130,7 +156,9 @@ module Bloomc
 
       # The keys the layers' fill implies, each layer by its own estimate.
       # @return [Float]
-      def estimated_count = layer_bits.each_with_index.sum { |set, i| Stats.estimate(set, layer_shape_of(i)[1], layer_shape_of(i)[2]) }
+      def estimated_count
+        layer_bits.each_with_index.sum { |set, i| Stats.estimate(set, layer_shape_of(i)[1], layer_shape_of(i)[2]) }
+      end
 
       # The chance that a key never added is found now: 1 - prod(1 - fill**k)
       # over the layers, as locally.
@@ -140,7 +168,9 @@ module Bloomc
       end
 
       # @return [Boolean] whether no layer has a bit set
-      def empty? = layer_bits.all?(&:zero?)
+      def empty?
+        layer_bits.all?(&:zero?)
+      end
 
       # Removes every layer and the count; the parameters stay.
       # @return [self]
@@ -152,31 +182,52 @@ module Bloomc
       end
 
       # @raise [Bloomc::UnsupportedError] not yet for a Redis scalable filter
-      def to_local = unsupported("to_local")
+      def to_local
+        unsupported("to_local")
+      end
 
       # @raise [Bloomc::UnsupportedError] not yet for a Redis scalable filter
-      def merge!(_other) = unsupported("merge!")
+      def merge!(_other)
+        unsupported("merge!")
+      end
 
       # @raise [Bloomc::UnsupportedError] not yet for a Redis scalable filter
-      def union(_other, into:) = unsupported("union (#{into})")
+      def union(_other, into:)
+        unsupported("union (#{into})")
+      end
 
       # @raise [Bloomc::UnsupportedError] a scalable filter has no exact intersection
-      def intersection(_other, into:) = unsupported("intersection (#{into})")
+      def intersection(_other, into:)
+        unsupported("intersection (#{into})")
+      end
 
-      def inspect = "#<#{self.class} #{name.inspect} error_rate=#{error_rate} initial_capacity=#{initial_capacity} growth=#{growth}>"
+      # A String naming the filter and its shape (no round trip to the server).
+      def inspect
+        "#<#{self.class} #{name.inspect} error_rate=#{error_rate} initial_capacity=#{initial_capacity} growth=#{growth}>"
+      end
 
       private
 
-      def kind = "scalable"
+      def kind
+        "scalable"
+      end
 
-      def unsupported(what) = raise(UnsupportedError, "#{what} is not supported by Bloomc::Redis::ScalableBloomFilter yet")
+      def unsupported(what)
+        raise(UnsupportedError, "#{what} is not supported by Bloomc::Redis::ScalableBloomFilter yet")
+      end
 
-      def scalable_keys = [shard_key(0, "layers"), shard_key(0, "count"), shard_key(0, "layer")]
+      def scalable_keys
+        [shard_key(0, "layers"), shard_key(0, "count"), shard_key(0, "layer")]
+      end
 
       # [capacity, m, k] of layer i, or nil where the parameters have none.
-      def layer_shape_of(i) = (@shapes[i] ||= @template.send(:layer_shape, i) || :none).then { |s| s == :none ? nil : s }
+      def layer_shape_of(i)
+        (@shapes[i] ||= @template.send(:layer_shape, i) || :none).then { |s| s == :none ? nil : s }
+      end
 
-      def refresh_layers = (@known = guarded { redis.get(shard_key(0, "layers")) }.then { |n| n ? Integer(n) : 1 })
+      def refresh_layers
+        (@known = guarded { redis.get(shard_key(0, "layers")) }.then { |n| n ? Integer(n) : 1 })
+      end
 
       # Bits set per layer, in one pipeline.
       def layer_bits
