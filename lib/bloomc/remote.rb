@@ -485,6 +485,9 @@ module Bloomc
         fail!(uri, "the gzipped body ends early", 200) if inflater && !inflater.finished?
         body
       ensure
+        # reset first: closing a stream that did not finish (a body cut
+        # short or refused) warns "attempt to close unfinished zstream"
+        inflater&.reset
         inflater&.close
       end
 
