@@ -156,6 +156,7 @@ module Bloomc
       raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
       raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
 
+      count = [count, 2**64].min # the rate is 1 long before; a larger Integer is no Float
       self.class.send(:model_fpr, m, k, count)
     end
 

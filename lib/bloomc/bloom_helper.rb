@@ -46,9 +46,10 @@ module Bloomc
 
     def self.check_capacity(capacity)
       raise TypeError, "capacity must be a number, not #{capacity.class}" unless capacity.is_a?(Numeric) && capacity.real?
-      return if capacity.positive? && capacity.finite?
-
-      raise ArgumentError, "capacity must be positive and finite, got #{capacity.inspect}"
+      raise ArgumentError, "capacity must be positive and finite, got #{capacity.inspect}" unless capacity.positive? && capacity.finite?
+      # Past a Float's range (no filter has the bits anyway), the arithmetic
+      # in Floats would warn of a Bignum out of it.
+      raise ArgumentError, "capacity #{capacity} needs more bits than a filter can hold" if capacity > 2**1000
     end
 
     def self.check_error_rate(error)

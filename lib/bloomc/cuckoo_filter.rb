@@ -187,6 +187,7 @@ module Bloomc
       raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
       raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
 
+      count = [count, 2**64].min # the rate is 1 long before; a larger Integer is no Float
       1 - ((1 - 1.0 / ((2**fingerprint_bits) - 1))**(2 * SLOTS * [count.fdiv(m), 1].min))
     end
 

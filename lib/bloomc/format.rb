@@ -218,6 +218,7 @@ module Bloomc
         end
         fail!("the compressed body ends early") unless inflater.finished?
       ensure
+        inflater.reset # closing a stream that did not finish would warn
         inflater.close
       end
       out

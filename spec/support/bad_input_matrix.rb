@@ -56,7 +56,9 @@ module BadInputMatrix
 
   def real?(v) = v.is_a?(Integer) || v.is_a?(Float)
 
-  def find_m(capacity, error) = capacity * Math.log(error) / Math.log(1.0 / 2**LN2)
+  # As Float arithmetic (2**1100 is Infinity there, without a warning).
+  def find_m(capacity, error) = (capacity.is_a?(Integer) && capacity > 2**1000 ? Float::INFINITY : capacity) *
+                                Math.log(error) / Math.log(1.0 / 2**LN2)
 
   # capacity (with error rate 0.01) for find_m_k (max nil) or a filter of at most max.
   def capacity(v, max = nil, bytes_per = 0)
@@ -1423,7 +1425,9 @@ module BadInputMatrix
       names |= Bloomc::Persistence.public_instance_methods(false) if mod.include?(Bloomc::Persistence)
       names |= Bloomc::Sizing.public_instance_methods(false) if mod.include?(Bloomc::Sizing)
       names |= Bloomc::Mapped.public_instance_methods(false) if mod.include?(Bloomc::Mapped)
-      names
+      # Psych's hooks, which YAML calls with its own Coder (format_spec
+      # covers the round trip and the refusals).
+      names - %i[encode_with init_with]
     else
       mod.singleton_methods(false)
     end
