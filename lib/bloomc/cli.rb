@@ -322,8 +322,9 @@ module Bloomc
       @stdout.sync = true if args.include?("-")
       # The KEYs in order, each "-" the lines of stdin (read once: a second
       # "-" finds it at its end).
+      fields = opts if split
       printed = args.chunk_while { |a, b| a != "-" && b != "-" }.sum do |run|
-        run == ["-"] ? query_stdin(filter, split ? opts : nil, invert) : query_keys(filter, run.map(&:b), invert)
+        run == ["-"] ? query_stdin(filter, fields, invert) : query_keys(filter, run.map(&:b), invert)
       end
       printed.positive? ? OK : NONE_FOUND
     end

@@ -57,8 +57,10 @@ module BadInputMatrix
   def real?(v) = v.is_a?(Integer) || v.is_a?(Float)
 
   # As Float arithmetic (2**1100 is Infinity there, without a warning).
-  def find_m(capacity, error) = (capacity.is_a?(Integer) && capacity > 2**1000 ? Float::INFINITY : capacity) *
-                                Math.log(error) / Math.log(1.0 / 2**LN2)
+  def find_m(capacity, error)
+    capacity = Float::INFINITY if capacity.is_a?(Integer) && capacity > 2**1000
+    capacity * Math.log(error) / Math.log(1.0 / 2**LN2)
+  end
 
   # capacity (with error rate 0.01) for find_m_k (max nil) or a filter of at most max.
   def capacity(v, max = nil, bytes_per = 0)
