@@ -132,10 +132,5 @@ if $PROGRAM_NAME == __FILE__
 
   Warning[:experimental] = false # Ractor's warning, once per process
   res = RactorBench.run(rounds: Integer(ENV.fetch("BENCH_ROUNDS", "5")))
-  row = lambda do |what, limit, checks|
-    shown = checks.map { |label, (value, ok)| "#{label} #{value || 'n/a'}#{' (NO)' if ok == false}" }.join(", ")
-    [what, shown, limit]
-  end
-  puts
-  RactorBench.targets(res, row: row).each { |what, shown, limit| puts "#{what}: #{shown} (target #{limit})" }
+  print_targets_alone(RactorBench, res)
 end

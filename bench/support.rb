@@ -78,6 +78,17 @@ module BenchSupport
     rows.each { |r| puts line.call(r) }
   end
 
+  # For a part of `rake bench` run alone: prints the target rows its
+  # targets(res, row:) gives, each with what was measured.
+  def print_targets_alone(bench, res)
+    row = lambda do |what, limit, checks|
+      shown = checks.map { |label, (value, ok)| "#{label} #{value || 'n/a'}#{' (NO)' if ok == false}" }.join(", ")
+      [what, shown, limit]
+    end
+    puts
+    bench.targets(res, row: row).each { |what, shown, limit| puts "#{what}: #{shown} (target #{limit})" }
+  end
+
   def load_peer(name)
     require name
     true

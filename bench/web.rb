@@ -115,10 +115,5 @@ if $PROGRAM_NAME == __FILE__
   include BenchSupport
 
   res = WebBench.run(rounds: Integer(ENV.fetch("BENCH_ROUNDS", "5")))
-  row = lambda do |what, limit, checks|
-    shown = checks.map { |label, (value, ok)| "#{label} #{value || 'n/a'}#{' (NO)' if ok == false}" }.join(", ")
-    [what, shown, limit]
-  end
-  puts
-  WebBench.targets(res, row: row).each { |what, shown, limit| puts "#{what}: #{shown} (target #{limit})" }
+  print_targets_alone(WebBench, res)
 end
