@@ -44,6 +44,7 @@ module Bloomc
       else # none: no instance variables left (see import_metadata)
         %i[@metadata_json @metadata].each { |name| remove_instance_variable(name) if instance_variable_defined?(name) }
       end
+      value # as `filter.metadata = value` gives, for send(:metadata=, value) too
     end
 
     private

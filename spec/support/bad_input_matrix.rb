@@ -148,6 +148,10 @@ module BadInputMatrix
     when :capacity_cbf then v.nil? ? [ArgumentError] : capacity(v, BUCKETS_MAX, 1r / 2)
     when :error_ctor then v.nil? ? [ArgumentError] : error_rate(v)
     when :same_filter then [ArgumentError] # any of VALUES: not a filter of the receiver's kind
+    when :metadata # a String valid as text, a Hash of JSON values, or nil to remove it
+      return [TypeError] unless v.nil? || v.is_a?(String) || v.is_a?(Hash)
+
+      v.is_a?(String) && !v.ascii_only? && v.encoding == Encoding::BINARY ? [ArgumentError] : [:ok]
     when :path # save runs in an empty directory of its own
       return [TypeError] unless v.is_a?(String)
       return [ArgumentError] if v.include?("\0")
@@ -953,6 +957,17 @@ module BadInputMatrix
             ok: ->(h, a, _, r, _) { r.equal?(h.obj) ? round_trip[h, File.binread(a[0])] : "did not return self" } }
   }.freeze
 
+  # Bloomc::Metadata (Persistence includes it): what is set reads back, as
+  # JSON gives it; a refusal keeps the old value (run_call's snapshot).
+  METADATA = {
+    metadata: { ok: ->(_, _, _, r, _) { r.nil? || ((r.is_a?(String) || r.is_a?(Hash)) && r.frozen?) } },
+    "metadata=": { params: [[:metadata, "a note"]], write: true,
+                   ok: lambda { |h, a, _, r, _|
+                     got = h.obj.metadata
+                     r.equal?(a[0]) && (a[0].nil? ? got.nil? : got == JSON.parse(JSON.generate(a[0]))) || "reads back as #{got.inspect}"
+                   } }
+  }.freeze
+
   # Bloomc::Mapped on filters that are not mapped (mapped_spec covers the
   # mapped ones): flush and close do nothing.
   MAPPED = {
@@ -993,7 +1008,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, MAPPED, SIZING).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, MAPPED, SIZING).freeze
 
   BLOCKED_BLOOM_FILTER = BLOOM_FILTER.reject { |name, _| MAPPED.key?(name) }.merge(
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size && (r % 512).zero? } },
@@ -1036,7 +1051,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, MAPPED, SIZING).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, MAPPED, SIZING).freeze
 
   cell_count = ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) }
   FAMILY = {
@@ -1053,7 +1068,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, SIZING).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, SIZING).freeze
   WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
   counted_delete = {
     params: [[:key, "added"]], write: true,
@@ -1132,7 +1147,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("layers=#{h.obj.layers.size} (") } }
-  }.merge(BATCH, STATS, SET_OPS.reject { |name, _| name == :& }, PERSISTENCE).freeze
+  }.merge(BATCH, STATS, SET_OPS.reject { |name, _| name == :& }, PERSISTENCE, METADATA).freeze
 
   # add? stores a copy only of a key it does not find (the model follows
   # what it returned).
@@ -1170,7 +1185,7 @@ module BadInputMatrix
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("size=#{h.obj.size} ") } }
   }.merge(BATCH, STATS.reject { |name, _| name == :estimated_count }, SET_OPS.reject { |name, _| name == :& },
-          PERSISTENCE, SIZING).freeze
+          PERSISTENCE, METADATA, SIZING).freeze
 
   # Built once: every write raises UnsupportedError, whatever its arguments.
   BINARY_FUSE_FILTER = {
@@ -1192,7 +1207,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH.reject { |name, _| %i[add_all add_new].include?(name) }, PERSISTENCE).merge(
+  }.merge(BATCH.reject { |name, _| %i[add_all add_new].include?(name) }, PERSISTENCE, METADATA).merge(
     %i[add << add? delete remove].to_h { |name| [name, unsupported[[[:unsupported, "x"]]]] },
     %i[add_all add_new].to_h { |name| [name, unsupported[[[:unsupported, ["x"]]]]] },
     %i[merge! | &].to_h { |name| [name, unsupported[[[:unsupported, ->(h) { h.obj.dup }]]]] },
@@ -1425,6 +1440,7 @@ module BadInputMatrix
       names |= Bloomc::Stats.public_instance_methods(false) if mod.include?(Bloomc::Stats)
       names |= Bloomc::SetOps.public_instance_methods(false) if mod.include?(Bloomc::SetOps)
       names |= Bloomc::Persistence.public_instance_methods(false) if mod.include?(Bloomc::Persistence)
+      names |= Bloomc::Metadata.public_instance_methods(false) if mod.include?(Bloomc::Metadata)
       names |= Bloomc::Sizing.public_instance_methods(false) if mod.include?(Bloomc::Sizing)
       names |= Bloomc::Mapped.public_instance_methods(false) if mod.include?(Bloomc::Mapped)
       # Psych's hooks, which YAML calls with its own Coder (format_spec
@@ -1433,6 +1449,12 @@ module BadInputMatrix
     else
       mod.singleton_methods(false)
     end
+  end
+
+  # The receiver's snapshot and its metadata, which #== and so the
+  # snapshots ignore.
+  def state_of(receiver)
+    [receiver.snapshot, receiver.obj.respond_to?(:metadata) ? receiver.obj.metadata : nil]
   end
 
   def describe_call(receiver, name, args, kw)
@@ -1499,7 +1521,7 @@ module BadInputMatrix
 
     BadInputMatrix.calls += 1
     desc = describe_call(receiver.label, name, args, kw)
-    before = receiver.snapshot
+    before = state_of(receiver)
     threads_before = timer_threads
     yielded = []
     result = error = nil
@@ -1520,7 +1542,7 @@ module BadInputMatrix
         expected = allowed == [:ok] ? "success" : allowed.join(" or ")
         problems << "#{desc} raised #{error.class} (#{error.message[0, 100]}), expected #{expected}"
       end
-      problems << "#{desc} raised #{error.class} and changed the receiver" unless receiver.snapshot == before
+      problems << "#{desc} raised #{error.class} and changed the receiver" unless state_of(receiver) == before
     elsif !allowed.include?(:ok)
       problems << "#{desc} returned #{label_of(result)}, expected #{allowed.join(' or ')}"
       receiver.resync
