@@ -416,7 +416,16 @@ static bloomc_batch batch_of(bloomc_filter *f)
     kind->numbers(f->core, &n);
     bloomc_many_fn *add = kind->add_many ? kind->add_many : kind->add_one ? add_each
                                                                           : NULL;
-    return (bloomc_batch){f->core, n.seed, n.hash, add, kind->contains_many ? kind->contains_many : contains_each};
+    return (bloomc_batch){.filter = f->core,
+                          .seed = n.seed,
+                          .kind = n.hash,
+                          .add = add,
+                          .lookup = kind->contains_many ? kind->contains_many : contains_each,
+                          .add_part = kind->add_part,
+                          .count = n.count,
+                          .distinct = n.distinct,
+                          .body_bytes = f->body_bytes,
+                          .lookup_shared = 1};
 }
 
 /* A batch add that may fail part way (the kind's room) keeps a copy of the
@@ -424,7 +433,7 @@ static bloomc_batch batch_of(bloomc_filter *f)
 typedef struct {
     bloomc_filter *f;
     bloomc_batch b;
-    VALUE keys, collect;
+    VALUE keys, collect, threads;
     void *core, *allocation; /* the copy: the core, and its cells as install_at places them */
     size_t body_bytes;
     int done;
@@ -433,7 +442,7 @@ typedef struct {
 static VALUE run_batch_add(VALUE arg)
 {
     batch_run *r = (batch_run *)arg;
-    VALUE result = bloomc_batch_add(&r->b, r->keys, r->collect);
+    VALUE result = bloomc_batch_add(&r->b, r->keys, r->collect, r->threads);
     r->done = 1;
     return result;
 }
@@ -448,13 +457,13 @@ static VALUE finish_batch_add(VALUE arg)
 }
 
 /* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
-static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
+static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threads)
 {
     rb_check_frozen(self);
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_kind *kind = f->kind;
     if (!kind->add_one && !kind->add_many) rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
-    batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .body_bytes = f->body_bytes};
+    batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .threads = threads, .body_bytes = f->body_bytes};
     if (!kind->room) return run_batch_add((VALUE)&r);
     Check_Type(keys, T_ARRAY);
     if (kind->room(f->core, (uint64_t)RARRAY_LEN(keys)) >= (uint64_t)RARRAY_LEN(keys)) return run_batch_add((VALUE)&r);
@@ -467,10 +476,10 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
-static VALUE filter_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+static VALUE filter_batch_lookup(VALUE self, VALUE keys, VALUE mode, VALUE threads)
 {
     bloomc_batch b = batch_of(bloomc_filter_get(self));
-    return bloomc_batch_lookup(&b, keys, mode);
+    return bloomc_batch_lookup(&b, keys, mode, threads);
 }
 
 /* :nodoc: dedup_lines(chunk, out, length): `bloomc dedup`'s work (batch.c). */
