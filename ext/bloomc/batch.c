@@ -103,7 +103,10 @@ typedef struct {
     int mode;
     int *decided; /* all_include?/any_include?: set once one thread's answer decides */
     long found;
-} job;
+    /* Each job on cache lines of its own (two: the adjacent-line prefetcher
+     * pairs them): the jobs sit side by side, and one thread's writes to its
+     * job must not evict another's. */
+} __attribute__((aligned(2 * LINE))) job;
 
 static void *hash_job(void *arg)
 {
@@ -139,7 +142,7 @@ static void *lookup_job(void *arg)
         j->b->lookup(j->b->filter, h, n, out);
         size_t found = 0;
         for (size_t k = 0; k < n; k++) found += out[k];
-        j->found += (long)found;
+        j->found += (long)found; /* its own line */
         if ((j->mode == BLOOMC_BATCH_ALL && found < n) || (j->mode == BLOOMC_BATCH_ANY && found > 0)) {
             __atomic_store_n(j->decided, 1, __ATOMIC_RELAXED);
             break;

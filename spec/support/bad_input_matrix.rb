@@ -148,6 +148,11 @@ module BadInputMatrix
     when :capacity_cbf then v.nil? ? [ArgumentError] : capacity(v, BUCKETS_MAX, 1r / 2)
     when :error_ctor then v.nil? ? [ArgumentError] : error_rate(v)
     when :same_filter then [ArgumentError] # any of VALUES: not a filter of the receiver's kind
+    when :threads
+      return [:ok] if v.nil?
+      return [TypeError] unless v.is_a?(Integer)
+
+      v >= 1 ? [:ok] : [ArgumentError]
     when :metadata # a String valid as text, a Hash of JSON values, or nil to remove it
       return [TypeError] unless v.nil? || v.is_a?(String) || v.is_a?(Hash)
 
@@ -891,12 +896,14 @@ module BadInputMatrix
     problems << "#{r.size - at} keys returned that are not new" if at < r.size
     problems.empty? || problems.join(", ")
   end
+  # threads: on every batch method (nil: automatic; above 64: 64).
+  THREADS = { threads: [:threads, 2] }.freeze
   BATCH = {
-    add_all: { params: [KEYS], write: true,
+    add_all: { params: [KEYS], kw: THREADS, write: true,
                ok: ->(h, a, _, r, _) { batch_keys[a].each { |key| h.add(key) }; r.equal?(h.obj) } },
-    add_new: { params: [KEYS], write: true, ok: add_new_ok },
+    add_new: { params: [KEYS], kw: THREADS, write: true, ok: add_new_ok },
     include_all: {
-      params: [KEYS],
+      params: [KEYS], kw: THREADS,
       ok: lambda do |h, a, _, r, _|
         expected = batch_expected[h, a]
         next "not an Array of #{expected.size} booleans" unless r.is_a?(Array) && r.size == expected.size
@@ -905,14 +912,14 @@ module BadInputMatrix
       end
     },
     count_included: {
-      params: [KEYS],
+      params: [KEYS], kw: THREADS,
       ok: ->(h, a, _, r, _) { e = batch_expected[h, a]; r.is_a?(Integer) && r.between?(e.count(true), e.count { |x| x != false }) }
     },
     # Decided as soon as any key's answer is the decisive one (false for
     # all_include?, true for any_include?); keys the model cannot answer
     # leave either result possible.
-    all_include?: { params: [KEYS], ok: ->(h, a, _, r, _) { batch_decided[h, a, r, false] } },
-    any_include?: { params: [KEYS], ok: ->(h, a, _, r, _) { batch_decided[h, a, r, true] } }
+    all_include?: { params: [KEYS], kw: THREADS, ok: ->(h, a, _, r, _) { batch_decided[h, a, r, false] } },
+    any_include?: { params: [KEYS], kw: THREADS, ok: ->(h, a, _, r, _) { batch_decided[h, a, r, true] } }
   }.freeze
 
   # Bloomc::Stats, in every filter class: read from the cells, so only
@@ -1398,8 +1405,8 @@ module BadInputMatrix
       keys = ["a", :b, 7, 2**70, "\u65e5\u672c"]
       make = ->(label, keys_in = keys, **kw) { CuckooHarness.new(label, Bloomc::CuckooFilter.new(**kw), keys_in) }
       [
-        make["CuckooFilter.new(buckets: 16, fingerprint_bits: 8)", buckets: 16, fingerprint_bits: 8],
-        make["empty CuckooFilter.new(buckets: 16, fingerprint_bits: 32)", [], buckets: 16, fingerprint_bits: 32],
+        make["CuckooFilter.new(buckets: 64, fingerprint_bits: 8)", buckets: 64, fingerprint_bits: 8],
+        make["empty CuckooFilter.new(buckets: 64, fingerprint_bits: 32)", [], buckets: 64, fingerprint_bits: 32],
         make["CuckooFilter by capacity, seed 2**32-1", capacity: 40, error_rate: 0.001, seed: 2**32 - 1],
         make["frozen CuckooFilter", buckets: 16, fingerprint_bits: 12].tap { |h| h.obj.freeze }
       ]
