@@ -1169,6 +1169,10 @@ module BadInputMatrix
     end
   }
   unsupported = ->(params) { { params: params, base: ->(_) { [Bloomc::UnsupportedError] }, ok: ->(*) { "returned instead of raising UnsupportedError" } } }
+  # Without threads: (Batch's one check, covered in the other classes): each
+  # call adds the keys again, and a cuckoo filter holds a key at most 8
+  # times, so the calls for every threads: value would fill it.
+  CUCKOO_BATCH = BATCH.transform_values { |recipe| recipe.except(:kw) }.freeze
   CUCKOO_FILTER = {
     add: filter_add,
     "<<": filter_add,
@@ -1191,7 +1195,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("size=#{h.obj.size} ") } }
-  }.merge(BATCH, STATS.reject { |name, _| name == :estimated_count }, SET_OPS.reject { |name, _| name == :& },
+  }.merge(CUCKOO_BATCH, STATS.reject { |name, _| name == :estimated_count }, SET_OPS.reject { |name, _| name == :& },
           PERSISTENCE, METADATA, SIZING).freeze
 
   # Built once: every write raises UnsupportedError, whatever its arguments.
@@ -1405,8 +1409,8 @@ module BadInputMatrix
       keys = ["a", :b, 7, 2**70, "\u65e5\u672c"]
       make = ->(label, keys_in = keys, **kw) { CuckooHarness.new(label, Bloomc::CuckooFilter.new(**kw), keys_in) }
       [
-        make["CuckooFilter.new(buckets: 64, fingerprint_bits: 8)", buckets: 64, fingerprint_bits: 8],
-        make["empty CuckooFilter.new(buckets: 64, fingerprint_bits: 32)", [], buckets: 64, fingerprint_bits: 32],
+        make["CuckooFilter.new(buckets: 16, fingerprint_bits: 8)", buckets: 16, fingerprint_bits: 8],
+        make["empty CuckooFilter.new(buckets: 16, fingerprint_bits: 32)", [], buckets: 16, fingerprint_bits: 32],
         make["CuckooFilter by capacity, seed 2**32-1", capacity: 40, error_rate: 0.001, seed: 2**32 - 1],
         make["frozen CuckooFilter", buckets: 16, fingerprint_bits: 12].tap { |h| h.obj.freeze }
       ]
