@@ -110,7 +110,7 @@ module Bloomc
       raise TypeError, "threads must be an Integer or nil, not #{threads.class}" unless threads.is_a?(Integer)
       raise ArgumentError, "threads must be at least 1, not #{threads}" if threads < 1
 
-      threads > 64 ? 64 : threads
+      [threads, 64].min
     end
 
     # @api private
