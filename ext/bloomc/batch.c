@@ -92,10 +92,19 @@ static size_t hash_group(VALUE keys, long from, const bloomc_batch *b, bf_key_ha
 #define ROUND ((long)1 << 18)
 #define LINE 64
 
+/* Where a parallel batch's keys are: an Array's elements (read-only), or
+ * the lines of a String: key i is text[starts[i], starts[i + 1] - 1), the
+ * line without its '\n'. */
+typedef struct {
+    const VALUE *keys;
+    const char *text;
+    const size_t *starts;
+} key_source;
+
 typedef struct {
     const bloomc_batch *b;
-    const VALUE *keys; /* the Array's elements, read-only */
-    long from, to;     /* the keys of this job */
+    key_source src;
+    long from, to; /* the keys of this job */
     long base;         /* the key that h[0] and out[0] belong to */
     bf_key_hash *h;
     uint8_t *out;
@@ -108,13 +117,22 @@ typedef struct {
      * job must not evict another's. */
 } __attribute__((aligned(2 * LINE))) job;
 
+/* The hash of key i, its bytes fetched KEY_AHEAD keys earlier (to: the
+ * job's end). */
+static inline bf_key_hash hash_at(const key_source *src, long i, long to, const bloomc_batch *b)
+{
+    if (src->text) {
+        size_t start = src->starts[i];
+        return bf_key_hash_bytes((const uint8_t *)src->text + start, src->starts[i + 1] - start - 1, b->seed, b->kind);
+    }
+    if (i + KEY_AHEAD < to && RB_TYPE_P(src->keys[i + KEY_AHEAD], T_STRING)) bf_prefetch(RSTRING_PTR(src->keys[i + KEY_AHEAD]));
+    return hash_key(src->keys[i], b);
+}
+
 static void *hash_job(void *arg)
 {
     job *j = arg;
-    for (long i = j->from; i < j->to; i++) {
-        if (i + KEY_AHEAD < j->to && RB_TYPE_P(j->keys[i + KEY_AHEAD], T_STRING)) bf_prefetch(RSTRING_PTR(j->keys[i + KEY_AHEAD]));
-        j->h[i - j->base] = hash_key(j->keys[i], j->b);
-    }
+    for (long i = j->from; i < j->to; i++) j->h[i - j->base] = hash_at(&j->src, i, j->to, j->b);
     return NULL;
 }
 
@@ -133,11 +151,7 @@ static void *lookup_job(void *arg)
     for (long i = j->from; i < j->to;) {
         if (j->decided && __atomic_load_n(j->decided, __ATOMIC_RELAXED)) break;
         size_t n = 0;
-        for (; n < GROUP && i + (long)n < j->to; n++) {
-            long at = i + (long)n;
-            if (at + KEY_AHEAD < j->to && RB_TYPE_P(j->keys[at + KEY_AHEAD], T_STRING)) bf_prefetch(RSTRING_PTR(j->keys[at + KEY_AHEAD]));
-            h[n] = hash_key(j->keys[at], j->b);
-        }
+        for (; n < GROUP && i + (long)n < j->to; n++) h[n] = hash_at(&j->src, i + (long)n, j->to, j->b);
         uint8_t *out = j->out ? j->out + (i - j->base) : answers;
         j->b->lookup(j->b->filter, h, n, out);
         size_t found = 0;
@@ -195,7 +209,9 @@ static void split_keys(job *jobs, int t, const job *proto, long from, long n)
 
 typedef struct {
     const bloomc_batch *b;
-    VALUE keys, fresh_keys;
+    key_source src;
+    long nkeys;
+    VALUE fresh_keys; /* add_new's answer (Array keys only), or nil */
     int threads;
     bf_key_hash *h;
     uint8_t *fresh;
@@ -205,13 +221,11 @@ static VALUE parallel_add(VALUE arg)
 {
     parallel_add_run *r = (parallel_add_run *)arg;
     const bloomc_batch *b = r->b;
-    long len = RARRAY_LEN(r->keys);
-    const VALUE *elts = RARRAY_CONST_PTR(r->keys);
     int t = r->threads;
     job jobs[MAX_THREADS];
-    for (long from = 0; from < len;) {
-        long n = len - from < ROUND ? len - from : ROUND;
-        job proto = {.b = b, .keys = elts, .base = from, .h = r->h, .out = r->fresh};
+    for (long from = 0; from < r->nkeys;) {
+        long n = r->nkeys - from < ROUND ? r->nkeys - from : ROUND;
+        job proto = {.b = b, .src = r->src, .base = from, .h = r->h, .out = r->fresh};
         split_keys(jobs, t, &proto, from, n);
         run_jobs(jobs, t, hash_job);
         memset(r->fresh, 0, (size_t)n);
@@ -228,7 +242,7 @@ static VALUE parallel_add(VALUE arg)
         *b->distinct += fresh;
         if (!NIL_P(r->fresh_keys))
             for (long i = 0; i < n; i++)
-                if (r->fresh[i]) rb_ary_push(r->fresh_keys, elts[from + i]);
+                if (r->fresh[i]) rb_ary_push(r->fresh_keys, r->src.keys[from + i]);
         from += n;
     }
     return Qnil;
@@ -239,18 +253,30 @@ static VALUE free_parallel_add(VALUE arg)
     parallel_add_run *r = (parallel_add_run *)arg;
     ruby_xfree(r->h);
     ruby_xfree(r->fresh);
+    ruby_xfree((void *)r->src.starts);
     return Qnil;
+}
+
+/* Adds src's nkeys keys on t threads (b->add_part); add_new's Array of the
+ * new ones in fresh_keys, unless it is nil. */
+static void add_in_parallel(const bloomc_batch *b, key_source src, long nkeys, VALUE fresh_keys, int t)
+{
+    long round = nkeys < ROUND ? nkeys : ROUND;
+    parallel_add_run r = {b, src, nkeys, fresh_keys, t, NULL, NULL};
+    r.h = ruby_xmalloc2((size_t)round, sizeof(bf_key_hash));
+    r.fresh = ruby_xmalloc((size_t)round);
+    rb_ensure(parallel_add, (VALUE)&r, free_parallel_add, (VALUE)&r);
 }
 
 /* A lookup of every key on t threads; the mode's answer. */
 static VALUE parallel_lookup(const bloomc_batch *b, VALUE keys, int mode, int t)
 {
     long len = RARRAY_LEN(keys);
-    const VALUE *elts = RARRAY_CONST_PTR(keys);
+    key_source src = {.keys = RARRAY_CONST_PTR(keys)};
     int decided = 0;
     job jobs[MAX_THREADS];
     if (mode != BLOOMC_BATCH_RESULTS) {
-        job proto = {.b = b, .keys = elts, .mode = mode, .decided = &decided};
+        job proto = {.b = b, .src = src, .mode = mode, .decided = &decided};
         split_keys(jobs, t, &proto, 0, len);
         run_jobs(jobs, t, lookup_job);
         long found = 0;
@@ -262,7 +288,7 @@ static VALUE parallel_lookup(const bloomc_batch *b, VALUE keys, int mode, int t)
      * are immediates, so no write barrier is needed. */
     VALUE results = rb_ary_new_capa(len);
     uint8_t *out = ruby_xmalloc((size_t)len);
-    job proto = {.b = b, .keys = elts, .out = out};
+    job proto = {.b = b, .src = src, .out = out};
     split_keys(jobs, t, &proto, 0, len);
     run_jobs(jobs, t, lookup_job);
     VALUE answers[GROUP];
@@ -291,11 +317,8 @@ VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect, VALUE t
     int plain = check_key_types(keys);
     VALUE fresh_keys = RTEST(collect) ? rb_ary_new() : Qnil;
     if (t > 1 && plain && b->add_part) {
-        long round = RARRAY_LEN(keys) < ROUND ? RARRAY_LEN(keys) : ROUND;
-        parallel_add_run r = {b, keys, fresh_keys, t, NULL, NULL};
-        r.h = ruby_xmalloc2((size_t)round, sizeof(bf_key_hash));
-        r.fresh = ruby_xmalloc((size_t)round);
-        rb_ensure(parallel_add, (VALUE)&r, free_parallel_add, (VALUE)&r);
+        key_source src = {.keys = RARRAY_CONST_PTR(keys)};
+        add_in_parallel(b, src, RARRAY_LEN(keys), fresh_keys, t);
         RB_GC_GUARD(keys);
         return fresh_keys;
     }
@@ -398,6 +421,54 @@ VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
     }
     RB_GC_GUARD(chunk);
     return out;
+}
+
+/* The lines of chunk's first length bytes added as keys (each line without
+ * its '\n'; the last may lack one), as add_all of them would; returns how
+ * many. On several threads as add_all, where the kind can. (`bloomc build`:
+ * no Ruby object is made for a key.) */
+VALUE bloomc_batch_add_lines(const bloomc_batch *b, VALUE chunk, VALUE length, VALUE threads)
+{
+    Check_Type(chunk, T_STRING);
+    long n = NUM2LONG(length);
+    if (n < 0 || n > RSTRING_LEN(chunk)) rb_raise(rb_eArgError, "length %ld outside the chunk's %ld bytes", n, RSTRING_LEN(chunk));
+    const char *text = RSTRING_PTR(chunk), *end = text + n;
+    long lines = 0;
+    for (const char *p = text; p < end; lines++) {
+        const char *newline = memchr(p, '\n', (size_t)(end - p));
+        p = newline ? newline + 1 : end;
+    }
+    int t = b->add_part ? threads_for(threads, lines) : 1;
+    if (t > 1) {
+        /* starts[i + 1] is one past line i's '\n' (or past the chunk's end
+         * for a last line without one). */
+        size_t *starts = ruby_xmalloc2((size_t)lines + 1, sizeof(size_t));
+        long i = 0;
+        starts[0] = 0;
+        for (const char *p = text; p < end; i++) {
+            const char *newline = memchr(p, '\n', (size_t)(end - p));
+            p = newline ? newline + 1 : end;
+            starts[i + 1] = newline ? (size_t)(p - text) : (size_t)(end - text) + 1;
+        }
+        key_source src = {.text = text, .starts = starts};
+        add_in_parallel(b, src, lines, Qnil, t); /* frees starts */
+    } else {
+        bf_key_hash h[GROUP];
+        size_t k = 0;
+        for (const char *p = text; p < end;) {
+            const char *newline = memchr(p, '\n', (size_t)(end - p));
+            const char *key_end = newline ? newline : end;
+            h[k++] = bf_key_hash_bytes((const uint8_t *)p, (size_t)(key_end - p), b->seed, b->kind);
+            if (k == GROUP) {
+                b->add(b->filter, h, k, NULL);
+                k = 0;
+            }
+            p = newline ? newline + 1 : end;
+        }
+        if (k) b->add(b->filter, h, k, NULL);
+    }
+    RB_GC_GUARD(chunk);
+    return LONG2NUM(lines);
 }
 
 static int key_held(const bloomc_batch *b, const char *from, const char *to)

@@ -67,6 +67,7 @@ enum {
 VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect, VALUE threads);
 VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode, VALUE threads);
 VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length);
+VALUE bloomc_batch_add_lines(const bloomc_batch *b, VALUE chunk, VALUE length, VALUE threads);
 VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length, VALUE delimiter, VALUE fields, VALUE invert);
 void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE, VALUE));
 /* add?'s answer from an add that says whether the key was new. */

@@ -490,6 +490,16 @@ static VALUE filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length
     return bloomc_batch_dedup(&b, chunk, out, length);
 }
 
+/* :nodoc: add_lines(chunk, length, threads): `bloomc build`'s work (batch.c);
+ * only for kinds whose adds never raise (no room hook: add_all's all or
+ * nothing needs the keys). */
+static VALUE filter_add_lines(VALUE self, VALUE chunk, VALUE length, VALUE threads)
+{
+    rb_check_frozen(self);
+    bloomc_batch b = batch_of(bloomc_filter_get(self));
+    return bloomc_batch_add_lines(&b, chunk, length, threads);
+}
+
 /* :nodoc: query_lines(chunk, out, length, delimiter, fields, invert):
  * `bloomc query`'s work on lines (batch.c). */
 static VALUE filter_query_lines(int argc, VALUE *argv, VALUE self)
@@ -534,6 +544,7 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     if (adds || kind->contains_many || kind->contains_one)
         bloomc_define_batch_methods(klass, filter_batch_add, own_state ? NULL : filter_batch_lookup);
     if (adds) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
+    if (adds && !kind->room) rb_define_private_method(klass, "add_lines", filter_add_lines, 3);
     /* A kind with state of its own (the continuous clock) defines its own. */
     if (!own_state && (kind->contains_many || kind->contains_one))
         rb_define_private_method(klass, "query_lines", filter_query_lines, -1);
