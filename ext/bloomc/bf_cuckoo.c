@@ -1,6 +1,7 @@
 /* The cuckoo filter: see bf_cuckoo.h. */
 #include "bf_cuckoo.h"
 #include "bf_hash.h"
+#include <stdlib.h>
 
 void bf_cuckoo_init(bf_cuckoo *f, uint64_t nbuckets, unsigned fp_bits, uint32_t seed)
 {
@@ -26,11 +27,19 @@ bf_cuckoo_place bf_cuckoo_locate(const bf_cuckoo *f, bf_key_hash h)
     return p;
 }
 
+/* A slot about to be overwritten, when a journal is kept (room for it was
+ * reserved before the add began). */
+static void note(bf_cuckoo_journal *j, uint64_t slot, uint32_t was)
+{
+    if (j) j->writes[j->n++] = (bf_cuckoo_write){slot, was};
+}
+
 /* Stores fp in an empty slot of bucket i; 0 when the bucket is full. */
-static int put(bf_cuckoo *f, uint64_t i, uint32_t fp)
+static int put(bf_cuckoo *f, uint64_t i, uint32_t fp, bf_cuckoo_journal *j)
 {
     for (uint64_t s = i * BF_CUCKOO_SLOTS; s < (i + 1) * BF_CUCKOO_SLOTS; s++) {
         if (bf_buckets_get(&f->slots, s) == 0) {
+            note(j, s, 0);
             bf_buckets_set(&f->slots, s, fp);
             return 1;
         }
@@ -61,33 +70,78 @@ static int has(const bf_cuckoo *f, uint64_t i, uint32_t fp)
     return ((x - lo) & ~x & (lo << (w - 1))) != 0;
 }
 
-int bf_cuckoo_add_fingerprint(bf_cuckoo *f, uint64_t i, uint32_t fp)
+/* j: NULL, or a journal with room for BF_CUCKOO_KICKS + 1 more writes. */
+static int insert(bf_cuckoo *f, uint64_t i, uint32_t fp, bf_cuckoo_journal *j)
 {
     uint64_t other = alt(f, i, fp);
-    if (put(f, i, fp) || put(f, other, fp)) return f->count++, 1;
+    if (put(f, i, fp, j) || put(f, other, fp, j)) return f->count++, 1;
     /* Both full: evict a victim, move it to its other bucket, and so on.
      * The victim slot comes from the fingerprint in hand and the step, so the
      * same filter and key always take the same path (no generator state). */
     uint64_t path[BF_CUCKOO_KICKS];
     uint32_t carried = fp;
     uint64_t bucket = (bf_fmix64(fp) & 1) ? other : i;
+    size_t noted = j ? j->n : 0;
     for (int kick = 0; kick < BF_CUCKOO_KICKS; kick++) {
         uint64_t slot = bucket * BF_CUCKOO_SLOTS + (bf_fmix64((uint64_t)carried ^ ((uint64_t)kick << 32)) & 3);
         uint32_t victim = bf_buckets_get(&f->slots, slot);
+        note(j, slot, victim);
         bf_buckets_set(&f->slots, slot, carried);
         path[kick] = slot;
         carried = victim;
         bucket = alt(f, bucket, carried);
-        if (put(f, bucket, carried)) return f->count++, 1;
+        if (put(f, bucket, carried, j)) return f->count++, 1;
     }
     /* No room: undo every swap, last first, so that each fingerprint is back
-     * where it was and the new one is dropped. */
+     * where it was and the new one is dropped. The filter is as it was, so
+     * the journal forgets these writes. */
     for (int kick = BF_CUCKOO_KICKS - 1; kick >= 0; kick--) {
         uint32_t was = bf_buckets_get(&f->slots, path[kick]);
         bf_buckets_set(&f->slots, path[kick], carried);
         carried = was;
     }
+    if (j) j->n = noted;
     return 0;
+}
+
+int bf_cuckoo_add_fingerprint(bf_cuckoo *f, uint64_t i, uint32_t fp) { return insert(f, i, fp, NULL); }
+
+void bf_cuckoo_journal_start(bf_cuckoo_journal *j, const bf_cuckoo *f) { *j = (bf_cuckoo_journal){.count = f->count}; }
+
+int bf_cuckoo_add_journaled(bf_cuckoo *f, uint64_t i, uint32_t fp, bf_cuckoo_journal *j)
+{
+    /* An add writes at most every slot of its path and one empty slot:
+     * reserved first, so that no write is ever made that cannot be undone. */
+    size_t need = BF_CUCKOO_KICKS + 1;
+    if (j->cap - j->n < need) {
+        size_t cap = j->cap ? j->cap : need;
+        while (cap - j->n < need) {
+            if (cap > SIZE_MAX / 2 / sizeof *j->writes) return -1;
+            cap *= 2;
+        }
+        bf_cuckoo_write *writes = realloc(j->writes, cap * sizeof *writes);
+        if (!writes) return -1;
+        j->writes = writes;
+        j->cap = cap;
+    }
+    return insert(f, i, fp, j);
+}
+
+void bf_cuckoo_journal_undo(bf_cuckoo *f, bf_cuckoo_journal *j)
+{
+    /* Last first: a slot written twice ends with what it held before the
+     * first write. */
+    while (j->n > 0) {
+        j->n--;
+        bf_buckets_set(&f->slots, j->writes[j->n].slot, j->writes[j->n].was);
+    }
+    f->count = j->count;
+}
+
+void bf_cuckoo_journal_free(bf_cuckoo_journal *j)
+{
+    free(j->writes);
+    *j = (bf_cuckoo_journal){0};
 }
 
 int bf_cuckoo_add(bf_cuckoo *f, bf_key_hash h)

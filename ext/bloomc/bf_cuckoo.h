@@ -47,6 +47,32 @@ bf_cuckoo_place bf_cuckoo_locate(const bf_cuckoo *f, bf_key_hash h);
 int bf_cuckoo_add(bf_cuckoo *f, bf_key_hash h);
 /* The same for a fingerprint already known to belong in bucket i (a merge). */
 int bf_cuckoo_add_fingerprint(bf_cuckoo *f, uint64_t i, uint32_t fp);
+
+/* The slot writes of a run of adds, so that the run can be undone whole (a
+ * batch that is all or nothing): a key's ninth copy finds no room at any
+ * fill, so any add of a batch may fail. Costs 16 bytes a write, not a copy
+ * of the filter. Start with bf_cuckoo_journal_start; free with
+ * bf_cuckoo_journal_free. */
+typedef struct {
+    uint64_t slot;
+    uint32_t was; /* what the slot held before */
+} bf_cuckoo_write;
+
+typedef struct {
+    bf_cuckoo_write *writes;
+    size_t n, cap;
+    uint64_t count; /* the filter's count at the start */
+} bf_cuckoo_journal;
+
+void bf_cuckoo_journal_start(bf_cuckoo_journal *j, const bf_cuckoo *f);
+/* bf_cuckoo_add_fingerprint, writing down what it overwrites: 1, 0 (no
+ * room; nothing changed), or -1 when the journal cannot grow (out of
+ * memory; nothing changed). */
+int bf_cuckoo_add_journaled(bf_cuckoo *f, uint64_t i, uint32_t fp, bf_cuckoo_journal *j);
+/* Puts every slot and the count back as they were at the start, last write
+ * first; the journal is then empty (and may go on). */
+void bf_cuckoo_journal_undo(bf_cuckoo *f, bf_cuckoo_journal *j);
+void bf_cuckoo_journal_free(bf_cuckoo_journal *j);
 int bf_cuckoo_contains(const bf_cuckoo *f, bf_key_hash h);
 /* Whether a located key's fingerprint is in one of its buckets: for a caller
  * that looks before it adds, and so locates once. */

@@ -34,7 +34,9 @@ static void no_room(const bf_cuckoo *f)
              BF_CUCKOO_KICKS, f->count, f->slots.count);
 }
 
-/* One more copy of a hashed key; returns whether it was new. */
+/* One more copy of a hashed key; returns whether it was new. The shared
+ * methods that would call it are replaced (journaled_run, below); it stays
+ * because filter.c gives a kind with an add its clear and batch methods. */
 static int add_one(void *core, bf_key_hash h, int report)
 {
     bf_cuckoo *f = core;
@@ -42,6 +44,111 @@ static int add_one(void *core, bf_key_hash h, int report)
     int fresh = report && !bf_cuckoo_found(f, p);
     if (!bf_cuckoo_add_fingerprint(f, p.i1, p.fp)) no_room(f);
     return fresh;
+}
+
+/* A run of adds (add_all, add_new, dedup_lines) that is all or nothing.
+ * Any add may fail, at any fill: a key's ninth copy finds both its buckets
+ * full of itself. So every slot write is journaled (bf_cuckoo.h) and, unless
+ * the run reaches its end, undone on the way out, whatever the way out (a
+ * CapacityError, NoMemoryError, a throw). The shared batch_add would copy
+ * the whole filter instead. */
+typedef struct {
+    bf_cuckoo *f;
+    bf_cuckoo_journal journal;
+    VALUE keys, collect;      /* add_all, add_new */
+    VALUE chunk, out, length; /* dedup_lines */
+    long out_len;             /* out's length before the run */
+    int done;
+} journaled_run;
+
+/* Undone before the message is made, so that it counts the slots the filter
+ * is left with (finish_run's undo then finds nothing to do). */
+NORETURN(static void batch_no_room(journaled_run *r));
+static void batch_no_room(journaled_run *r)
+{
+    bf_cuckoo_journal_undo(r->f, &r->journal);
+    rb_raise(bloomc_eCapacityError,
+             "the cuckoo filter found no room for a key of the batch after %d relocations (%" PRIu64 " of %" PRIu64
+             " slots used); nothing was lost, and no key of the batch was added",
+             BF_CUCKOO_KICKS, r->f->count, r->f->slots.count);
+}
+
+static void add_journaled(void *arg, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    journaled_run *r = arg;
+    for (size_t i = 0; i < n; i++) {
+        bf_cuckoo_place p = bf_cuckoo_locate(r->f, h[i]);
+        if (out) out[i] = !bf_cuckoo_found(r->f, p);
+        int added = bf_cuckoo_add_journaled(r->f, p.i1, p.fp, &r->journal);
+        if (added < 0) rb_memerror();
+        if (!added) batch_no_room(r);
+    }
+}
+
+static void lookup_journaled(void *arg, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    journaled_run *r = arg;
+    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_cuckoo_contains(r->f, h[i]);
+}
+
+static bloomc_batch journaled_batch(journaled_run *r)
+{
+    return (bloomc_batch){r, r->f->seed, BF_HASH_MURMUR3, add_journaled, lookup_journaled};
+}
+
+static VALUE run_batch_add(VALUE arg)
+{
+    journaled_run *r = (journaled_run *)arg;
+    bloomc_batch b = journaled_batch(r);
+    VALUE result = bloomc_batch_add(&b, r->keys, r->collect);
+    r->done = 1;
+    return result;
+}
+
+static VALUE run_dedup(VALUE arg)
+{
+    journaled_run *r = (journaled_run *)arg;
+    bloomc_batch b = journaled_batch(r);
+    VALUE result = bloomc_batch_dedup(&b, r->chunk, r->out, r->length);
+    r->done = 1;
+    return result;
+}
+
+/* Runs on any way out; allocates no Ruby object. A failed dedup_lines also
+ * drops the lines it appended: the caller never printed them, and the filter
+ * no longer holds them. (Only an out that grew was writable.) */
+static VALUE finish_run(VALUE arg)
+{
+    journaled_run *r = (journaled_run *)arg;
+    if (!r->done) {
+        bf_cuckoo_journal_undo(r->f, &r->journal);
+        if (!NIL_P(r->out) && RSTRING_LEN(r->out) > r->out_len) rb_str_set_len(r->out, r->out_len);
+    }
+    bf_cuckoo_journal_free(&r->journal);
+    return Qnil;
+}
+
+static VALUE journaled(journaled_run *r, VALUE (*run)(VALUE))
+{
+    bf_cuckoo_journal_start(&r->journal, r->f);
+    return rb_ensure(run, (VALUE)r, finish_run, (VALUE)r);
+}
+
+/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb), all or nothing. */
+static VALUE cuckoo_batch_add(VALUE self, VALUE keys, VALUE collect)
+{
+    rb_check_frozen(self);
+    journaled_run r = {.f = get_filter(self), .keys = keys, .collect = collect, .out = Qnil};
+    return journaled(&r, run_batch_add);
+}
+
+/* :nodoc: dedup_lines(chunk, out, length) (batch.c), all or nothing. */
+static VALUE cuckoo_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length)
+{
+    rb_check_frozen(self);
+    Check_Type(out, T_STRING);
+    journaled_run r = {.f = get_filter(self), .chunk = chunk, .out = out, .length = length, .out_len = RSTRING_LEN(out)};
+    return journaled(&r, run_dedup);
 }
 
 static int contains_one(const void *core, bf_key_hash h) { return bf_cuckoo_contains(core, h); }
@@ -191,14 +298,10 @@ static void combine(void *core, const void *other, int intersect)
 
 static uint64_t occupied(const void *core) { return bf_buckets_count_nonzero(&((const bf_cuckoo *)core)->slots); }
 
-/* Below 90% of its slots a filter of 4-slot buckets practically always finds
- * room (the paper fills 95%); a batch that may go past it is all or nothing. */
-static uint64_t room(const void *core, uint64_t n)
-{
-    const bf_cuckoo *f = core;
-    uint64_t safe = f->slots.count / 10 * 9;
-    return f->count < safe ? safe - f->count : 0;
-}
+/* How many keys surely fit: none, since a key's ninth copy finds no room
+ * at any fill. Only the shared batch_add reads it, which this kind replaces
+ * (journaled_run); were it used, 0 would make it all or nothing. */
+static uint64_t room(const void *core, uint64_t n) { return 0; }
 
 static const bloomc_kind cuckoo_kind = {
     .type = BLOOMC_KIND_TYPE("cuckoo_filter"),
@@ -244,4 +347,10 @@ void bloomc_init_cuckoo_filter(VALUE mBloomc)
     rb_define_method(cCuckooFilter, "count", cuckoo_count, 1);
     rb_define_method(cCuckooFilter, "buckets", cuckoo_buckets, 0);
     rb_define_method(cCuckooFilter, "fingerprint_bits", cuckoo_fingerprint_bits, 0);
+    /* Journaled instead of the shared ones (journaled_run); removed first,
+     * since redefining warns under ruby -w. */
+    rb_remove_method(cCuckooFilter, "batch_add");
+    rb_define_private_method(cCuckooFilter, "batch_add", cuckoo_batch_add, 2);
+    rb_remove_method(cCuckooFilter, "dedup_lines");
+    rb_define_private_method(cCuckooFilter, "dedup_lines", cuckoo_dedup_lines, 3);
 }

@@ -138,6 +138,86 @@ RSpec.describe Bloomc::CuckooFilter do
     end
   end
 
+  # A batch is all or nothing at any fill: a key's ninth copy finds both its
+  # buckets full of itself, so a batch can fail far below 90% of the slots.
+  describe "batches, all or nothing" do
+    # The cells, fields and count, as == and load see them.
+    def state(filter) = [filter.dump, filter.size]
+
+    it "undoes a batch that fails on a repeated key at low fill (the report's case)" do
+      filter = described_class.new(capacity: 40, error_rate: 0.001, seed: 2**32 - 1)
+      batch = ["added", :sym, 7, 2**70]
+      failed = 20.times.find do
+        before = state(filter)
+        filter.add_all(batch)
+        false
+      rescue Bloomc::CapacityError => e
+        expect(e.message).to match(/no key of the batch was added/)
+        expect(state(filter)).to eq(before)
+        true
+      end
+      expect(failed).to eq(6) # the 7th batch: "added" takes 8 copies, its 9th none
+      expect(filter.size).to eq(24)
+    end
+
+    it "undoes a batch whose failing key is the last of many, and keeps none of them (add_all and add_new)" do
+      filter = described_class.new(capacity: 2000, error_rate: 0.01).tap { |f| f.add_all(keys(300, "old")) }
+      fits = keys(500, "new") + ["dup"] * 8
+      expect(filter.dup.add_all(fits).count("dup")).to eq(8) # both buckets full of it
+      before = state(filter)
+      expect { filter.add_all(fits + ["dup"]) }.to raise_error(Bloomc::CapacityError, /found no room/)
+      expect(state(filter)).to eq(before)
+      expect(filter.include?("new-0")).to be(false)
+      expect { filter.add_new(fits + ["dup"]) }.to raise_error(Bloomc::CapacityError)
+      expect(state(filter)).to eq(before)
+      expect(filter.add_new(fits)).to include("new-0", "new-499", "dup")
+      expect([filter.size, filter.count("dup")]).to eq([300 + 508, 8])
+    end
+
+    it "undoes dedup_lines whole, the lines it appended too" do
+      filter = described_class.new(capacity: 2000, error_rate: 0.01).tap { |f| f.add_all(keys(300, "old")) }
+      chunk = "#{keys(100, 'line').join("\n")}\n#{"dup\n" * 9}"
+      out = +"kept"
+      before = state(filter)
+      expect { filter.send(:dedup_lines, chunk, out, chunk.bytesize) }.to raise_error(Bloomc::CapacityError)
+      expect([state(filter), out]).to eq([before, "kept"])
+      fits = chunk.bytesize - 4 # without the last "dup\n"
+      expect(filter.send(:dedup_lines, chunk, out, fits)).to eq("kept#{keys(100, 'line').join("\n")}\ndup\n")
+      expect(filter.size).to eq(300 + 100 + 8)
+    end
+
+    it "undoes a batch whose relocations fail near 95% fill, and keeps one that fits as adds one by one would" do
+      filter = described_class.new(buckets: 1024, fingerprint_bits: 12, seed: 3)
+      filter.add_all(keys(3600, "fill")) # 88% of the 4096 slots
+      one_by_one = filter.dup
+      more = keys(1000, "more")
+      taken = more.take_while do |key|
+        one_by_one << key
+        true
+      rescue Bloomc::CapacityError
+        false
+      end
+      expect(taken.size).to be_between(100, 999) # past 90%, and short of every slot
+      refused = more[taken.size]
+      before = state(filter)
+      expect { filter.add_all(taken + [refused]) }.to raise_error(Bloomc::CapacityError)
+      expect(state(filter)).to eq(before)
+      expect(filter.add_all(taken)).to eq(one_by_one)
+      expect(state(filter)).to eq(state(one_by_one))
+    end
+
+    it "stores the same cells as adds one by one, copies and all" do
+      batch = keys(1500, "k") + keys(200, "k") + [:sym, 7, 2**70] * 3
+      together = described_class.new(capacity: 1800, error_rate: 0.001, seed: 5)
+      together.add_all(keys(50, "first"))
+      single = together.dup
+      together.add_all(batch)
+      batch.each { |key| single.add(key) }
+      expect(state(together)).to eq(state(single))
+      expect(together.count(:sym)).to eq(3)
+    end
+  end
+
   describe "copies, equality and the file format" do
     let(:filter) { described_class.new(capacity: 5000, error_rate: 0.01).tap { |f| f.add_all(keys(4000)) } }
 

@@ -334,10 +334,44 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
                 expect { a.merge!(stranger) }.to raise_error(ArgumentError, /cannot combine a #{klass} with a #{other}/)
                 stranger.destroy
                 expect { a.merge!(local_of.call(2000, 3)) }.to raise_error(ArgumentError, /cannot combine/)
-                expect { a | wider }.to raise_error(Bloomc::UnsupportedError, /union\(other, into: "name"\)/)
-                expect { a & wider }.to raise_error(Bloomc::UnsupportedError, /intersection\(other, into: "name"\)/)
+                expect { a | wider }.to raise_error(ArgumentError, /different m \(2000 and 2001\)/)
+                expect { a & wider }.to raise_error(ArgumentError, /different m/)
+                %w[| &].each { |op| expect { klass.new(@redis, "#{a.name}#{op}#{wider.name}") }.to raise_error(ArgumentError, /no filter named/) }
                 expect { a.union(a, into: nil) }.to raise_error(TypeError, /into:/)
                 expect { a.freeze.merge!(klass.new(@redis, name)) }.to raise_error(FrozenError)
+              end
+
+              it "names a | b and a & b after the two, replacing that filter when called again; on a cluster refuses, writing nothing" do
+                shape = { m: 20_000, k: 4, seed: 7, **extra.fetch(klass, {}) }
+                a = build(klass, **shape).add_all(keys.first(1200))
+                b = klass.new(@redis, twin_name(1), **shape).add_all(keys.drop(800))
+                local_a = local_of.call(20_000, 4).add_all(keys.first(1200))
+                local_b = local_of.call(20_000, 4).add_all(keys.drop(800))
+                united = @twins[:united] = "#{a.name}|#{b.name}" # destroyed after
+                common = @twins[:common] = "#{a.name}&#{b.name}"
+                if where.include?("Cluster")
+                  expect(RedisSpecSupport.key_slot("#{united}:0")).not_to eq(RedisSpecSupport.key_slot("#{name}:0")) # the case at hand
+                  expect { a | b }.to raise_error(Bloomc::UnsupportedError, /#{Regexp.escape(united.inspect)}, whose shards lie elsewhere: merge! one into the other, or union\(other, into: NAME\).*to_local/)
+                  expect { a & b }.to raise_error(Bloomc::UnsupportedError, /names its result #{Regexp.escape(common.inspect)}.*: intersection\(other, into: NAME\)/)
+                  [united, common].each { |made| expect { klass.new(@redis, made) }.to raise_error(ArgumentError, /no filter named/) }
+                  expect([a.size, b.size, a.include_all(keys).count(true)]).to eq([1200, 1200, local_a.include_all(keys).count(true)])
+                else
+                  both = a | b
+                  expect([both.class, both.name, both.size]).to eq([klass, united, 2400])
+                  expect(both.include_all(keys + probes)).to eq((local_a | local_b).include_all(keys + probes))
+                  both_way = a & b
+                  expect([both_way.class, both_way.name, both_way.size]).to eq([klass, common, 1200])
+                  expect(both_way.include_all(keys + probes)).to eq((local_a & local_b).include_all(keys + probes))
+                  held = -> { @redis.keys.select { |key| key.start_with?("bloomc:{#{united}") }.sort }
+                  before = held.call
+                  b.add_all(probes.first(300))
+                  local_b.add_all(probes.first(300))
+                  again = a | b # the same filter, its cells replaced
+                  expect([again.name, again.size]).to eq([united, 2700])
+                  expect(again.include_all(keys + probes)).to eq((local_a | local_b).include_all(keys + probes))
+                  expect(held.call).to eq(before) unless klass == Bloomc::Redis::ContinuousBloomFilter # its keys follow the clock
+                  expect([a.size, b.size]).to eq([1200, 1500]) # the operands stay as they were
+                end
               end
 
               it "combines sharded filters shard by shard where the shards share slots, and says why not where they do not" do
@@ -422,8 +456,109 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
             expect(filter.include?(keys[0])).to be(true)
             expect(filter.add?(keys[0])).to be_nil # a key held is no new key
             %i[to_local dump].each { |op| expect { filter.public_send(op) }.to raise_error(Bloomc::UnsupportedError) }
-            expect { filter.merge!(filter) }.to raise_error(Bloomc::UnsupportedError)
-            expect { filter | Bloomc::Redis::ScalableBloomFilter.new(@redis, name) }.to raise_error(Bloomc::UnsupportedError)
+            expect { filter & Bloomc::Redis::ScalableBloomFilter.new(@redis, name) }.to raise_error(Bloomc::UnsupportedError, /no exact intersection/)
+            expect { filter.intersection(filter, into: "#{name}-common") }.to raise_error(Bloomc::UnsupportedError, /no exact intersection/)
+            expect { Bloomc::Redis::ScalableBloomFilter.new(@redis, "#{name}-common") }.to raise_error(ArgumentError, /no filter named/)
+          end
+
+          describe "set operations" do
+            # Filter i beside the example's own, in its hash slot on a cluster.
+            define_method(:twin_name) do |i|
+              (@twins ||= {})[i] ||= where.include?("Cluster") ? RedisSpecSupport.same_slot_name(name, i) : "#{name}-#{i}"
+            end
+
+            after { @twins&.each_value { |twin| Bloomc::Redis::ScalableBloomFilter.new(@redis, twin).destroy rescue ArgumentError } } # rubocop:disable Style/RescueModifier
+
+            def rows_and_bits(filter) = filter.layers.map { |layer| [layer.m, layer.k, layer.capacity, layer.count, (layer.fill_ratio * layer.m).round] }
+
+            # Two filters, in Redis and locally, of 4 layers and 2.
+            def pair(params, keys)
+              a = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params).add_all(keys.first(700))
+              b = Bloomc::Redis::ScalableBloomFilter.new(@redis, twin_name(1), **params).add_all(keys[600, 250])
+              [a, b, Bloomc::ScalableBloomFilter.new(**params).add_all(keys.first(700)), Bloomc::ScalableBloomFilter.new(**params).add_all(keys[600, 250])]
+            end
+
+            it "unites as the local scalable filter does, both ways, layer for layer: union, merge! and |" do
+              a, b, local_a, local_b = pair(params, keys)
+              expect([a.layer_count, b.layer_count]).to eq([local_a.layers.size, local_b.layers.size])
+              expect(a.layer_count).to be > b.layer_count
+              [[a, b, local_a | local_b, twin_name(2)], [b, a, local_b | local_a, twin_name(3)]].each do |first, second, local, into|
+                both = first.union(second, into: into)
+                expect([both.class, both.name, both.layer_count, both.size]).to eq([Bloomc::Redis::ScalableBloomFilter, into, local.layers.size, local.size])
+                expect(rows_and_bits(both)).to eq(rows_and_bits(local))
+                expect(both.all_include?(keys.first(850))).to be(true)
+                expect(both.include_all(probes)).to eq(local.include_all(probes))
+                expect(both.estimated_count).to be_within(1e-6).of(local.estimated_count)
+              end
+              expect([a.size, b.size, rows_and_bits(a)]).to eq([700, 250, rows_and_bits(local_a)]) # the operands stay as they were
+              if where.include?("Cluster")
+                expect { a | b }.to raise_error(Bloomc::UnsupportedError, /names its result #{Regexp.escape("#{a.name}|#{b.name}".inspect)}.*merge!/)
+              else
+                united = (@twins[:united] = "#{a.name}|#{b.name}")
+                expect((a | b).then { |f| [f.name, rows_and_bits(f)] }).to eq([united, rows_and_bits(local_a | local_b)])
+                expect(rows_and_bits(a | b)).to eq(rows_and_bits(local_a | local_b)) # replaced, not added to
+              end
+              expect(b.merge!(a)).to equal(b) # b takes a's layers it lacked
+              expect([rows_and_bits(b), b.size]).to eq([rows_and_bits(local_b.merge!(local_a)), local_b.size])
+              expect(a.union(b, into: a.name)).to equal(a)
+              expect([rows_and_bits(a), a.size]).to eq([rows_and_bits(local_a.merge!(local_b)), local_a.size])
+              a << "after-the-union" # the add script goes on from the layers the union left
+              local_a << "after-the-union"
+              expect(rows_and_bits(a)).to eq(rows_and_bits(local_a))
+            end
+
+            it "refuses filters of other parameters, naming the first that differs, and changes nothing" do
+              a, b, = pair(params, keys)
+              before = [rows_and_bits(a), rows_and_bits(b), a.size, b.size]
+              { error_rate: 0.02, initial_capacity: 200, growth: 3, tightening: 0.5, even_layers: 4, max_capacity: 5000, seed: 8 }.each_with_index do |(param, value), i|
+                other = Bloomc::Redis::ScalableBloomFilter.new(@redis, twin_name(10 + i), **params, param => value)
+                shown = param == :max_capacity ? "none" : params.fetch(param, Bloomc::ScalableBloomFilter.new(error_rate: 0.01).public_send(param))
+                expect { a.merge!(other) }.to raise_error(ArgumentError, /different #{param} \(#{shown} and #{value}(\.0)?\)/)
+                expect { other.union(a, into: twin_name(2)) }.to raise_error(ArgumentError, /different #{param}/)
+                expect { a | other }.to raise_error(ArgumentError, /different #{param}/)
+              end
+              expect { a.merge!(Bloomc::ScalableBloomFilter.new(**params)) }.to raise_error(ArgumentError, /cannot combine/)
+              expect { a.merge!(Bloomc::Redis::BloomFilter.new(@redis, twin_name(4), m: 100, k: 3)) }.to raise_error(ArgumentError, /cannot combine/)
+              Bloomc::Redis::BloomFilter.new(@redis, twin_name(4)).destroy
+              expect { Bloomc::Redis::ScalableBloomFilter.new(@redis, twin_name(2)) }.to raise_error(ArgumentError, /no filter named/)
+              expect([rows_and_bits(a), rows_and_bits(b), a.size, b.size]).to eq(before)
+              expect { a.freeze.merge!(b) }.to raise_error(FrozenError)
+            end
+
+            if where.include?("Cluster") # slots only on a cluster
+              it "refuses, writing nothing, filters whose hash slots differ on a cluster" do
+                a = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params).add_all(keys.first(300))
+                far = (@twins ||= {})[:far] = "#{name}-far"
+                expect(RedisSpecSupport.key_slot("#{far}:0")).not_to eq(RedisSpecSupport.key_slot("#{name}:0")) # the case at hand
+                b = Bloomc::Redis::ScalableBloomFilter.new(@redis, far, **params).add_all(keys.drop(300).first(300))
+                expect { a.merge!(b) }.to raise_error(Bloomc::UnsupportedError, /different hash slots.*keep the keys in one filter/)
+                expect([a.size, a.include_all(keys.drop(300).first(300)).count(true)]).to eq([300, Bloomc::ScalableBloomFilter.new(**params).add_all(keys.first(300)).count_included(keys.drop(300).first(300))])
+              end
+            end
+
+            it "loses no key to writers in threads adding while merge! runs, and counts every add" do
+              connect_again = where.include?("Cluster") ? -> { RedisSpecSupport.cluster_client } : -> { RedisSpecSupport.client }
+              a = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params)
+              sources = Array.new(4) do |i|
+                Bloomc::Redis::ScalableBloomFilter.new(@redis, twin_name(i + 1), **params).add_all(Array.new(300) { |j| "source-#{i}-#{j}" })
+              end
+              batches = Array.new(4) { |w| Array.new(600) { |i| "writer-#{w}-#{i}" } }
+              started = Queue.new
+              writers = batches.map do |batch|
+                Thread.new do
+                  mine = Bloomc::Redis::ScalableBloomFilter.new(connect_again.call, name)
+                  started << true
+                  batch.each_slice(10) { |slice| mine.add_all(slice) }
+                end
+              end
+              4.times { started.pop }
+              sources.each { |source| 3.times { a.merge!(source) } } # a source merged again adds nothing new but its size
+              writers.each(&:join)
+              expect(a.all_include?(batches.flatten)).to be(true)
+              expect(sources.map { |source| a.all_include?(Array.new(300) { |j| "source-#{sources.index(source)}-#{j}" }) }).to eq([true] * 4)
+              expect(a.size).to eq(2400 + (4 * 3 * 300))
+              expect(a.layer_count).to be > sources.map(&:layer_count).max # the writers' adds started layers meanwhile
+            end
           end
         end
 
@@ -470,6 +605,16 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
       let(:redis) { RedisSpecSupport.client }
 
       def round_trips(&block) = RedisSpecSupport.sends(&block).first
+
+      it "combines on a standalone server without redis-clustering loaded (no Redis::Cluster of its own)" do
+        lib = File.expand_path("../../lib", __dir__)
+        script = 'require "bloomc/redis"; r = Redis.new(url: ARGV[0]); n = ARGV[1]; ' \
+                 'a = Bloomc::Redis::BloomFilter.new(r, n, m: 1000, k: 3) << "x"; b = Bloomc::Redis::BloomFilter.new(r, n + "-b", m: 1000, k: 3) << "y"; ' \
+                 'c = a | b; print [defined?(RedisClient::Cluster).inspect, a.merge!(b).include?("y"), c.name, c.all_include?(%w[x y])].inspect; ' \
+                 "[a, b, c].each(&:destroy)"
+        out = IO.popen([RbConfig.ruby, "-I", lib, "-e", script, RedisSpecSupport.url, "no-clustering"], err: %i[child out], &:read)
+        expect(out).to eq('["nil", true, "no-clustering|no-clustering-b", true]')
+      end
 
       it "does each operation in one round trip, and a batch over several shards in one pipeline" do
         filter = Bloomc::Redis::CountingBloomFilter.new(redis, "round-trips", m: 10_000, k: 7, shards: 4)

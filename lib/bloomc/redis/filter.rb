@@ -260,7 +260,7 @@ module Bloomc
         raise ArgumentError, "period #{period}" if period.negative?
 
         checked_m(@m, @shards, width)
-        @stored_meta = meta.slice(*META, *LIMITS).freeze
+        @stored_meta = meta.slice(*shape_fields, *LIMITS).freeze
         # Bit cells (bloom, continuous) at bit offsets; counters at indexes.
         @layout = RedisLayout.new(-(-@m / @shards), k, seed, hash, @shards, kind != "counting")
         adopt_limits(*meta.values_at(*LIMITS))

@@ -67,22 +67,29 @@ module Bloomc
       # @return [Bloomc::Redis::Filter] the filter named +into+
       def intersection(other, into:) = combined(other, into, :intersection)
 
-      # Raises Bloomc::UnsupportedError: the result of a union of two Redis
-      # filters is a Redis filter, which needs a name, so it is
-      # union(other, into: "name"), or merge!(other) to add other's keys to
-      # this one. (Not a local copy: that would copy the filters' cells to
-      # the client, which sharded filters have no local layout for.)
-      # @raise [Bloomc::UnsupportedError] always
-      def |(_other)
-        raise UnsupportedError, "a union of Redis filters is a filter in Redis and needs a name: " \
-                                "#{name.inspect}.union(other, into: \"name\"), or merge!(other) to add other's keys to this one"
+      # A filter in Redis holding the keys of both, as a local filter's |:
+      # union(other, into: "NAME|OTHER"), named after the two filters, on
+      # their server. Calling it again replaces that filter's cells and
+      # counts, so it takes no more keys in Redis however often it runs;
+      # destroy it when done. On a Redis Cluster the derived name's shards
+      # mostly lie in other hash slots than the operands': then
+      # Bloomc::UnsupportedError, nothing written (use merge!, or union
+      # with a name whose slots match, or to_local).
+      # @return [Bloomc::Redis::Filter] the filter named "NAME|OTHER"
+      # @raise (as #union)
+      def |(other)
+        check_combinable(other)
+        combined(other, "#{name}|#{other.name}", :union, operator: "|")
       end
 
-      # Raises Bloomc::UnsupportedError, as #|: intersection(other, into: "name").
-      # @raise [Bloomc::UnsupportedError] always
-      def &(_other)
-        raise UnsupportedError, "an intersection of Redis filters is a filter in Redis and needs a name: " \
-                                "#{name.inspect}.intersection(other, into: \"name\")"
+      # A filter in Redis that finds a key only where both do, as a local
+      # filter's &: intersection(other, into: "NAME&OTHER"), named, replaced
+      # and refused on a cluster as #| is.
+      # @return [Bloomc::Redis::Filter] the filter named "NAME&OTHER"
+      # @raise (as #intersection)
+      def &(other)
+        check_combinable(other)
+        combined(other, "#{name}&#{other.name}", :intersection, operator: "&")
       end
 
       private
@@ -94,9 +101,14 @@ module Bloomc
       def bit_counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.bitcount(shard_key(i, "cells")) } } }
 
       # The parameters two filters must share to be combined.
-      def shape = @stored_meta.slice(*META)
+      def shape = @stored_meta.slice(*shape_fields)
 
-      def combined(other, into, op)
+      # The stored parameters that make a filter's shape.
+      def shape_fields = META
+
+      # Every check comes before the first write: a refused call creates
+      # nothing in Redis. +operator+: the | or & that named +into+.
+      def combined(other, into, op, operator: nil)
         raise TypeError, "into: must be the name (a String) of the filter to create, not #{into.inspect}" unless into.is_a?(String)
         raise ArgumentError, "into: must be a non-empty name without braces, not #{into.inspect}" unless into.match?(/\A[^{}]+\z/)
 
@@ -104,11 +116,14 @@ module Bloomc
         return combine!(other, op) if into == name
         return other.send(:combine!, self, op) if into == other.name
 
-        check_slots([name, other.name, into])
+        check_slots([name, other.name, into], op: op, operator: operator)
         target = self.class.allocate
         target.send(:open_like, redis, into, @stored_meta)
-        target.clear.send(:combine!, self, :union).send(:combine!, other, op)
+        target.send(:combine_from, self, other, op)
       end
+
+      # This filter (new or replaced) becomes +first+ combined with +second+.
+      def combine_from(first, second, op) = clear.send(:combine!, first, :union).send(:combine!, second, op)
 
       # Combines +other+ into this filter, shard by shard (each kind's
       # combine_shards), then counts again the keys new to it, as a local
@@ -129,8 +144,8 @@ module Bloomc
 
         mine = shape
         theirs = other.send(:shape)
-        diff = META.find { |field| mine[field] != theirs[field] }
-        raise ArgumentError, "cannot combine filters of different #{diff} (#{mine[diff]} and #{theirs[diff]})" if diff
+        diff = mine.keys.find { |field| mine[field] != theirs[field] }
+        raise ArgumentError, "cannot combine filters of different #{diff} (#{mine[diff] || 'none'} and #{theirs[diff] || 'none'})" if diff
         return if same_server?(other)
 
         raise UnsupportedError, "#{name.inspect} and #{other.name.inspect} are on different Redis servers " \
@@ -150,9 +165,10 @@ module Bloomc
       # slot: Redis runs a multi-key command or script within one slot only
       # (CROSSSLOT). The slots follow from the names (the hash tag
       # "{NAME:i}"), so two filters of different names share them only by
-      # chance: on a cluster, combine filters in a client's memory
-      # (to_local), or keep one filter and add to it.
-      def check_slots(names)
+      # chance. The error says what would work instead: names[2] is the
+      # result's, of the operation +op+ (+operator+: the | or & that
+      # derived its name).
+      def check_slots(names, op: nil, operator: nil)
         return unless cluster?
 
         shards.times do |i|
@@ -161,11 +177,26 @@ module Bloomc
 
           held = names.zip(slots).map { |name, slot| "#{name.inspect} in slot #{slot}" }.join(", ")
           raise UnsupportedError, "cannot combine Redis filters on a cluster whose shards #{i} lie in different hash slots " \
-                                  "(#{held}): Redis combines keys within one slot only"
+                                  "(#{held}): Redis combines keys within one slot only; #{slot_advice(names, slots, op, operator)}"
         end
       end
 
-      def cluster? = defined?(::Redis::Cluster) && redis.is_a?(::Redis::Cluster)
+      # What to do instead, when the slots of +names+ differ: +op+ the
+      # operation that was asked for (nil: merge!).
+      def slot_advice(names, slots, op, operator)
+        local = "or combine local copies (to_local)"
+        return "keep the keys in one filter, #{local}" if slots[0] != slots[1]
+
+        said = "#{names[2].inspect} lies elsewhere"
+        said = "#{names[0].inspect} #{operator} #{names[1].inspect} names its result #{names[2].inspect}, whose shards lie elsewhere" if operator
+        "#{said}: #{'merge! one into the other, or ' if op == :union}#{op}(other, into: NAME) with a NAME whose shards " \
+          "share the two's slots (one of the two's names does), #{local}"
+      end
+
+      # Without redis-clustering loaded, ::Redis::Cluster is found through
+      # Redis' ancestors (Redis::Commands::Cluster, a module every Redis
+      # includes): only Redis' own constant is the cluster client.
+      def cluster? = ::Redis.const_defined?(:Cluster, false) && redis.is_a?(::Redis::Cluster)
 
       # After a set operation, as a local filter: the keys new to the filter
       # are those its cells imply (each shard's estimate; its size where a
@@ -185,7 +216,7 @@ module Bloomc
         @redis = redis
         @name = name.dup.freeze
         stored = stored_meta(meta)
-        diff = META.find { |field| stored[field] != meta[field] }
+        diff = shape_fields.find { |field| stored[field] != meta[field] }
         raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} (#{stored[diff]}, asked for #{meta[diff]})" if diff
 
         adopt(stored)

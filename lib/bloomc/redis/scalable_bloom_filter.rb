@@ -17,8 +17,11 @@ module Bloomc
     # that finds more layers than it was told of answers so without writing
     # anything, and the client sends the key again with them.
     #
-    # One shard: a layer's keys share the hash slot of "{NAME:0}". No set
-    # operations, to_local or from_local yet (Bloomc::UnsupportedError).
+    # One shard: a layer's keys share the hash slot of "{NAME:0}". merge!,
+    # union(other, into:) and | combine two filters of the same parameters
+    # (max_capacity and seed included) as the local filter's do, in one
+    # script; there is no intersection (& raises Bloomc::UnsupportedError,
+    # as locally). No to_local or from_local yet (Bloomc::UnsupportedError).
     class ScalableBloomFilter < Filter
       # Layers sent beyond those known: a batch that adds two layers needs no
       # second round trip.
@@ -186,19 +189,42 @@ module Bloomc
         unsupported("to_local")
       end
 
-      # @raise [Bloomc::UnsupportedError] not yet for a Redis scalable filter
-      def merge!(_other)
-        unsupported("merge!")
+      # Adds the keys of +other+, a Redis scalable filter of the same
+      # parameters on the same server (on a cluster, in the same hash slot),
+      # as Bloomc::ScalableBloomFilter#merge! does: layer i becomes the OR
+      # of both layers i, its count the keys its bits imply, at least the
+      # larger of the two counts and at most their sum; a layer only +other+
+      # has is copied with its count; the size becomes the sum. One script
+      # on the server, atomic against writers adding meanwhile.
+      # @return [self]
+      # @raise [ArgumentError] for another kind of filter, or one whose
+      #   parameters differ (error_rate, initial_capacity, growth,
+      #   tightening, even_layers, max_capacity, seed), naming the first
+      # @raise [Bloomc::UnsupportedError] when the two are on different
+      #   servers or, on a Redis Cluster, in different hash slots
+      # @raise [FrozenError] when this object is frozen
+      def merge!(other)
+        combine!(other, :union)
       end
 
-      # @raise [Bloomc::UnsupportedError] not yet for a Redis scalable filter
-      def union(_other, into:)
-        unsupported("union (#{into})")
-      end
+      # A filter in Redis, named +into+, holding the keys of this filter and
+      # +other+ (see merge!), in one script: +into+ is created with these
+      # parameters, or must have them, and its layers are replaced; it may
+      # name this filter or +other+.
+      # @return [Bloomc::Redis::ScalableBloomFilter] the filter named +into+
+      # @raise (as merge!; ArgumentError when +into+ has other parameters)
+      def union(other, into:) = combined(other, into, :union)
 
-      # @raise [Bloomc::UnsupportedError] a scalable filter has no exact intersection
+      # @raise [Bloomc::UnsupportedError] a scalable filter has no exact
+      #   intersection, as locally
       def intersection(_other, into:)
-        unsupported("intersection (#{into})")
+        no_intersection("intersection (into: #{into.inspect})")
+      end
+
+      # @raise [Bloomc::UnsupportedError] a scalable filter has no exact
+      #   intersection, as locally
+      def &(_other)
+        no_intersection("&")
       end
 
       # A String naming the filter and its shape (no round trip to the server).
@@ -214,6 +240,42 @@ module Bloomc
 
       def unsupported(what)
         raise(UnsupportedError, "#{what} is not supported by Bloomc::Redis::ScalableBloomFilter yet")
+      end
+
+      def no_intersection(what)
+        raise UnsupportedError, "#{what}: scalable filters have no exact intersection: a key in both may sit in different layers"
+      end
+
+      # The parameters two filters must share to be combined, by the names
+      # new takes (the layers' shapes follow from them).
+      def shape
+        { "error_rate" => error_rate, "initial_capacity" => initial_capacity, "growth" => growth, "tightening" => tightening,
+          "even_layers" => even_layers, "max_capacity" => max_capacity, "seed" => seed, "hash" => @hash }
+      end
+
+      def shape_fields = [*super, *PARAMETERS]
+
+      # The union into this filter, in one script (there is no intersection:
+      # intersection and & raise first).
+      def combine!(other, _op)
+        writable!
+        check_combinable(other)
+        check_slots([name, other.name])
+        combine_from(self, other, :union)
+      end
+
+      # This filter's layers and size become those of +first+ united with
+      # +second+ (this filter may be +first+).
+      def combine_from(first, second, _op)
+        writable!
+        keys = [self, first, second].flat_map { |filter| filter.send(:scalable_keys) }
+        @known = script(:scalable_combine, keys, layer_shapes, once: true)
+        self
+      end
+
+      # m and k of each layer these parameters allow, oldest first.
+      def layer_shapes
+        (0...Bloomc::ScalableBloomFilter::MAX_LAYERS).map { |i| layer_shape_of(i) }.take_while(&:itself).flat_map { |_, m, k| [m, k] }
       end
 
       def scalable_keys

@@ -131,6 +131,15 @@ module Bloomc
       scalable_add: with.call(:scalable_add, STRINGS_LUA, SCALABLE_LUA),
       scalable_lookup: with.call(:scalable_lookup, SCALABLE_LUA),
       scalable_clear: with.call(:scalable_clear, SCALABLE_LUA),
+      # A union of two scalable filters into a third (KEYS: each one's layer
+      # count, size and layers' prefix; the third may be the first), as
+      # Bloomc::ScalableBloomFilter#merge!: layer j is the OR of both layers
+      # j, its count their estimate held between the larger of the two
+      # counts and their sum; a layer only one has is taken as it is; the
+      # size is the sum. ARGV: each possible layer's m and k. One call, so
+      # that an add never sees a part of it (a writer told of fewer layers
+      # than the union left sends its key again).
+      scalable_combine: with.call(:scalable_combine, STRINGS_LUA),
       # The cells that are not 0 among [ARGV[2], ARGV[3]) of ARGV[1] bits.
       counting_occupied: with.call(:counting_occupied, CELLS_LUA),
       # The clock of the node holding KEYS[1].
