@@ -105,7 +105,7 @@ typedef struct {
     const bloomc_batch *b;
     key_source src;
     long from, to; /* the keys of this job */
-    long base;         /* the key that h[0] and out[0] belong to */
+    long base;     /* the key that h[0] and out[0] belong to */
     bf_key_hash *h;
     uint8_t *out;
     size_t lo, hi; /* add_part's range of bytes */
