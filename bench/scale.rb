@@ -31,7 +31,8 @@ require_relative "support"
 #                 minus before it was made)
 #
 # then again with prefault: true on new, and with Bloomc.use_huge_pages! in
-# a forked child (huge pages change the whole process). Features not in this
+# a forked child at 256 MiB and 1 GiB (huge pages change the whole process;
+# the peak is twice a size: the floor lives beside the filter). Features not in this
 # build yet are printed as n/a. Writes the tables as Markdown and the curve
 # as a PNG (gnuplot).
 #
