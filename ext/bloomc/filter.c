@@ -206,12 +206,12 @@ void bloomc_filter_commit(VALUE self, bloomc_filter *f)
 
 /* The batch prefault. A batch of n keys, each touching t pages, faults in an
  * expected fraction 1 - exp(-n t / P) of a fresh filter's P pages one at a
- * time; committing all P in one madvise costs less once that fraction passes
- * PREFAULT_FRACTION, measured by bench/prefault.rb (docs/PERFORMANCE.md):
- * here a bulk commit costs about 0.2 of a demand fault per page. Mapped
- * files are left alone: committing allocates a sparse file's holes, which
- * only the user may ask for (prefault:, prefault!). */
-#define PREFAULT_FRACTION 0.3
+ * time. Committing all P in one madvise costs 1.6-1.9 us a page here, a
+ * demand fault 2.9-4.4 us (bench/prefault.rb, docs/PERFORMANCE.md): bulk
+ * wins once the batch would touch about half the pages. Mapped files are
+ * left alone: committing allocates a sparse file's holes, which only the
+ * user may ask for (prefault:, prefault!). */
+#define PREFAULT_FRACTION 0.5
 
 void bloomc_filter_prefault_for_batch(VALUE self, bloomc_filter *f, size_t nkeys)
 {
