@@ -35,7 +35,7 @@ RSpec.describe "committing pages" do
     Bloomc::CountingBloomFilter => ->(opts) { Bloomc::CountingBloomFilter.new(6 * mib * 8, 4, width: 4, **opts) },
     Bloomc::SpectralBloomFilter => ->(opts) { Bloomc::SpectralBloomFilter.new(6 * mib * 8, 4, **opts) },
     Bloomc::BitwiseBloomFilter => ->(opts) { Bloomc::BitwiseBloomFilter.new(6 * mib * 8, 4, **opts) },
-    Bloomc::StableBloomFilter => ->(opts) { Bloomc::StableBloomFilter.new(6 * mib * 8, 4, 2, **opts) },
+    Bloomc::StableBloomFilter => ->(opts) { Bloomc::StableBloomFilter.new(6 * mib * 8, 4, 2, random_seed: 1, **opts) },
     Bloomc::ContinuousBloomFilter => ->(opts) { Bloomc::ContinuousBloomFilter.new(6 * mib * 8, 4, 0, **opts) },
     Bloomc::A2BloomFilter => ->(opts) { Bloomc::A2BloomFilter.new(24 * mib * 8, 4, **opts) },
     Bloomc::ScalableBloomFilter => ->(opts) { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 2_000_000, **opts) },
@@ -166,6 +166,7 @@ RSpec.describe "committing pages" do
     end
 
     def allocated(path) = File.stat(path).blocks * 512
+    def size = 64 << 20
 
     it "leaves a sparse file's holes without it" do
       path = sparse_file
