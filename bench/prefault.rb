@@ -78,8 +78,8 @@ def sizes(huge)
     add = best { timed { singles.each { |k| filter.add(k) } } } / singles.size * 1e9
     rows << [klass.name.split("::").last, "#{bytes >> 20} MiB", add_all.round(1), count.round(1), include.round(1),
              add.round(1), rss_huge_kb >> 10]
-    filter = nil # rubocop:disable Lint/UselessAssignment -- let GC take the cells before the next size
-    GC.start
+    filter = nil
+    GC.start # the cells go before the next size's
   end
   BenchSupport.print_table("ns/key, #{huge ? 'huge pages (use_huge_pages!)' : '4 KiB pages'} (THP_enabled: " \
                            "#{File.read('/proc/self/status')[/THP_enabled:\s+(\d)/, 1]})",

@@ -218,7 +218,9 @@ void bloomc_filter_prefault_for_batch(VALUE self, bloomc_filter *f, size_t nkeys
     if (f->committed || f->map.base || !on_pages(f->allocation_bytes)) return;
     bloomc_numbers n = {0};
     f->kind->numbers(f->core, &n);
-    double per_key = f->kind->pages_per_key ? (double)f->kind->pages_per_key : n.k ? (double)n.k : 1.0;
+    double per_key = 1.0;
+    if (f->kind->pages_per_key) per_key = f->kind->pages_per_key;
+    else if (n.k) per_key = n.k;
     double pages = ceil((double)f->body_bytes / 4096.0);
     if (1.0 - exp(-(double)nkeys * per_key / pages) >= PREFAULT_FRACTION) bloomc_filter_commit(self, f);
 }
@@ -545,7 +547,7 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
      * the core, which stays there unused when the copy is put back. */
     r.allocation_bytes = alignment(kind) - 1 + f->body_bytes + kind->core_size;
     r.allocation = on_pages(r.allocation_bytes) ? cells_alloc(r.allocation_bytes, rb_obj_class(self), m_of(kind, f->core))
-                                                 : ruby_xmalloc(r.allocation_bytes);
+                                                : ruby_xmalloc(r.allocation_bytes);
     uint8_t *cells = memcpy(aligned(r.allocation, kind), f->body, f->body_bytes);
     r.core = memcpy(cells + f->body_bytes, f->core, kind->core_size);
     return rb_ensure(run_batch_add, (VALUE)&r, finish_batch_add, (VALUE)&r);

@@ -25,7 +25,7 @@ typedef struct {
     size_t body_bytes;
     size_t allocation_bytes; /* of allocation: from bf_pages when >= BLOOMC_PAGES_MIN */
     int committed;           /* every page of the heap cells is committed (filter.c) */
-    uint64_t core[]; /* the kind's state (core_size bytes), 8-byte aligned */
+    uint64_t core[];         /* the kind's state (core_size bytes), 8-byte aligned */
 } bloomc_filter;
 
 /* What the shared readers (m, k, seed, size, distinct) report. */

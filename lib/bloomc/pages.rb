@@ -30,7 +30,7 @@ module Bloomc
     end
 
     def self.check_prefault(value) # :nodoc:
-      return if value == true || value == false
+      return if [true, false].include?(value)
 
       raise TypeError, "prefault must be true or false, not #{value.class}"
     end
@@ -70,7 +70,7 @@ module Bloomc
   # Returns:: (true)
   # Raises:: Bloomc::UnsupportedError when the system has no transparent
   #     huge pages, or they are set to +never+
-  def self.use_huge_pages!
+  def self.use_huge_pages! # rubocop:disable Naming/PredicateMethod -- a bang: it changes the process
     enabled = begin
       File.read("/sys/kernel/mm/transparent_hugepage/enabled")
     rescue SystemCallError

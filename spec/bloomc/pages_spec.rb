@@ -73,7 +73,7 @@ RSpec.describe "committing pages" do
     end
 
     it "refuses a prefault: other than true or false, naming it" do
-      [nil, 1, "yes", :true].each do |bad|
+      [nil, 1, "yes", :yes].each do |bad|
         expect { Bloomc::BloomFilter.new(64, 3, prefault: bad) }.to raise_error(TypeError, /prefault must be true or false/)
       end
     end
