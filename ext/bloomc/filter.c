@@ -184,7 +184,7 @@ void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes,
 }
 
 /* Commits f's pages, the whole mapped file's when mapped. */
-void bloomc_filter_commit(VALUE self, bloomc_filter *f)
+void bloomc_filter_commit(bloomc_filter *f)
 {
     uint8_t *start = f->allocation;
     size_t length = f->allocation_bytes;
@@ -193,13 +193,13 @@ void bloomc_filter_commit(VALUE self, bloomc_filter *f)
         /* Past a truncated file's end a touch is SIGBUS: refuse first. */
         struct stat st;
         if (fstat(f->map.fd, &st) != 0 || (uint64_t)st.st_size != (uint64_t)f->map.length)
-            rb_raise(rb_eIOError, "the file of this %" PRIsVALUE " changed size under its mapping", rb_obj_class(self));
+            rb_raise(rb_eIOError, "the file of this %" PRIsVALUE " changed size under its mapping", class_of_kind(f->kind));
         start = f->map.base;
         length = f->map.length;
         write = f->map.writable;
     }
     int err = bf_pages_commit(start, length, write);
-    if (err == ENOMEM) bloomc_no_memory(length, rb_sprintf("committing the pages of a %" PRIsVALUE, rb_obj_class(self)));
+    if (err == ENOMEM) bloomc_no_memory(length, rb_sprintf("committing the pages of a %" PRIsVALUE, class_of_kind(f->kind)));
     if (err) rb_syserr_fail(err, "madvise");
     if (!f->map.base) f->committed = 1;
 }
@@ -213,7 +213,7 @@ void bloomc_filter_commit(VALUE self, bloomc_filter *f)
  * user may ask for (prefault:, prefault!). */
 #define PREFAULT_FRACTION 0.5
 
-void bloomc_filter_prefault_for_batch(VALUE self, bloomc_filter *f, size_t nkeys)
+void bloomc_filter_prefault_for_batch(bloomc_filter *f, size_t nkeys)
 {
     if (f->committed || f->map.base || !on_pages(f->allocation_bytes)) return;
     bloomc_numbers n = {0};
@@ -222,7 +222,7 @@ void bloomc_filter_prefault_for_batch(VALUE self, bloomc_filter *f, size_t nkeys
     if (f->kind->pages_per_key) per_key = f->kind->pages_per_key;
     else if (n.k) per_key = n.k;
     double pages = ceil((double)f->body_bytes / 4096.0);
-    if (1.0 - exp(-(double)nkeys * per_key / pages) >= PREFAULT_FRACTION) bloomc_filter_commit(self, f);
+    if (1.0 - exp(-(double)nkeys * per_key / pages) >= PREFAULT_FRACTION) bloomc_filter_commit(f);
 }
 
 /* :nodoc: deep copy for dup and clone. */
@@ -538,7 +538,7 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_kind *kind = f->kind;
     if (!kind->add_one && !kind->add_many) rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
-    bloomc_filter_prefault_for_batch(self, f, RB_TYPE_P(keys, T_ARRAY) ? (size_t)RARRAY_LEN(keys) : 0);
+    bloomc_filter_prefault_for_batch(f, RB_TYPE_P(keys, T_ARRAY) ? (size_t)RARRAY_LEN(keys) : 0);
     batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .body_bytes = f->body_bytes};
     if (!kind->room) return run_batch_add((VALUE)&r);
     Check_Type(keys, T_ARRAY);
@@ -581,7 +581,7 @@ static VALUE filter_query_lines(int argc, VALUE *argv, VALUE self)
  * Not a write: a frozen filter may, and its cells do not change. */
 static VALUE filter_commit_pages(VALUE self)
 {
-    bloomc_filter_commit(self, bloomc_filter_get(self));
+    bloomc_filter_commit(bloomc_filter_get(self));
     return self;
 }
 

@@ -195,10 +195,10 @@ extern int bloomc_huge_pages;
 /* Commits every page of f's cells now (a mapped file's: for writing when
  * mapped writable, which allocates a sparse file's holes; else for
  * reading). NoMemoryError or SystemCallError when the kernel cannot. */
-void bloomc_filter_commit(VALUE self, bloomc_filter *f);
+void bloomc_filter_commit(bloomc_filter *f);
 /* Before a batch of nkeys adds: commits the cells in bulk when the batch
  * would fault most of their pages in one at a time anyway (filter.c). */
-void bloomc_filter_prefault_for_batch(VALUE self, bloomc_filter *f, size_t nkeys);
+void bloomc_filter_prefault_for_batch(bloomc_filter *f, size_t nkeys);
 
 /* Defines the class under mBloomc with the methods every kind shares. */
 VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind);
