@@ -206,9 +206,10 @@ void bloomc_filter_commit(bloomc_filter *f)
 
 /* The batch prefault. A batch of n keys, each touching t pages, faults in an
  * expected fraction 1 - exp(-n t / P) of a fresh filter's P pages one at a
- * time. Committing all P in one madvise costs 1.6-1.9 us a page here, a
- * demand fault 2.9-4.4 us (bench/prefault.rb, docs/PERFORMANCE.md): bulk
- * wins once the batch would touch about half the pages. Mapped files are
+ * time. Committing all P in one madvise costs 1.2-1.9 us a page here, a
+ * demand fault 2.9-4.5 us (bench/prefault.rb, docs/PERFORMANCE.md): bulk
+ * wins once the batch would touch about half the pages. (With huge pages a
+ * demand fault fills 2 MiB, so either way costs about the same.) Mapped files are
  * left alone: committing allocates a sparse file's holes, which only the
  * user may ask for (prefault:, prefault!). */
 #define PREFAULT_FRACTION 0.5

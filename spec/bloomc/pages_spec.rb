@@ -143,12 +143,14 @@ RSpec.describe "committing pages" do
     end
 
     it "are given back when the filter goes (rss returns)" do
+      # Five of them: one may be kept a while by a stale reference on the
+      # machine stack (the GC scans it conservatively), never all.
       grown = rss_growth do
-        3.times { Bloomc::BloomFilter.new(size * 8, 3, prefault: true) }
+        5.times { Bloomc::BloomFilter.new(size * 8, 3, prefault: true) }
         GC.start
         nil
       end
-      expect(grown).to be < size
+      expect(grown).to be < 2 * size
     end
   end
 
