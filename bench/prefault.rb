@@ -6,6 +6,7 @@
 #   ruby -Ilib bench/prefault.rb          # commit vs demand faults, then both page sizes
 #   ruby -Ilib bench/prefault.rb rule     # only the first
 #   ruby -Ilib bench/prefault.rb sizes [huge]  # one process's table (huge: use_huge_pages! first)
+#   ruby -Ilib bench/prefault.rb fill [huge]   # only the first-fill ratio
 #
 # Each time is the best of 3.
 require "bloomc"
@@ -106,6 +107,9 @@ end
 case ARGV[0]
 when "rule" then rule
 when "sizes" then sizes(ARGV[1] == "huge")
+when "fill"
+  Bloomc.use_huge_pages! if ARGV[1] == "huge"
+  first_fill(ARGV[1] == "huge")
 else
   rule
   [nil, "huge"].each { |mode| system(RbConfig.ruby, "-I#{File.expand_path('../lib', __dir__)}", __FILE__, "sizes", *mode) }
