@@ -190,9 +190,10 @@ void bloomc_filter_commit(bloomc_filter *f)
     size_t length = f->allocation_bytes;
     int write = 1;
     if (f->map.base) {
-        /* Past a truncated file's end a touch is SIGBUS: refuse first. */
+        /* Past a truncated file's end a touch is SIGBUS: refuse first. (A
+         * forked child's descriptor is /dev/null: its mapping is intact.) */
         struct stat st;
-        if (fstat(f->map.fd, &st) != 0 || (uint64_t)st.st_size != (uint64_t)f->map.length)
+        if (fstat(f->map.fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size != (uint64_t)f->map.length)
             rb_raise(rb_eIOError, "the file of this %" PRIsVALUE " changed size under its mapping", class_of_kind(f->kind));
         start = f->map.base;
         length = f->map.length;

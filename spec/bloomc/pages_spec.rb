@@ -202,6 +202,31 @@ RSpec.describe "committing pages" do
       expect(allocated(path)).to be < size / 2
     end
 
+    it "refuses to commit a file truncated under its mapping, and works in a forked child" do
+      path = sparse_file
+      length = File.size(path)
+      Bloomc::BloomFilter.open(path, reserve: false) do |f|
+        f << "kept"
+        reader, writer = IO.pipe
+        pid = fork do
+          reader.close
+          begin
+            writer.write(f.prefault!.include?("kept").inspect) # read-only here, its descriptor /dev/null
+          rescue Exception => e # rubocop:disable Lint/RescueException -- reported to the parent
+            writer.write(e.class.name)
+          ensure
+            exit!(0)
+          end
+        end
+        writer.close
+        expect(reader.read).to eq("true")
+        Process.wait(pid)
+        File.truncate(path, length / 2)
+        expect { f.prefault! }.to raise_error(IOError, /changed size/)
+        File.truncate(path, length) # so that close finds the file whole again
+      end
+    end
+
     it "refuses a bad prefault: before it opens anything" do
       path = File.join(@dir, "new.bloom")
       expect { Bloomc::BloomFilter.open(path, m: 64, k: 3, prefault: 1) }.to raise_error(TypeError, /prefault/)
