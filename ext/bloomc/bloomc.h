@@ -79,6 +79,8 @@ int bloomc_intersection_arg(VALUE op, int same_shape);
  * only on failure): a NoMemoryError names the bytes asked for and what they
  * were for. */
 void *bloomc_xcalloc(size_t nbytes, const char *what, ...);
+/* Its NoMemoryError, for nbytes wanted for what (a String). */
+NORETURN(void bloomc_no_memory(size_t nbytes, VALUE what));
 
 /* state.c: a filter's state as numbers and bytes (export_core and
  * import_core of every filter class; the file format is in Ruby). Every
@@ -118,6 +120,8 @@ void bloomc_mapping_check(const bloomc_mapping *m, VALUE self); /* IOError once 
 void bloomc_define_mapping_methods(VALUE klass);
 /* Bloomc::Mapped's own (private) methods, defined once. */
 void bloomc_init_mapped(VALUE mBloomc);
+/* Bloomc's private huge-page switch (filter.c; lib/bloomc/pages.rb). */
+void bloomc_init_pages(VALUE mBloomc);
 
 /* Views that share a filter's storage (filter.bits, filter.buckets). */
 VALUE bloomc_bit_field_view(VALUE owner, bf_bits *bits);
