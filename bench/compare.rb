@@ -174,11 +174,7 @@ def run_scenario(title, capacity:, present:, absent:, rounds:)
     ["floor", "getbyte loop"] => -> { present.each { |key| key.getbyte(0) } }
   }
   counts = Hash.new(n)
-  # A lookup that reads the filter's memory once: a BloomFilter of the same m
-  # with k = 1, holding the same keys. What is left of a lookup without its
-  # other k - 1 probes: the call, the key read, MurmurHash3, one probe.
-  one_probe = Bloomc::BloomFilter.new(m, 1)
-  one_probe.add_all(present)
+  one_probe = one_probe_filter(m, present)
   jobs[["floor", "one-probe miss"]] = -> { absent.each { |key| one_probe.include?(key) } }
   counts[["floor", "one-probe miss"]] = absent.size
   IMPLS.each do |impl|

@@ -89,6 +89,13 @@ module BenchSupport
     bench.targets(res, row: row).each { |what, shown, limit| puts "#{what}: #{shown} (target #{limit})" }
   end
 
+  # The one-probe floor of a lookup: a BloomFilter of the same m with k = 1,
+  # holding the same keys. Its misses are what is left of a lookup without
+  # its other k - 1 probes: the call, the key read, MurmurHash3, one probe.
+  def one_probe_filter(m, present)
+    Bloomc::BloomFilter.new(m, 1).add_all(present)
+  end
+
   def load_peer(name)
     require name
     true

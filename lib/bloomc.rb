@@ -64,10 +64,15 @@ require_relative "bloomc/sizing"
 require_relative "bloomc/format"
 require_relative "bloomc/mapped"
 require_relative "bloomc/batch"
+require_relative "bloomc/pages"
 # Every filter kind, from the one list of them (Format::KINDS): each has its
 # lib/bloomc/<snake_case name>.rb.
 Bloomc::Format::KINDS.each_value do |name|
   require_relative "bloomc/#{name.to_s.gsub(/(?<=[a-z0-9])(?=[A-Z])/, '_').downcase}"
+  # prefault! and new's prefault:, once for every kind (lib/bloomc/pages.rb).
+  klass = Bloomc.const_get(name)
+  klass.include(Bloomc::Pages)
+  klass.singleton_class.prepend(Bloomc::Pages::New)
 end
 require_relative "bloomc/fork"
 require_relative "bloomc/periodic_filter"

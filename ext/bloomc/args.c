@@ -78,6 +78,11 @@ void *bloomc_xcalloc(size_t nbytes, const char *what, ...)
     va_start(ap, what);
     VALUE message = rb_vsprintf(what, ap);
     va_end(ap);
+    bloomc_no_memory(nbytes, message);
+}
+
+void bloomc_no_memory(size_t nbytes, VALUE what)
+{
     rb_raise(rb_eNoMemError, "failed to allocate %" PRIu64 " bytes (%.1f GiB) for %" PRIsVALUE, (uint64_t)nbytes,
-             (double)nbytes / (1024.0 * 1024.0 * 1024.0), message);
+             (double)nbytes / (1024.0 * 1024.0 * 1024.0), what);
 }

@@ -423,21 +423,27 @@ VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
     return out;
 }
 
-/* The lines of chunk's first length bytes added as keys (each line without
- * its '\n'; the last may lack one), as add_all of them would; returns how
- * many. On several threads as add_all, where the kind can. (`bloomc build`:
- * no Ruby object is made for a key.) */
-VALUE bloomc_batch_add_lines(const bloomc_batch *b, VALUE chunk, VALUE length, VALUE threads)
+bloomc_batch_lines bloomc_batch_lines_of(VALUE chunk, VALUE length)
 {
     Check_Type(chunk, T_STRING);
     long n = NUM2LONG(length);
     if (n < 0 || n > RSTRING_LEN(chunk)) rb_raise(rb_eArgError, "length %ld outside the chunk's %ld bytes", n, RSTRING_LEN(chunk));
-    const char *text = RSTRING_PTR(chunk), *end = text + n;
-    long lines = 0;
-    for (const char *p = text; p < end; lines++) {
+    bloomc_batch_lines lines = {chunk, RSTRING_PTR(chunk), n, 0};
+    for (const char *p = lines.text, *end = p + n; p < end; lines.count++) {
         const char *newline = memchr(p, '\n', (size_t)(end - p));
         p = newline ? newline + 1 : end;
     }
+    return lines;
+}
+
+/* The lines of a chunk added as keys (each line without its '\n'; the last
+ * may lack one), as add_all of them would; returns how many. On several
+ * threads as add_all, where the kind can. (`bloomc build`: no Ruby object
+ * is made for a key.) */
+VALUE bloomc_batch_add_lines(const bloomc_batch *b, const bloomc_batch_lines *chunk_lines, VALUE threads)
+{
+    const char *text = chunk_lines->text, *end = text + chunk_lines->length;
+    long lines = chunk_lines->count;
     int t = b->add_part ? threads_for(threads, lines) : 1;
     if (t > 1) {
         /* starts[i + 1] is one past line i's '\n' (or past the chunk's end
@@ -467,6 +473,7 @@ VALUE bloomc_batch_add_lines(const bloomc_batch *b, VALUE chunk, VALUE length, V
         }
         if (k) b->add(b->filter, h, k, NULL);
     }
+    VALUE chunk = chunk_lines->chunk;
     RB_GC_GUARD(chunk);
     return LONG2NUM(lines);
 }

@@ -166,6 +166,7 @@ static const bloomc_kind blocked_kind = {
     .add_many = add_many,
     .add_part = add_part,
     .contains_many = contains_many,
+    .pages_per_key = 1, /* its k bits share one block */
 };
 
 /* For RDoc and YARD, which learn which Ruby class a C variable holds only

@@ -67,7 +67,14 @@ enum {
 VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect, VALUE threads);
 VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode, VALUE threads);
 VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length);
-VALUE bloomc_batch_add_lines(const bloomc_batch *b, VALUE chunk, VALUE length, VALUE threads);
+/* The lines of a chunk's first length bytes (checked), and how many. */
+typedef struct {
+    VALUE chunk;
+    const char *text;
+    long length, count;
+} bloomc_batch_lines;
+bloomc_batch_lines bloomc_batch_lines_of(VALUE chunk, VALUE length);
+VALUE bloomc_batch_add_lines(const bloomc_batch *b, const bloomc_batch_lines *lines, VALUE threads);
 VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length, VALUE delimiter, VALUE fields, VALUE invert);
 void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE, VALUE));
 /* add?'s answer from an add that says whether the key was new. */
@@ -89,6 +96,8 @@ int bloomc_intersection_arg(VALUE op, int same_shape);
  * only on failure): a NoMemoryError names the bytes asked for and what they
  * were for. */
 void *bloomc_xcalloc(size_t nbytes, const char *what, ...);
+/* Its NoMemoryError, for nbytes wanted for what (a String). */
+NORETURN(void bloomc_no_memory(size_t nbytes, VALUE what));
 
 /* state.c: a filter's state as numbers and bytes (export_core and
  * import_core of every filter class; the file format is in Ruby). Every
@@ -128,6 +137,8 @@ void bloomc_mapping_check(const bloomc_mapping *m, VALUE self); /* IOError once 
 void bloomc_define_mapping_methods(VALUE klass);
 /* Bloomc::Mapped's own (private) methods, defined once. */
 void bloomc_init_mapped(VALUE mBloomc);
+/* Bloomc's private huge-page switch (filter.c; lib/bloomc/pages.rb). */
+void bloomc_init_pages(VALUE mBloomc);
 
 /* Views that share a filter's storage (filter.bits, filter.buckets). */
 VALUE bloomc_bit_field_view(VALUE owner, bf_bits *bits);

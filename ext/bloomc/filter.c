@@ -2,8 +2,12 @@
  * (filter.h). Their documentation for ri and YARD is in each class's Ruby
  * file (lib/bloomc/<kind>.rb, as RDoc :method: directives), since what m or
  * size counts differs by kind. */
+#include <errno.h>
+#include <math.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include "filter.h"
+#include "bf_pages.h"
 
 const rb_data_type_t bloomc_filter_type = {
     .wrap_struct_name = "bloomc/filter",
@@ -20,11 +24,43 @@ static struct {
 } classes[KINDS_MAX];
 static int nclasses;
 
+/* Set once by Bloomc.use_huge_pages! (atomically: any Ractor may allocate). */
+int bloomc_huge_pages;
+
+static int on_pages(size_t nbytes) { return nbytes >= BLOOMC_PAGES_MIN; }
+
+/* nbytes for cells, zeroed: from bf_pages when large (Ruby's GC is told of
+ * them, as it is of what ruby_xcalloc gives), else from Ruby's heap.
+ * NoMemoryError naming what they are for, after one GC and a retry. */
+static void *cells_alloc(size_t nbytes, VALUE klass, uint64_t m)
+{
+    if (!on_pages(nbytes)) return bloomc_xcalloc(nbytes, "a %" PRIsVALUE " of m = %" PRIu64, klass, m);
+    void *p = bf_pages_alloc(nbytes, bloomc_huge_pages);
+    if (!p) {
+        rb_gc(); /* a dead filter's mapping goes with its object */
+        p = bf_pages_alloc(nbytes, bloomc_huge_pages);
+    }
+    if (!p) bloomc_no_memory(nbytes, rb_sprintf("a %" PRIsVALUE " of m = %" PRIu64, klass, m));
+    rb_gc_adjust_memory_usage((ssize_t)nbytes);
+    return p;
+}
+
+static void cells_free(void *p, size_t nbytes)
+{
+    if (!p) return;
+    if (!on_pages(nbytes)) {
+        ruby_xfree(p);
+        return;
+    }
+    bf_pages_free(p, nbytes);
+    rb_gc_adjust_memory_usage(-(ssize_t)nbytes);
+}
+
 void bloomc_filter_free(void *ptr)
 {
     bloomc_filter *f = ptr;
     if (f->map.base) bloomc_unmap(&f->map);
-    ruby_xfree(f->allocation);
+    cells_free(f->allocation, f->allocation_bytes);
     f->allocation = NULL;
     f->body = NULL;
     if (f->kind->outlives && f->kind->outlives(f->core)) return;
@@ -104,13 +140,16 @@ static uint8_t *aligned(void *allocation, const bloomc_kind *kind)
     return (uint8_t *)(((uintptr_t)allocation + alignment(kind) - 1) & ~(uintptr_t)(alignment(kind) - 1));
 }
 
-/* Gives f the state core with the cells of nbytes in allocation, whose old
- * cells it frees. */
-static void adopt(bloomc_filter *f, const void *core, void *allocation, size_t nbytes)
+/* Gives f the state core with the cells of nbytes in allocation (of
+ * allocation_bytes; committed: every page of it), whose old cells it frees. */
+static void adopt(bloomc_filter *f, const void *core, void *allocation, size_t allocation_bytes, size_t nbytes,
+                  int committed)
 {
-    ruby_xfree(f->allocation);
+    cells_free(f->allocation, f->allocation_bytes);
     memcpy(f->core, core, f->kind->core_size);
     f->allocation = allocation;
+    f->allocation_bytes = allocation_bytes;
+    f->committed = committed;
     f->body = aligned(allocation, f->kind);
     f->body_bytes = nbytes;
     f->kind->attach(f->core, f->body, 0); /* checked before, where it came from outside */
@@ -136,9 +175,56 @@ void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes,
     VALUE klass = class_of_kind(f->kind);
     uint64_t m = m_of(f->kind, core);
     if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of m = %" PRIu64 " is too large for this machine", klass, m);
-    void *allocation = bloomc_xcalloc(nbytes + alignment(f->kind) - 1, "a %" PRIsVALUE " of m = %" PRIu64, klass, m);
+    size_t total = nbytes + alignment(f->kind) - 1;
+    void *allocation = cells_alloc(total, klass, m);
     if (src) memcpy(aligned(allocation, f->kind), src, src_bytes);
-    adopt(f, core, allocation, nbytes);
+    /* A copy that wrote every byte has committed every page; Ruby's heap is
+     * not the prefault's business. */
+    adopt(f, core, allocation, total, nbytes, !on_pages(total) || (src && src_bytes == nbytes));
+}
+
+/* Commits f's pages, the whole mapped file's when mapped. */
+void bloomc_filter_commit(bloomc_filter *f)
+{
+    uint8_t *start = f->allocation;
+    size_t length = f->allocation_bytes;
+    int write = 1;
+    if (f->map.base) {
+        /* Past a truncated file's end a touch is SIGBUS: refuse first. (A
+         * forked child's descriptor is /dev/null: its mapping is intact.) */
+        struct stat st;
+        if (fstat(f->map.fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size != (uint64_t)f->map.length)
+            rb_raise(rb_eIOError, "the file of this %" PRIsVALUE " changed size under its mapping", class_of_kind(f->kind));
+        start = f->map.base;
+        length = f->map.length;
+        write = f->map.writable;
+    }
+    int err = bf_pages_commit(start, length, write);
+    if (err == ENOMEM) bloomc_no_memory(length, rb_sprintf("committing the pages of a %" PRIsVALUE, class_of_kind(f->kind)));
+    if (err) rb_syserr_fail(err, "madvise");
+    if (!f->map.base) f->committed = 1;
+}
+
+/* The batch prefault. A batch of n keys, each touching t pages, faults in an
+ * expected fraction 1 - exp(-n t / P) of a fresh filter's P pages one at a
+ * time. Committing all P in one madvise costs 1.2-1.9 us a page here, a
+ * demand fault 2.9-4.5 us (bench/prefault.rb, docs/PERFORMANCE.md): bulk
+ * wins once the batch would touch about half the pages. (With huge pages a
+ * demand fault fills 2 MiB, so either way costs about the same.) Mapped files are
+ * left alone: committing allocates a sparse file's holes, which only the
+ * user may ask for (prefault:, prefault!). */
+#define PREFAULT_FRACTION 0.5
+
+void bloomc_filter_prefault_for_batch(bloomc_filter *f, size_t nkeys)
+{
+    if (f->committed || f->map.base || !on_pages(f->allocation_bytes)) return;
+    bloomc_numbers n = {0};
+    f->kind->numbers(f->core, &n);
+    double per_key = 1.0;
+    if (f->kind->pages_per_key) per_key = f->kind->pages_per_key;
+    else if (n.k) per_key = n.k;
+    double pages = ceil((double)f->body_bytes / 4096.0);
+    if (1.0 - exp(-(double)nkeys * per_key / pages) >= PREFAULT_FRACTION) bloomc_filter_commit(f);
 }
 
 /* :nodoc: deep copy for dup and clone. */
@@ -435,7 +521,7 @@ typedef struct {
     bloomc_batch b;
     VALUE keys, collect, threads;
     void *core, *allocation; /* the copy: the core, and its cells as install_at places them */
-    size_t body_bytes;
+    size_t body_bytes, allocation_bytes;
     int done;
 } batch_run;
 
@@ -451,8 +537,8 @@ static VALUE run_batch_add(VALUE arg)
 static VALUE finish_batch_add(VALUE arg)
 {
     batch_run *r = (batch_run *)arg;
-    if (r->done) ruby_xfree(r->allocation);
-    else adopt(r->f, r->core, r->allocation, r->body_bytes);
+    if (r->done) cells_free(r->allocation, r->allocation_bytes);
+    else adopt(r->f, r->core, r->allocation, r->allocation_bytes, r->body_bytes, 1);
     return Qnil;
 }
 
@@ -463,13 +549,16 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threa
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_kind *kind = f->kind;
     if (!kind->add_one && !kind->add_many) rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
+    bloomc_filter_prefault_for_batch(f, RB_TYPE_P(keys, T_ARRAY) ? (size_t)RARRAY_LEN(keys) : 0);
     batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .threads = threads, .body_bytes = f->body_bytes};
     if (!kind->room) return run_batch_add((VALUE)&r);
     Check_Type(keys, T_ARRAY);
     if (kind->room(f->core, (uint64_t)RARRAY_LEN(keys)) >= (uint64_t)RARRAY_LEN(keys)) return run_batch_add((VALUE)&r);
     /* One allocation (a batch allocates no Ruby object): the cells, then
      * the core, which stays there unused when the copy is put back. */
-    r.allocation = ruby_xmalloc(alignment(kind) - 1 + f->body_bytes + kind->core_size);
+    r.allocation_bytes = alignment(kind) - 1 + f->body_bytes + kind->core_size;
+    r.allocation = on_pages(r.allocation_bytes) ? cells_alloc(r.allocation_bytes, rb_obj_class(self), m_of(kind, f->core))
+                                                : ruby_xmalloc(r.allocation_bytes);
     uint8_t *cells = memcpy(aligned(r.allocation, kind), f->body, f->body_bytes);
     r.core = memcpy(cells + f->body_bytes, f->core, kind->core_size);
     return rb_ensure(run_batch_add, (VALUE)&r, finish_batch_add, (VALUE)&r);
@@ -496,8 +585,11 @@ static VALUE filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length
 static VALUE filter_add_lines(VALUE self, VALUE chunk, VALUE length, VALUE threads)
 {
     rb_check_frozen(self);
-    bloomc_batch b = batch_of(bloomc_filter_get(self));
-    return bloomc_batch_add_lines(&b, chunk, length, threads);
+    bloomc_filter *f = bloomc_filter_get(self);
+    bloomc_batch b = batch_of(f);
+    bloomc_batch_lines lines = bloomc_batch_lines_of(chunk, length);
+    bloomc_filter_prefault_for_batch(f, (size_t)lines.count);
+    return bloomc_batch_add_lines(&b, &lines, threads);
 }
 
 /* :nodoc: query_lines(chunk, out, length, delimiter, fields, invert):
@@ -507,6 +599,33 @@ static VALUE filter_query_lines(int argc, VALUE *argv, VALUE self)
     rb_check_arity(argc, 6, 6);
     bloomc_batch b = batch_of(bloomc_filter_get(self));
     return bloomc_batch_query(&b, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]);
+}
+
+/* :nodoc: commits every page of the cells (prefault!, lib/bloomc/pages.rb).
+ * Not a write: a frozen filter may, and its cells do not change. */
+static VALUE filter_commit_pages(VALUE self)
+{
+    bloomc_filter_commit(bloomc_filter_get(self));
+    return self;
+}
+
+/* :nodoc: lifts THP_DISABLE (bf_pages.h) and advises MADV_HUGEPAGE for the
+ * cells allocated from then on; the errno when the kernel refuses, or 0. */
+static VALUE pages_allow_huge(VALUE module)
+{
+    int err = bf_pages_allow_huge();
+    if (!err) __atomic_store_n(&bloomc_huge_pages, 1, __ATOMIC_RELAXED);
+    return INT2FIX(err);
+}
+
+/* :nodoc: whether pages_allow_huge has succeeded in this process. */
+static VALUE pages_huge(VALUE module) { return __atomic_load_n(&bloomc_huge_pages, __ATOMIC_RELAXED) ? Qtrue : Qfalse; }
+
+void bloomc_init_pages(VALUE mBloomc)
+{
+    VALUE singleton = rb_singleton_class(mBloomc);
+    rb_define_private_method(singleton, "allow_huge_pages", pages_allow_huge, 0);
+    rb_define_private_method(singleton, "huge_pages_advised", pages_huge, 0);
 }
 
 VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind)
@@ -524,6 +643,7 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     rb_define_method(klass, "==", filter_equal, 1);
     rb_define_method(klass, "eql?", filter_equal, 1);
     rb_define_method(klass, "hash", filter_hash, 0);
+    rb_define_private_method(klass, "commit_pages", filter_commit_pages, 0);
     rb_define_method(klass, "m", filter_m, 0);
     if (kind->methods & BLOOMC_K) rb_define_method(klass, "k", filter_k, 0);
     rb_define_method(klass, "seed", filter_seed, 0);

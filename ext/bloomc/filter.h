@@ -23,7 +23,9 @@ typedef struct {
     uint8_t *body;    /* the cells: in allocation, aligned, or in the mapping;
                        * NULL until set up */
     size_t body_bytes;
-    uint64_t core[]; /* the kind's state (core_size bytes), 8-byte aligned */
+    size_t allocation_bytes; /* of allocation: from bf_pages when >= BLOOMC_PAGES_MIN */
+    int committed;           /* every page of the heap cells is committed (filter.c) */
+    uint64_t core[];         /* the kind's state (core_size bytes), 8-byte aligned */
 } bloomc_filter;
 
 /* What the shared readers (m, k, seed, size, distinct) report. */
@@ -94,6 +96,9 @@ struct bloomc_kind {
     /* A kind whose saved fields vary in number: how many there are, from the
      * first nfields of them (checked: Bloomc::FormatError). NULL: nfields. */
     int (*nfields_in)(const uint64_t *fields);
+    /* The pages a key's add touches, for the batch prefault (0: k, each
+     * probe on a page of its own). */
+    int pages_per_key;
 };
 
 /* The most saved fields of any kind (the scalable filter's 9, and 4 for each
@@ -180,6 +185,24 @@ void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t lengt
 /* The bits set in the cells: the occupied hook of a kind whose cells are
  * plain bits. */
 uint64_t bloomc_occupied_bits(const void *core);
+
+/* Cells of at least this many bytes are an anonymous mapping of their own
+ * (bf_pages.h): one huge page. Smaller ones stay on Ruby's heap, where
+ * AddressSanitizer checks every access (it does not see into a mapping),
+ * and where the gain would be small: below 2 MiB a filter holds at most 512
+ * pages, faulted in well under 5 ms. */
+#define BLOOMC_PAGES_MIN ((size_t)2 << 20)
+
+/* Whether Bloomc.use_huge_pages! has run: new large cells get MADV_HUGEPAGE. */
+extern int bloomc_huge_pages;
+
+/* Commits every page of f's cells now (a mapped file's: for writing when
+ * mapped writable, which allocates a sparse file's holes; else for
+ * reading). NoMemoryError or SystemCallError when the kernel cannot. */
+void bloomc_filter_commit(bloomc_filter *f);
+/* Before a batch of nkeys adds: commits the cells in bulk when the batch
+ * would fault most of their pages in one at a time anyway (filter.c). */
+void bloomc_filter_prefault_for_batch(bloomc_filter *f, size_t nkeys);
 
 /* Defines the class under mBloomc with the methods every kind shares. */
 VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind);

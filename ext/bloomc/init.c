@@ -8,7 +8,8 @@ VALUE bloomc_eFormatError;
 RUBY_FUNC_EXPORTED void Init_bloomc(void)
 {
 #ifdef HAVE_RB_EXT_RACTOR_SAFE
-    /* No mutable C globals (class handles are set once here), and every
+    /* No mutable C globals (class handles are set once here; the huge-page
+     * switch is set once, atomically), and every
      * object's state lives in the object: safe to call from any Ractor. A
      * frozen filter on the heap is shareable (filter.h: BLOOMC_KIND_TYPE),
      * and Ractors may look keys up in it at once; a mapped filter is not. */
@@ -38,6 +39,7 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_init_bit_bucket_field(bloomc_mBloomc);
     bloomc_init_bloom_helper(bloomc_mBloomc);
     bloomc_init_mapped(bloomc_mBloomc);
+    bloomc_init_pages(bloomc_mBloomc);
 #define BLOOMC_CALL_INIT(name) bloomc_init_##name(bloomc_mBloomc);
     BLOOMC_FILTER_KINDS(BLOOMC_CALL_INIT)
 #undef BLOOMC_CALL_INIT

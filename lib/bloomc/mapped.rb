@@ -42,6 +42,11 @@ module Bloomc
       #     Errno::ENOSPC here and never SIGBUS at a later add; false leaves a
       #     new file sparse (its blocks taken as keys first touch them) and an
       #     old one as it is
+      # prefault:: (Boolean) commit every page of the mapping now
+      #     (Pages#prefault!): a writer's allocates a sparse file's holes
+      #     (whatever reserve: says) and maps them; a reader's reads the file
+      #     in, holes left holes. false leaves pages to be read or allocated
+      #     as keys first touch them
       # shape:: the constructor's arguments (m:, k:, capacity:, ...): for
       #     a new file, the filter to create; for an existing one, checked
       #     against what it holds (ArgumentError naming the difference)
@@ -55,8 +60,15 @@ module Bloomc
       #     file's blocks cannot all be reserved; a file the open created is
       #     removed
       # Raises:: Bloomc::Error outside the main Ractor
-      def open(path, readonly: false, verify: true, reserve: true, **shape)
+      def open(path, readonly: false, verify: true, reserve: true, prefault: false, **shape)
+        Pages.check_prefault(prefault)
         filter = Mapped.open(self, path, readonly, verify, reserve, shape)
+        begin
+          filter.prefault! if prefault
+        rescue Exception # rubocop:disable Lint/RescueException -- an Interrupt too: a large file takes seconds
+          filter.close
+          raise
+        end
         return filter unless block_given?
 
         begin

@@ -92,6 +92,7 @@ module BadInputMatrix
     when :any then [:ok]
     when :never then [ArgumentError]
     when :must_be_nil then v.nil? ? [:ok] : [ArgumentError]
+    when :boolean then [true, false].include?(v) ? [:ok] : [TypeError]
     when :murmur3_only then v == :murmur3 ? [:ok] : [ArgumentError]
     when :position
       return [TypeError] unless v.is_a?(Integer)
@@ -975,6 +976,10 @@ module BadInputMatrix
                    } }
   }.freeze
 
+  # Bloomc::Pages: committing pages changes nothing a method can see, frozen
+  # or not (run_call's snapshot checks it).
+  PAGES = { prefault!: { ok: ->(h, _, _, r, _) { r.equal?(h.obj) } } }.freeze
+
   # Bloomc::Mapped on filters that are not mapped (mapped_spec covers the
   # mapped ones): flush and close do nothing.
   MAPPED = {
@@ -1015,7 +1020,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, MAPPED, SIZING).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, MAPPED, SIZING).freeze
 
   BLOCKED_BLOOM_FILTER = BLOOM_FILTER.reject { |name, _| MAPPED.key?(name) }.merge(
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size && (r % 512).zero? } },
@@ -1058,7 +1063,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, MAPPED, SIZING).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, MAPPED, SIZING).freeze
 
   cell_count = ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) }
   FAMILY = {
@@ -1075,7 +1080,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, SIZING).freeze
+  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, SIZING).freeze
   WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
   counted_delete = {
     params: [[:key, "added"]], write: true,
@@ -1154,7 +1159,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("layers=#{h.obj.layers.size} (") } }
-  }.merge(BATCH, STATS, SET_OPS.reject { |name, _| name == :& }, PERSISTENCE, METADATA).freeze
+  }.merge(BATCH, STATS, SET_OPS.reject { |name, _| name == :& }, PERSISTENCE, METADATA, PAGES).freeze
 
   # add? stores a copy only of a key it does not find (the model follows
   # what it returned).
@@ -1196,7 +1201,7 @@ module BadInputMatrix
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("size=#{h.obj.size} ") } }
   }.merge(CUCKOO_BATCH, STATS.reject { |name, _| name == :estimated_count }, SET_OPS.reject { |name, _| name == :& },
-          PERSISTENCE, METADATA, SIZING).freeze
+          PERSISTENCE, METADATA, PAGES, SIZING).freeze
 
   # Built once: every write raises UnsupportedError, whatever its arguments.
   BINARY_FUSE_FILTER = {
@@ -1218,7 +1223,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH.reject { |name, _| %i[add_all add_new].include?(name) }, PERSISTENCE, METADATA).merge(
+  }.merge(BATCH.reject { |name, _| %i[add_all add_new].include?(name) }, PERSISTENCE, METADATA, PAGES).merge(
     %i[add << add? delete remove].to_h { |name| [name, unsupported[[[:unsupported, "x"]]]] },
     %i[add_all add_new].to_h { |name| [name, unsupported[[[:unsupported, ["x"]]]]] },
     %i[merge! | &].to_h { |name| [name, unsupported[[[:unsupported, ->(h) { h.obj.dup }]]]] },
@@ -1454,6 +1459,7 @@ module BadInputMatrix
       names |= Bloomc::Metadata.public_instance_methods(false) if mod.include?(Bloomc::Metadata)
       names |= Bloomc::Sizing.public_instance_methods(false) if mod.include?(Bloomc::Sizing)
       names |= Bloomc::Mapped.public_instance_methods(false) if mod.include?(Bloomc::Mapped)
+      names |= Bloomc::Pages.public_instance_methods(false) if mod.include?(Bloomc::Pages)
       # Psych's hooks, which YAML calls with its own Coder (format_spec
       # covers the round trip and the refusals).
       names - %i[encode_with init_with]
@@ -1855,5 +1861,10 @@ module BadInputMatrix
           { m: m, k: k, ttl: kw[:ttl], seed: kw[:seed], hash_function: kw[:hash] }
         } }
     ]
-  }.freeze
+  }.to_h do |klass, forms|
+    # prefault: on every filter class's new (lib/bloomc/pages.rb).
+    next [klass, forms] unless klass.include?(Bloomc::Pages)
+
+    [klass, forms.map { |form| form.merge(kw: form.fetch(:kw, {}).merge(prefault: [:boolean, false])) }]
+  end.freeze
 end

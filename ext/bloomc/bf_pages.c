@@ -1,0 +1,102 @@
+/* See bf_pages.h. */
+#define _GNU_SOURCE 1 /* MAP_ANONYMOUS, madvise's advice and prctl under -std=c99 */
+#include "bf_pages.h"
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+/* Linux 5.14's bulk commit, missing from older headers (the values are the
+ * kernel's ABI); an older kernel answers EINVAL and the pages are touched. */
+#ifdef __linux__
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+/* Linux 6.18: THP_DISABLE that spares memory advised MADV_HUGEPAGE. */
+#ifndef PR_THP_DISABLE_EXCEPT_ADVISED
+#define PR_THP_DISABLE_EXCEPT_ADVISED (1 << 1)
+#endif
+#endif
+
+static size_t page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) & ~(to - 1); }
+
+void *bf_pages_alloc(size_t nbytes, int huge)
+{
+    size_t length = round_up(nbytes, page_size());
+    if (!nbytes || length < nbytes || length + BF_PAGES_ALIGN < length) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    /* Over-allocate by one alignment and trim both ends: mmap itself only
+     * promises page alignment. The untouched excess is never committed. */
+    uint8_t *raw = mmap(NULL, length + BF_PAGES_ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return NULL;
+    uint8_t *p = (uint8_t *)round_up((uintptr_t)raw, BF_PAGES_ALIGN);
+    if (p > raw) munmap(raw, (size_t)(p - raw));
+    size_t tail = (size_t)(raw + length + BF_PAGES_ALIGN - (p + length));
+    if (tail) munmap(p + length, tail);
+#ifdef MADV_HUGEPAGE
+    if (huge) madvise(p, length, MADV_HUGEPAGE); /* advice: refused is only slower */
+#else
+    (void)huge;
+#endif
+    return p;
+}
+
+void bf_pages_free(void *p, size_t nbytes)
+{
+    if (p) munmap(p, round_up(nbytes, page_size()));
+}
+
+/* The fallback: one access per page. A write adds 0 atomically, so that a
+ * byte another thread sets meanwhile is never put back. */
+static void touch(uint8_t *start, size_t length, size_t page, int write)
+{
+    for (size_t off = 0; off < length; off += page) {
+        if (write) __atomic_fetch_or(start + off, (uint8_t)0, __ATOMIC_RELAXED);
+        else (void)*(volatile const uint8_t *)(start + off);
+    }
+}
+
+int bf_pages_commit(void *p, size_t nbytes, int write)
+{
+    if (!nbytes) return 0;
+    size_t page = page_size();
+    /* madvise takes whole pages: from the page that holds the first byte. */
+    uint8_t *start = (uint8_t *)((uintptr_t)p & ~(uintptr_t)(page - 1));
+    size_t length = round_up(nbytes + (size_t)((uint8_t *)p - start), page);
+#ifdef __linux__
+    int advice = write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ;
+    for (;;) {
+        if (madvise(start, length, advice) == 0) return 0;
+        if (errno == EINTR || errno == EAGAIN) continue; /* a signal, or memory being reclaimed */
+        if (errno != EINVAL) return errno;
+        break; /* a kernel before 5.14 */
+    }
+#endif
+    touch(start, length, page, write);
+    return 0;
+}
+
+int bf_pages_allow_huge(void)
+{
+#if defined(__linux__) && defined(PR_SET_THP_DISABLE)
+    if (prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED, 0, 0) == 0) return 0;
+    if (errno != EINVAL) return errno;
+    return prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) == 0 ? 0 : errno;
+#else
+    return ENOSYS;
+#endif
+}
