@@ -117,14 +117,16 @@ typedef struct {
      * job must not evict another's. */
 } __attribute__((aligned(2 * LINE))) job;
 
-/* The hash of key i, its bytes fetched KEY_AHEAD keys earlier (to: the
- * job's end). */
+/* The hash of key i, whose object and bytes were fetched while earlier keys
+ * were hashed (to: the job's end). */
 static inline bf_key_hash hash_at(const key_source *src, long i, long to, const bloomc_batch *b)
 {
     if (src->text) {
         size_t start = src->starts[i];
         return bf_key_hash_bytes((const uint8_t *)src->text + start, src->starts[i + 1] - start - 1, b->seed, b->kind);
     }
+    /* As prefetch_key: the object two steps ahead, then its bytes. */
+    if (i + 2 * KEY_AHEAD < to && !RB_SPECIAL_CONST_P(src->keys[i + 2 * KEY_AHEAD])) bf_prefetch((const void *)src->keys[i + 2 * KEY_AHEAD]);
     if (i + KEY_AHEAD < to && RB_TYPE_P(src->keys[i + KEY_AHEAD], T_STRING)) bf_prefetch(RSTRING_PTR(src->keys[i + KEY_AHEAD]));
     return hash_key(src->keys[i], b);
 }
@@ -186,12 +188,20 @@ static void run_jobs(job *jobs, int t, void *(*fn)(void *))
     }
 }
 
-/* The threads asked for (an Integer from lib/bloomc/batch.rb), as many as
- * nkeys keeps busy. */
-static int threads_for(VALUE threads, long nkeys)
+/* Automatic (threads: nil) uses several threads only for this many keys
+ * and a filter past the last-level cache: below, the threads mostly wait
+ * on the same memory as one would (docs/PERFORMANCE.md). */
+#define AUTO_MIN_KEYS 100000
+#define AUTO_MIN_BYTES ((size_t)64 << 20)
+
+/* The threads for a batch of nkeys over cells of body_bytes: threads is an
+ * Integer from lib/bloomc/batch.rb, n (up to n) or -n (automatic, up to n);
+ * as many as nkeys keeps busy. */
+static int threads_for(VALUE threads, long nkeys, size_t body_bytes)
 {
     long t = NUM2LONG(threads);
-    if (t < 1) rb_raise(rb_eArgError, "threads must be at least 1, not %ld", t);
+    if (t == 0) rb_raise(rb_eArgError, "threads must be at least 1, not 0");
+    if (t < 0) t = nkeys >= AUTO_MIN_KEYS && body_bytes >= AUTO_MIN_BYTES ? -t : 1;
     if (t > MAX_THREADS) t = MAX_THREADS;
     if (t > nkeys / MIN_KEYS_PER_THREAD) t = nkeys / MIN_KEYS_PER_THREAD;
     return t < 1 ? 1 : (int)t;
@@ -311,7 +321,7 @@ static VALUE keys_arg(VALUE keys)
 VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect, VALUE threads)
 {
     keys_arg(keys);
-    int t = threads_for(threads, RARRAY_LEN(keys));
+    int t = threads_for(threads, RARRAY_LEN(keys), b->body_bytes);
     /* Every key is checked before the first is added, so a bad key leaves the
      * filter as it was. */
     int plain = check_key_types(keys);
@@ -341,7 +351,7 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg, VAL
     keys_arg(keys);
     int mode = NUM2INT(mode_arg);
     if (mode < BLOOMC_BATCH_RESULTS || mode > BLOOMC_BATCH_ANY) rb_raise(rb_eArgError, "unknown batch mode %d", mode);
-    int t = b->lookup_shared ? threads_for(threads, RARRAY_LEN(keys)) : 1;
+    int t = b->lookup_shared ? threads_for(threads, RARRAY_LEN(keys), b->body_bytes) : 1;
     /* all_include? and any_include? can answer before the last key: checking
      * every key first keeps a bad key raising wherever it sits. The other
      * lookups hash every key, which raises just the same, and skip the extra
@@ -444,7 +454,7 @@ VALUE bloomc_batch_add_lines(const bloomc_batch *b, const bloomc_batch_lines *ch
 {
     const char *text = chunk_lines->text, *end = text + chunk_lines->length;
     long lines = chunk_lines->count;
-    int t = b->add_part ? threads_for(threads, lines) : 1;
+    int t = b->add_part ? threads_for(threads, lines, b->body_bytes) : 1;
     if (t > 1) {
         /* starts[i + 1] is one past line i's '\n' (or past the chunk's end
          * for a last line without one). */

@@ -138,17 +138,19 @@ void bf_blocked_contains_many(const bf_blocked *f, const bf_key_hash *h, size_t 
 void bf_blocked_add_part(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi)
 {
     const size_t span = hi - lo;
-    for (size_t i = 0; i < n && i < BF_BATCH_AHEAD; i++) {
-        uint8_t *block = block_of(f, h[i]);
-        if ((size_t)(block - f->bits.data) - lo < span) bf_prefetch(block);
-    }
+    /* The prefetches run BF_BATCH_AHEAD keys of this range ahead, not of
+     * the batch: every thread keeps as many fetches in flight as the serial
+     * walk does. pending: the keys of this range in [i, next). */
+    size_t next = 0, pending = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i + BF_BATCH_AHEAD < n) {
-            uint8_t *later = block_of(f, h[i + BF_BATCH_AHEAD]);
-            if ((size_t)(later - f->bits.data) - lo < span) bf_prefetch(later);
+        for (; pending <= BF_BATCH_AHEAD && next < n; next++) {
+            uint8_t *later = block_of(f, h[next]);
+            if ((size_t)(later - f->bits.data) - lo < span) bf_prefetch(later), pending++;
         }
         uint8_t *block = block_of(f, h[i]);
-        if ((size_t)(block - f->bits.data) - lo < span && set_block(block, f->k, h[i])) __atomic_store_n(&out[i], 1, __ATOMIC_RELAXED);
+        if ((size_t)(block - f->bits.data) - lo >= span) continue;
+        pending--;
+        if (set_block(block, f->k, h[i])) __atomic_store_n(&out[i], 1, __ATOMIC_RELAXED);
     }
 }
 

@@ -15,7 +15,8 @@ module Bloomc
   #
   # A large batch runs on several cores: +threads:+ (every batch method
   # takes it) is the most native threads it uses; nil, the default, is
-  # automatic: one thread below AUTO_THREADS_MIN keys, else one per core.
+  # automatic: one per core for 100,000 keys or more on a filter of 64 MiB
+  # or more (past the caches, where the threads gain), else one.
   # The calling thread keeps the GVL while they run, so other Ruby threads
   # wait for the batch as they do for a serial one (and a Ruby thread that
   # adds to the same filter at once cannot lose a key); the result is the
@@ -35,9 +36,6 @@ module Bloomc
     LOOKUP_MODES = { results: 0, count: 1, all: 2, any: 3 }.freeze
     private_constant :LOOKUP_MODES
 
-    # The fewest keys for which threads: nil uses more than one thread
-    # (docs/PERFORMANCE.md has the measurements behind it).
-    AUTO_THREADS_MIN = 100_000
     # The cores this process may run on, read once (a Ractor reads it too).
     CORES = Etc.nprocessors
     private_constant :CORES
@@ -51,7 +49,7 @@ module Bloomc
     # Raises:: FrozenError when the filter is frozen
     def add_all(keys, threads: nil)
       keys = Batch.keys_array(keys)
-      batch_add(keys, false, Batch.threads_for(keys, threads))
+      batch_add(keys, false, Batch.threads_for(threads))
       self
     end
 
@@ -65,7 +63,7 @@ module Bloomc
     # Raises:: ArgumentError when threads is below 1
     def add_new(keys, threads: nil)
       keys = Batch.keys_array(keys)
-      batch_add(keys, true, Batch.threads_for(keys, threads))
+      batch_add(keys, true, Batch.threads_for(threads))
     end
 
     # keys:: (Array, Enumerable)
@@ -73,7 +71,7 @@ module Bloomc
     # Returns:: (Array<Boolean>) include?(key) for each key, in order
     def include_all(keys, threads: nil)
       keys = Batch.keys_array(keys)
-      batch_lookup(keys, LOOKUP_MODES[:results], Batch.threads_for(keys, threads))
+      batch_lookup(keys, LOOKUP_MODES[:results], Batch.threads_for(threads))
     end
 
     # keys:: (Array, Enumerable)
@@ -81,7 +79,7 @@ module Bloomc
     # Returns:: (Integer) how many of the keys include? finds
     def count_included(keys, threads: nil)
       keys = Batch.keys_array(keys)
-      batch_lookup(keys, LOOKUP_MODES[:count], Batch.threads_for(keys, threads))
+      batch_lookup(keys, LOOKUP_MODES[:count], Batch.threads_for(threads))
     end
 
     # keys:: (Array, Enumerable)
@@ -90,7 +88,7 @@ module Bloomc
     #     stops at the first group of 64 keys with one missing
     def all_include?(keys, threads: nil)
       keys = Batch.keys_array(keys)
-      batch_lookup(keys, LOOKUP_MODES[:all], Batch.threads_for(keys, threads))
+      batch_lookup(keys, LOOKUP_MODES[:all], Batch.threads_for(threads))
     end
 
     # keys:: (Array, Enumerable)
@@ -99,14 +97,14 @@ module Bloomc
     #     stops at the first group of 64 keys with one found
     def any_include?(keys, threads: nil)
       keys = Batch.keys_array(keys)
-      batch_lookup(keys, LOOKUP_MODES[:any], Batch.threads_for(keys, threads))
+      batch_lookup(keys, LOOKUP_MODES[:any], Batch.threads_for(threads))
     end
 
     # @api private
-    # The threads a batch of +keys+ may use: +threads+, checked, or for nil
-    # the automatic choice.
-    def self.threads_for(keys, threads) # :nodoc:
-      return keys.size >= AUTO_THREADS_MIN ? CORES : 1 if threads.nil?
+    # The threads for a batch (batch.c): +threads+, checked, or for nil
+    # -CORES, which batch.c reads as automatic.
+    def self.threads_for(threads) # :nodoc:
+      return -CORES if threads.nil?
       raise TypeError, "threads must be an Integer or nil, not #{threads.class}" unless threads.is_a?(Integer)
       raise ArgumentError, "threads must be at least 1, not #{threads}" if threads < 1
 

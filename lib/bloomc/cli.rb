@@ -297,7 +297,7 @@ module Bloomc
     # no Ruby String a key); the others take add_all's all or nothing.
     def add_lines(filter, files)
       if filter.respond_to?(:add_lines, true)
-        threads = Etc.nprocessors
+        threads = Batch.threads_for(nil) # automatic, as add_all's
         each_chunk(files) { |lines, length| filter.send(:add_lines, lines, length, threads) }
       else
         each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) }
