@@ -6,6 +6,7 @@
 #include <math.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "filter.h"
 #include "bf_pages.h"
 
@@ -183,6 +184,9 @@ void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes,
     adopt(f, core, allocation, total, nbytes, !on_pages(total) || (src && src_bytes == nbytes));
 }
 
+/* Below this, a commit takes a few ms: one thread. */
+#define COMMIT_THREADS_MIN_BYTES ((size_t)64 << 20)
+
 /* Commits f's pages, the whole mapped file's when mapped. */
 void bloomc_filter_commit(bloomc_filter *f)
 {
@@ -199,7 +203,9 @@ void bloomc_filter_commit(bloomc_filter *f)
         length = f->map.length;
         write = f->map.writable;
     }
-    int err = bf_pages_commit(start, length, write);
+    /* Each core commits a part: the kernel's page zeroing is most of it. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int err = bf_pages_commit(start, length, write, cores > 1 && length >= COMMIT_THREADS_MIN_BYTES ? (int)cores : 1);
     if (err == ENOMEM) bloomc_no_memory(length, rb_sprintf("committing the pages of a %" PRIsVALUE, class_of_kind(f->kind)));
     if (err) rb_syserr_fail(err, "madvise");
     if (!f->map.base) f->committed = 1;
