@@ -196,12 +196,13 @@ static void run_jobs(job *jobs, int t, void *(*fn)(void *))
 
 /* The threads for a batch of nkeys over cells of body_bytes: threads is an
  * Integer from lib/bloomc/batch.rb, n (up to n) or -n (automatic, up to n);
- * as many as nkeys keeps busy. */
-static int threads_for(VALUE threads, long nkeys, size_t body_bytes)
+ * as many as nkeys keeps busy. A chunk of a stream (add_lines) is one of
+ * many: automatic threads for any size of it. */
+static int threads_for(VALUE threads, long nkeys, size_t body_bytes, int chunk)
 {
     long t = NUM2LONG(threads);
     if (t == 0) rb_raise(rb_eArgError, "threads must be at least 1, not 0");
-    if (t < 0) t = nkeys >= AUTO_MIN_KEYS && body_bytes >= AUTO_MIN_BYTES ? -t : 1;
+    if (t < 0) t = (chunk || nkeys >= AUTO_MIN_KEYS) && body_bytes >= AUTO_MIN_BYTES ? -t : 1;
     if (t > MAX_THREADS) t = MAX_THREADS;
     if (t > nkeys / MIN_KEYS_PER_THREAD) t = nkeys / MIN_KEYS_PER_THREAD;
     return t < 1 ? 1 : (int)t;
@@ -321,7 +322,7 @@ static VALUE keys_arg(VALUE keys)
 VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect, VALUE threads)
 {
     keys_arg(keys);
-    int t = threads_for(threads, RARRAY_LEN(keys), b->body_bytes);
+    int t = threads_for(threads, RARRAY_LEN(keys), b->body_bytes, 0);
     /* Every key is checked before the first is added, so a bad key leaves the
      * filter as it was. */
     int plain = check_key_types(keys);
@@ -351,7 +352,7 @@ VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg, VAL
     keys_arg(keys);
     int mode = NUM2INT(mode_arg);
     if (mode < BLOOMC_BATCH_RESULTS || mode > BLOOMC_BATCH_ANY) rb_raise(rb_eArgError, "unknown batch mode %d", mode);
-    int t = b->lookup_shared ? threads_for(threads, RARRAY_LEN(keys), b->body_bytes) : 1;
+    int t = b->lookup_shared ? threads_for(threads, RARRAY_LEN(keys), b->body_bytes, 0) : 1;
     /* all_include? and any_include? can answer before the last key: checking
      * every key first keeps a bad key raising wherever it sits. The other
      * lookups hash every key, which raises just the same, and skip the extra
@@ -454,7 +455,7 @@ VALUE bloomc_batch_add_lines(const bloomc_batch *b, const bloomc_batch_lines *ch
 {
     const char *text = chunk_lines->text, *end = text + chunk_lines->length;
     long lines = chunk_lines->count;
-    int t = b->add_part ? threads_for(threads, lines, b->body_bytes) : 1;
+    int t = b->add_part ? threads_for(threads, lines, b->body_bytes, 1) : 1;
     if (t > 1) {
         /* starts[i + 1] is one past line i's '\n' (or past the chunk's end
          * for a last line without one). */
