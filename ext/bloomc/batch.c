@@ -3,19 +3,28 @@
  * hashed, and handed to the filter's *_many function, which overlaps the
  * memory fetches of later keys with the probes of earlier ones. */
 #include "bloomc.h"
+#include <pthread.h>
+#include <signal.h>
 
 /* Keys hashed per call into the core: enough to keep BF_BATCH_AHEAD keys in
  * flight, small enough for the stack. */
 #define GROUP 64
 
-static void check_key_types(VALUE keys)
+/* Raises TypeError for the first key of another type than String, Symbol or
+ * Integer; returns 1 when every key is a String or a Fixnum, the keys that
+ * native threads may hash (hashing a Symbol or a Bignum may allocate). */
+static int check_key_types(VALUE keys)
 {
+    int plain = 1;
     for (long i = 0; i < RARRAY_LEN(keys); i++) {
         VALUE key = RARRAY_AREF(keys, i);
-        if (!RB_TYPE_P(key, T_STRING) && !RB_TYPE_P(key, T_SYMBOL) && !RB_INTEGER_TYPE_P(key))
+        if (RB_TYPE_P(key, T_STRING) || FIXNUM_P(key)) continue;
+        if (!RB_TYPE_P(key, T_SYMBOL) && !RB_INTEGER_TYPE_P(key))
             rb_raise(rb_eTypeError, "key at index %ld must be a String, Symbol or Integer, not %" PRIsVALUE, i,
                      rb_obj_class(key));
+        plain = 0;
     }
+    return plain;
 }
 
 /* bloomc_key_hash with the String case inline: a batch spends most of its
@@ -62,19 +71,268 @@ static size_t hash_group(VALUE keys, long from, const bloomc_batch *b, bf_key_ha
     return n;
 }
 
+/* ---- Batches on several cores --------------------------------------------
+ *
+ * A large batch runs on native threads while the calling thread keeps the
+ * GVL and waits for them: no other Ruby thread runs meanwhile, so no key
+ * moves, changes or is freed, and the threads read the keys' bytes without
+ * calling Ruby. They read only Strings and Fixnums (check_key_types).
+ *
+ * Lookups split the keys between the threads. Adds run in rounds: the
+ * threads hash a round's keys into a buffer, then each one sets, for every
+ * key of the round in order, only the cells in its own range of the filter's
+ * bytes (the kind's add_part). Ranges end on cache-line boundaries, so no two
+ * threads write one line, and the cells, count, distinct and add_new's
+ * answers are exactly the serial walk's. */
+
+#define MAX_THREADS 64
+/* Fewer keys than this per thread: starting a thread costs more than it saves. */
+#define MIN_KEYS_PER_THREAD 4096
+/* Keys per round of an add: 4 MiB of hashes and 256 KiB of answers. */
+#define ROUND ((long)1 << 18)
+#define LINE 64
+
+/* Where a parallel batch's keys are: an Array's elements (read-only), or
+ * the lines of a String: key i is text[starts[i], starts[i + 1] - 1), the
+ * line without its '\n'. */
+typedef struct {
+    const VALUE *keys;
+    const char *text;
+    const size_t *starts;
+} key_source;
+
+typedef struct {
+    const bloomc_batch *b;
+    key_source src;
+    long from, to; /* the keys of this job */
+    long base;     /* the key that h[0] and out[0] belong to */
+    bf_key_hash *h;
+    uint8_t *out;
+    size_t lo, hi; /* add_part's range of bytes */
+    int mode;
+    int *decided; /* all_include?/any_include?: set once one thread's answer decides */
+    long found;
+    /* Each job on cache lines of its own (two: the adjacent-line prefetcher
+     * pairs them): the jobs sit side by side, and one thread's writes to its
+     * job must not evict another's. */
+} __attribute__((aligned(2 * LINE))) job;
+
+/* The hash of key i, whose object and bytes were fetched while earlier keys
+ * were hashed (to: the job's end). */
+static inline bf_key_hash hash_at(const key_source *src, long i, long to, const bloomc_batch *b)
+{
+    if (src->text) {
+        size_t start = src->starts[i];
+        return bf_key_hash_bytes((const uint8_t *)src->text + start, src->starts[i + 1] - start - 1, b->seed, b->kind);
+    }
+    /* As prefetch_key: the object two steps ahead, then its bytes. */
+    if (i + 2 * KEY_AHEAD < to && !RB_SPECIAL_CONST_P(src->keys[i + 2 * KEY_AHEAD])) bf_prefetch((const void *)src->keys[i + 2 * KEY_AHEAD]);
+    if (i + KEY_AHEAD < to && RB_TYPE_P(src->keys[i + KEY_AHEAD], T_STRING)) bf_prefetch(RSTRING_PTR(src->keys[i + KEY_AHEAD]));
+    return hash_key(src->keys[i], b);
+}
+
+static void *hash_job(void *arg)
+{
+    job *j = arg;
+    for (long i = j->from; i < j->to; i++) j->h[i - j->base] = hash_at(&j->src, i, j->to, j->b);
+    return NULL;
+}
+
+static void *add_job(void *arg)
+{
+    job *j = arg;
+    j->b->add_part(j->b->filter, j->h, (size_t)(j->to - j->from), j->out, j->lo, j->hi);
+    return NULL;
+}
+
+static void *lookup_job(void *arg)
+{
+    job *j = arg;
+    bf_key_hash h[GROUP];
+    uint8_t answers[GROUP];
+    for (long i = j->from; i < j->to;) {
+        if (j->decided && __atomic_load_n(j->decided, __ATOMIC_RELAXED)) break;
+        size_t n = 0;
+        for (; n < GROUP && i + (long)n < j->to; n++) h[n] = hash_at(&j->src, i + (long)n, j->to, j->b);
+        uint8_t *out = j->out ? j->out + (i - j->base) : answers;
+        j->b->lookup(j->b->filter, h, n, out);
+        size_t found = 0;
+        for (size_t k = 0; k < n; k++) found += out[k];
+        j->found += (long)found; /* its own line */
+        if ((j->mode == BLOOMC_BATCH_ALL && found < n) || (j->mode == BLOOMC_BATCH_ANY && found > 0)) {
+            __atomic_store_n(j->decided, 1, __ATOMIC_RELAXED);
+            break;
+        }
+        i += (long)n;
+    }
+    return NULL;
+}
+
+/* Runs fn on jobs[0 .. t): jobs[0] in the calling thread, the others on
+ * threads of their own (in the calling thread too, one after another, where
+ * one cannot be started). The threads block every signal, so that signals
+ * still reach Ruby's own threads. */
+static void run_jobs(job *jobs, int t, void *(*fn)(void *))
+{
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    for (int w = 1; w < t; w++) started[w] = pthread_create(&tid[w], NULL, fn, &jobs[w]) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    fn(&jobs[0]);
+    for (int w = 1; w < t; w++) {
+        if (started[w]) pthread_join(tid[w], NULL);
+        else fn(&jobs[w]);
+    }
+}
+
+/* Automatic (threads: nil) uses several threads only for this many keys
+ * and a filter past the last-level cache: below, the threads mostly wait
+ * on the same memory as one would (docs/PERFORMANCE.md). */
+#define AUTO_MIN_KEYS 100000
+#define AUTO_MIN_BYTES ((size_t)64 << 20)
+
+/* The threads for a batch of nkeys over cells of body_bytes: threads is an
+ * Integer from lib/bloomc/batch.rb, n (up to n) or -n (automatic, up to n);
+ * as many as nkeys keeps busy. A chunk of a stream (add_lines) is one of
+ * many: automatic threads for any size of it. */
+static int threads_for(VALUE threads, long nkeys, size_t body_bytes, int chunk)
+{
+    long t = NUM2LONG(threads);
+    if (t == 0) rb_raise(rb_eArgError, "threads must be at least 1, not 0");
+    if (t < 0) t = (chunk || nkeys >= AUTO_MIN_KEYS) && body_bytes >= AUTO_MIN_BYTES ? -t : 1;
+    if (t > MAX_THREADS) t = MAX_THREADS;
+    if (t > nkeys / MIN_KEYS_PER_THREAD) t = nkeys / MIN_KEYS_PER_THREAD;
+    return t < 1 ? 1 : (int)t;
+}
+
+/* Splits keys [from, from + n) evenly over t jobs like proto. */
+static void split_keys(job *jobs, int t, const job *proto, long from, long n)
+{
+    for (int w = 0; w < t; w++) {
+        jobs[w] = *proto;
+        jobs[w].from = from + n * w / t;
+        jobs[w].to = from + n * (w + 1) / t;
+    }
+}
+
+typedef struct {
+    const bloomc_batch *b;
+    key_source src;
+    long nkeys;
+    VALUE fresh_keys; /* add_new's answer (Array keys only), or nil */
+    int threads;
+    bf_key_hash *h;
+    uint8_t *fresh;
+} parallel_add_run;
+
+static VALUE parallel_add(VALUE arg)
+{
+    parallel_add_run *r = (parallel_add_run *)arg;
+    const bloomc_batch *b = r->b;
+    int t = r->threads;
+    job jobs[MAX_THREADS];
+    for (long from = 0; from < r->nkeys;) {
+        long n = r->nkeys - from < ROUND ? r->nkeys - from : ROUND;
+        job proto = {.b = b, .src = r->src, .base = from, .h = r->h, .out = r->fresh};
+        split_keys(jobs, t, &proto, from, n);
+        run_jobs(jobs, t, hash_job);
+        memset(r->fresh, 0, (size_t)n);
+        for (int w = 0; w < t; w++) {
+            jobs[w].from = 0;
+            jobs[w].to = n;
+            jobs[w].lo = (b->body_bytes * (size_t)w / (size_t)t) & ~(size_t)(LINE - 1);
+            jobs[w].hi = w + 1 == t ? b->body_bytes : (b->body_bytes * (size_t)(w + 1) / (size_t)t) & ~(size_t)(LINE - 1);
+        }
+        run_jobs(jobs, t, add_job);
+        uint64_t fresh = 0;
+        for (long i = 0; i < n; i++) fresh += r->fresh[i];
+        *b->count += (uint64_t)n;
+        *b->distinct += fresh;
+        if (!NIL_P(r->fresh_keys))
+            for (long i = 0; i < n; i++)
+                if (r->fresh[i]) rb_ary_push(r->fresh_keys, r->src.keys[from + i]);
+        from += n;
+    }
+    return Qnil;
+}
+
+static VALUE free_parallel_add(VALUE arg)
+{
+    parallel_add_run *r = (parallel_add_run *)arg;
+    ruby_xfree(r->h);
+    ruby_xfree(r->fresh);
+    ruby_xfree((void *)r->src.starts);
+    return Qnil;
+}
+
+/* Adds src's nkeys keys on t threads (b->add_part); add_new's Array of the
+ * new ones in fresh_keys, unless it is nil. */
+static void add_in_parallel(const bloomc_batch *b, key_source src, long nkeys, VALUE fresh_keys, int t)
+{
+    long round = nkeys < ROUND ? nkeys : ROUND;
+    parallel_add_run r = {b, src, nkeys, fresh_keys, t, NULL, NULL};
+    r.h = ruby_xmalloc2((size_t)round, sizeof(bf_key_hash));
+    r.fresh = ruby_xmalloc((size_t)round);
+    rb_ensure(parallel_add, (VALUE)&r, free_parallel_add, (VALUE)&r);
+}
+
+/* A lookup of every key on t threads; the mode's answer. */
+static VALUE parallel_lookup(const bloomc_batch *b, VALUE keys, int mode, int t)
+{
+    long len = RARRAY_LEN(keys);
+    key_source src = {.keys = RARRAY_CONST_PTR(keys)};
+    int decided = 0;
+    job jobs[MAX_THREADS];
+    if (mode != BLOOMC_BATCH_RESULTS) {
+        job proto = {.b = b, .src = src, .mode = mode, .decided = &decided};
+        split_keys(jobs, t, &proto, 0, len);
+        run_jobs(jobs, t, lookup_job);
+        long found = 0;
+        for (int w = 0; w < t; w++) found += jobs[w].found;
+        if (mode == BLOOMC_BATCH_COUNT) return LONG2NUM(found);
+        return RBOOL(mode == BLOOMC_BATCH_ALL ? !decided : decided);
+    }
+    /* The answers go straight into the result Array's memory: true and false
+     * are immediates, so no write barrier is needed. */
+    VALUE results = rb_ary_new_capa(len);
+    uint8_t *out = ruby_xmalloc((size_t)len);
+    job proto = {.b = b, .src = src, .out = out};
+    split_keys(jobs, t, &proto, 0, len);
+    run_jobs(jobs, t, lookup_job);
+    VALUE answers[GROUP];
+    for (long i = 0; i < len;) {
+        long n = len - i < GROUP ? len - i : GROUP;
+        for (long k = 0; k < n; k++) answers[k] = RBOOL(out[i + k]);
+        rb_ary_cat(results, answers, n);
+        i += n;
+    }
+    ruby_xfree(out);
+    return results;
+}
+
 static VALUE keys_arg(VALUE keys)
 {
     Check_Type(keys, T_ARRAY);
     return keys;
 }
 
-VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect)
+VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect, VALUE threads)
 {
     keys_arg(keys);
+    int t = threads_for(threads, RARRAY_LEN(keys), b->body_bytes, 0);
     /* Every key is checked before the first is added, so a bad key leaves the
      * filter as it was. */
-    check_key_types(keys);
+    int plain = check_key_types(keys);
     VALUE fresh_keys = RTEST(collect) ? rb_ary_new() : Qnil;
+    if (t > 1 && plain && b->add_part) {
+        key_source src = {.keys = RARRAY_CONST_PTR(keys)};
+        add_in_parallel(b, src, RARRAY_LEN(keys), fresh_keys, t);
+        RB_GC_GUARD(keys);
+        return fresh_keys;
+    }
     bf_key_hash h[GROUP];
     uint8_t fresh[GROUP];
     for (long from = 0; from < RARRAY_LEN(keys);) {
@@ -89,16 +347,23 @@ VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect)
     return fresh_keys;
 }
 
-VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg)
+VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode_arg, VALUE threads)
 {
     keys_arg(keys);
     int mode = NUM2INT(mode_arg);
     if (mode < BLOOMC_BATCH_RESULTS || mode > BLOOMC_BATCH_ANY) rb_raise(rb_eArgError, "unknown batch mode %d", mode);
+    int t = b->lookup_shared ? threads_for(threads, RARRAY_LEN(keys), b->body_bytes, 0) : 1;
     /* all_include? and any_include? can answer before the last key: checking
      * every key first keeps a bad key raising wherever it sits. The other
      * lookups hash every key, which raises just the same, and skip the extra
-     * pass over the keys. */
-    if (mode == BLOOMC_BATCH_ALL || mode == BLOOMC_BATCH_ANY) check_key_types(keys);
+     * pass over the keys, unless they will run on several threads. */
+    if (t > 1 || mode == BLOOMC_BATCH_ALL || mode == BLOOMC_BATCH_ANY) {
+        if (check_key_types(keys) && t > 1) {
+            VALUE answer = parallel_lookup(b, keys, mode, t);
+            RB_GC_GUARD(keys);
+            return answer;
+        }
+    }
     VALUE results = mode == BLOOMC_BATCH_RESULTS ? rb_ary_new_capa(RARRAY_LEN(keys)) : Qnil;
     long found = 0;
     bf_key_hash h[GROUP];
@@ -169,6 +434,61 @@ VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
     return out;
 }
 
+bloomc_batch_lines bloomc_batch_lines_of(VALUE chunk, VALUE length)
+{
+    Check_Type(chunk, T_STRING);
+    long n = NUM2LONG(length);
+    if (n < 0 || n > RSTRING_LEN(chunk)) rb_raise(rb_eArgError, "length %ld outside the chunk's %ld bytes", n, RSTRING_LEN(chunk));
+    bloomc_batch_lines lines = {chunk, RSTRING_PTR(chunk), n, 0};
+    for (const char *p = lines.text, *end = p + n; p < end; lines.count++) {
+        const char *newline = memchr(p, '\n', (size_t)(end - p));
+        p = newline ? newline + 1 : end;
+    }
+    return lines;
+}
+
+/* The lines of a chunk added as keys (each line without its '\n'; the last
+ * may lack one), as add_all of them would; returns how many. On several
+ * threads as add_all, where the kind can. (`bloomc build`: no Ruby object
+ * is made for a key.) */
+VALUE bloomc_batch_add_lines(const bloomc_batch *b, const bloomc_batch_lines *chunk_lines, VALUE threads)
+{
+    const char *text = chunk_lines->text, *end = text + chunk_lines->length;
+    long lines = chunk_lines->count;
+    int t = b->add_part ? threads_for(threads, lines, b->body_bytes, 1) : 1;
+    if (t > 1) {
+        /* starts[i + 1] is one past line i's '\n' (or past the chunk's end
+         * for a last line without one). */
+        size_t *starts = ruby_xmalloc2((size_t)lines + 1, sizeof(size_t));
+        long i = 0;
+        starts[0] = 0;
+        for (const char *p = text; p < end; i++) {
+            const char *newline = memchr(p, '\n', (size_t)(end - p));
+            p = newline ? newline + 1 : end;
+            starts[i + 1] = newline ? (size_t)(p - text) : (size_t)(end - text) + 1;
+        }
+        key_source src = {.text = text, .starts = starts};
+        add_in_parallel(b, src, lines, Qnil, t); /* frees starts */
+    } else {
+        bf_key_hash h[GROUP];
+        size_t k = 0;
+        for (const char *p = text; p < end;) {
+            const char *newline = memchr(p, '\n', (size_t)(end - p));
+            const char *key_end = newline ? newline : end;
+            h[k++] = bf_key_hash_bytes((const uint8_t *)p, (size_t)(key_end - p), b->seed, b->kind);
+            if (k == GROUP) {
+                b->add(b->filter, h, k, NULL);
+                k = 0;
+            }
+            p = newline ? newline + 1 : end;
+        }
+        if (k) b->add(b->filter, h, k, NULL);
+    }
+    VALUE chunk = chunk_lines->chunk;
+    RB_GC_GUARD(chunk);
+    return LONG2NUM(lines);
+}
+
 static int key_held(const bloomc_batch *b, const char *from, const char *to)
 {
     bf_key_hash h = bf_key_hash_bytes((const uint8_t *)from, (size_t)(to - from), b->seed, b->kind);
@@ -228,8 +548,8 @@ VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE le
     return LONG2NUM(printed);
 }
 
-void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE))
+void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE, VALUE))
 {
-    rb_define_private_method(klass, "batch_add", add, 2);
-    if (lookup) rb_define_private_method(klass, "batch_lookup", lookup, 2); /* NULL: the kind defines its own */
+    rb_define_private_method(klass, "batch_add", add, 3);
+    if (lookup) rb_define_private_method(klass, "batch_lookup", lookup, 3); /* NULL: the kind defines its own */
 }

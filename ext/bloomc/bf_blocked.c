@@ -62,12 +62,12 @@ static uint64_t test_after_eight(const uint8_t *block, uint64_t w, unsigned firs
 
 #define SET(i) changed |= set_lane_bit(LANE(block, i), (unsigned)BIT(w, i))
 
-int bf_blocked_add(bf_blocked *f, bf_key_hash h)
+/* Sets key h's bits in its block; nonzero when one was clear. */
+static inline uint64_t set_block(uint8_t *block, uint32_t k, bf_key_hash h)
 {
-    uint8_t *block = block_of(f, h);
     uint64_t w = h.h2, changed = 0;
     unsigned first = (unsigned)(w >> 61);
-    switch (f->k < 8 ? f->k : 8) {
+    switch (k < 8 ? k : 8) {
     case 8: SET(7); /* fall through */
     case 7: SET(6); /* fall through */
     case 6: SET(5); /* fall through */
@@ -77,7 +77,13 @@ int bf_blocked_add(bf_blocked *f, bf_key_hash h)
     case 2: SET(1); /* fall through */
     default: SET(0);
     }
-    if (f->k > 8) changed |= add_after_eight(block, w, first, f->k);
+    if (k > 8) changed |= add_after_eight(block, w, first, k);
+    return changed;
+}
+
+int bf_blocked_add(bf_blocked *f, bf_key_hash h)
+{
+    uint64_t changed = set_block(block_of(f, h), f->k, h);
     f->count++;
     f->distinct += changed != 0;
     return changed != 0;
@@ -124,6 +130,27 @@ void bf_blocked_contains_many(const bf_blocked *f, const bf_key_hash *h, size_t 
     for (size_t i = 0; i < n; i++) {
         if (ahead && i + BF_BATCH_AHEAD < n) bf_prefetch(block_of(f, h[i + BF_BATCH_AHEAD]));
         out[i] = (uint8_t)bf_blocked_contains(f, h[i]);
+    }
+}
+
+/* Blocks lie whole in a range of bytes whose ends are multiples of
+ * BF_BLOCK_BYTES (the caller's), so a key's bits land in one thread's part. */
+void bf_blocked_add_part(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi)
+{
+    const size_t span = hi - lo;
+    /* The prefetches run BF_BATCH_AHEAD keys of this range ahead, not of
+     * the batch: every thread keeps as many fetches in flight as the serial
+     * walk does. pending: the keys of this range in [i, next). */
+    size_t next = 0, pending = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (; pending <= BF_BATCH_AHEAD && next < n; next++) {
+            uint8_t *later = block_of(f, h[next]);
+            if ((size_t)(later - f->bits.data) - lo < span) bf_prefetch(later), pending++;
+        }
+        uint8_t *block = block_of(f, h[i]);
+        if ((size_t)(block - f->bits.data) - lo >= span) continue;
+        pending--;
+        if (set_block(block, f->k, h[i])) __atomic_store_n(&out[i], 1, __ATOMIC_RELAXED);
     }
 }
 

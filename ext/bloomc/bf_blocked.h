@@ -41,6 +41,9 @@ int bf_blocked_add(bf_blocked *f, bf_key_hash h);
 int bf_blocked_contains(const bf_blocked *f, bf_key_hash h);
 /* out, when given: whether each key was new. */
 void bf_blocked_add_many(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out);
+/* As bf_bloom_add_part: only the blocks in bytes [lo, hi), which must be
+ * multiples of BF_BLOCK_BYTES. */
+void bf_blocked_add_part(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi);
 void bf_blocked_contains_many(const bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out);
 
 /* The false-positive rate of nblocks blocks holding n keys with k bits each:

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE 1 /* MAP_ANONYMOUS, madvise's advice and prctl under -std=c99 */
 #include "bf_pages.h"
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -70,24 +72,66 @@ static void touch(uint8_t *start, size_t length, size_t page, int write)
     }
 }
 
-int bf_pages_commit(void *p, size_t nbytes, int write)
+/* One thread's share of a commit: whole pages [start, start + length). */
+typedef struct {
+    uint8_t *start;
+    size_t length, page;
+    int write, err;
+} commit_part;
+
+static void *commit_run(void *arg)
+{
+    commit_part *c = arg;
+    c->err = 0;
+#ifdef __linux__
+    int advice = c->write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ;
+    for (;;) {
+        if (madvise(c->start, c->length, advice) == 0) return NULL;
+        if (errno == EINTR || errno == EAGAIN) continue; /* a signal, or memory being reclaimed */
+        if (errno != EINVAL) {
+            c->err = errno;
+            return NULL;
+        }
+        break; /* a kernel before 5.14 */
+    }
+#endif
+    touch(c->start, c->length, c->page, c->write);
+    return NULL;
+}
+
+int bf_pages_commit(void *p, size_t nbytes, int write, int threads)
 {
     if (!nbytes) return 0;
     size_t page = page_size();
     /* madvise takes whole pages: from the page that holds the first byte. */
     uint8_t *start = (uint8_t *)((uintptr_t)p & ~(uintptr_t)(page - 1));
     size_t length = round_up(nbytes + (size_t)((uint8_t *)p - start), page);
-#ifdef __linux__
-    int advice = write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ;
-    for (;;) {
-        if (madvise(start, length, advice) == 0) return 0;
-        if (errno == EINTR || errno == EAGAIN) continue; /* a signal, or memory being reclaimed */
-        if (errno != EINVAL) return errno;
-        break; /* a kernel before 5.14 */
+    /* The kernel zeroes (or reads) the pages of each part on the thread that
+     * asks: a 1 GiB commit took 0.41-0.48 s on one thread here, 0.25 s on
+     * two. Parts are whole huge pages, so none is split between threads. */
+    if (threads > BF_PAGES_MAX_THREADS) threads = BF_PAGES_MAX_THREADS;
+    if (threads < 1 || length < (size_t)threads * BF_PAGES_ALIGN) threads = 1;
+    commit_part parts[BF_PAGES_MAX_THREADS];
+    pthread_t tid[BF_PAGES_MAX_THREADS];
+    int started[BF_PAGES_MAX_THREADS] = {0};
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    for (int w = 0; w < threads; w++) {
+        size_t from = w ? round_up(length / (size_t)threads * (size_t)w, BF_PAGES_ALIGN) : 0;
+        size_t to = w + 1 == threads ? length : round_up(length / (size_t)threads * (size_t)(w + 1), BF_PAGES_ALIGN);
+        parts[w] = (commit_part){start + from, to - from, page, write, 0};
+        if (w) started[w] = pthread_create(&tid[w], NULL, commit_run, &parts[w]) == 0;
     }
-#endif
-    touch(start, length, page, write);
-    return 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    commit_run(&parts[0]);
+    int err = parts[0].err;
+    for (int w = 1; w < threads; w++) {
+        if (started[w]) pthread_join(tid[w], NULL);
+        else commit_run(&parts[w]);
+        if (!err) err = parts[w].err;
+    }
+    return err;
 }
 
 int bf_pages_allow_huge(void)

@@ -21,10 +21,12 @@ void bf_pages_free(void *p, size_t nbytes);
 
 /* Commits every page of [p, p + nbytes): for writing (write non-zero: a
  * private page gets its own frame, a shared file's hole gets its block) or
- * for reading (a file's pages read in, holes left holes). The contents do
- * not change, even under concurrent writes to other bytes. Returns 0, or
- * an errno (ENOMEM: no memory; EFAULT: past a file's end). */
-int bf_pages_commit(void *p, size_t nbytes, int write);
+ * for reading (a file's pages read in, holes left holes), on up to threads
+ * threads. The contents do not change, even under concurrent writes to
+ * other bytes. Returns 0, or an errno (ENOMEM: no memory; EFAULT: past a
+ * file's end). */
+int bf_pages_commit(void *p, size_t nbytes, int write, int threads);
+#define BF_PAGES_MAX_THREADS 64
 
 /* Lifts the process's THP_DISABLE (Ruby 3.1 sets it at boot) as narrowly as
  * the kernel allows: THP stays off except where advised MADV_HUGEPAGE, or,

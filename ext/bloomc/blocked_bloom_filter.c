@@ -106,6 +106,7 @@ static VALUE blocked_current_fpr(VALUE self)
     return DBL2NUM(bf_blocked_current_fpr(get_filter(self)));
 }
 
+static void add_part(void *f, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi) { bf_blocked_add_part(f, h, n, out, lo, hi); }
 static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_blocked_add_many(f, h, n, out); }
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_blocked_contains_many(f, h, n, out); }
 
@@ -163,6 +164,7 @@ static const bloomc_kind blocked_kind = {
     .combine = combine,
     .occupied = bloomc_occupied_bits,
     .add_many = add_many,
+    .add_part = add_part,
     .contains_many = contains_many,
     .pages_per_key = 1, /* its k bits share one block */
 };

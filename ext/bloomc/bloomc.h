@@ -43,6 +43,15 @@ typedef struct {
     /* out, when not NULL: 1 for each key that was new (add?'s answer) */
     void (*add)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
     void (*lookup)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
+    /* Parallel batches (NULL/0: serial only). add_part adds keys as add but
+     * sets only the cells in body bytes [lo, hi), and sets out[i] to 1
+     * (never to 0) when key i changed one there; the caller then adds to
+     * *count and *distinct. lookup_shared: lookup only reads, so several
+     * threads may call it at once. */
+    void (*add_part)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi);
+    uint64_t *count, *distinct;
+    size_t body_bytes;
+    int lookup_shared;
 } bloomc_batch;
 
 /* What a batch lookup returns (the mode argument, as a Fixnum). */
@@ -55,11 +64,19 @@ enum {
 
 /* add_all (collect false: returns nil) and add_new (collect true: returns
  * the Array of the keys that were new, in order). */
-VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect);
-VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode);
+VALUE bloomc_batch_add(const bloomc_batch *b, VALUE keys, VALUE collect, VALUE threads);
+VALUE bloomc_batch_lookup(const bloomc_batch *b, VALUE keys, VALUE mode, VALUE threads);
 VALUE bloomc_batch_dedup(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length);
+/* The lines of a chunk's first length bytes (checked), and how many. */
+typedef struct {
+    VALUE chunk;
+    const char *text;
+    long length, count;
+} bloomc_batch_lines;
+bloomc_batch_lines bloomc_batch_lines_of(VALUE chunk, VALUE length);
+VALUE bloomc_batch_add_lines(const bloomc_batch *b, const bloomc_batch_lines *lines, VALUE threads);
 VALUE bloomc_batch_query(const bloomc_batch *b, VALUE chunk, VALUE out, VALUE length, VALUE delimiter, VALUE fields, VALUE invert);
-void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE));
+void bloomc_define_batch_methods(VALUE klass, VALUE (*add)(VALUE, VALUE, VALUE, VALUE), VALUE (*lookup)(VALUE, VALUE, VALUE, VALUE));
 /* add?'s answer from an add that says whether the key was new. */
 static inline VALUE bloomc_add_p_result(VALUE self, int fresh)
 {

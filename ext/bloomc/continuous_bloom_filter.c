@@ -125,13 +125,18 @@ static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint
 static bloomc_batch batch_of(VALUE self)
 {
     continuous_t *c = bloomc_continuous_state(self);
-    return (bloomc_batch){c, c->core.seed, c->core.hash, add_many, OBJ_FROZEN(self) ? lookup_many_frozen : lookup_many};
+    /* One thread: a lookup moves the clock, or follows a mapped writer's. */
+    return (bloomc_batch){.filter = c,
+                          .seed = c->core.seed,
+                          .kind = c->core.hash,
+                          .add = add_many,
+                          .lookup = OBJ_FROZEN(self) ? lookup_many_frozen : lookup_many};
 }
 
-static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode, VALUE threads)
 {
     bloomc_batch b = batch_of(self);
-    return bloomc_batch_lookup(&b, keys, mode);
+    return bloomc_batch_lookup(&b, keys, mode, threads);
 }
 
 /* :nodoc: `bloomc query`'s work on lines (batch.c). */
@@ -268,7 +273,7 @@ void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
     rb_define_method(klass, "add?", continuous_add_p, 1);
     rb_define_method(klass, "include?", continuous_include_p, 1);
     rb_define_method(klass, "[]", continuous_include_p, 1);
-    rb_define_private_method(klass, "batch_lookup", continuous_batch_lookup, 2);
+    rb_define_private_method(klass, "batch_lookup", continuous_batch_lookup, 3);
     rb_define_private_method(klass, "query_lines", continuous_query_lines, -1);
     rb_define_method(klass, "inc_time_slot", bloomc_continuous_inc_time_slot, 0); /* in continuous_clock.c */
     bloomc_init_continuous_clock(klass);

@@ -55,9 +55,9 @@ static int add_one(void *core, bf_key_hash h, int report)
 typedef struct {
     bf_cuckoo *f;
     bf_cuckoo_journal journal;
-    VALUE keys, collect;      /* add_all, add_new */
-    VALUE chunk, out, length; /* dedup_lines */
-    long out_len;             /* out's length before the run */
+    VALUE keys, collect, threads; /* add_all, add_new */
+    VALUE chunk, out, length;     /* dedup_lines */
+    long out_len;                 /* out's length before the run */
     int done;
 } journaled_run;
 
@@ -93,14 +93,15 @@ static void lookup_journaled(void *arg, const bf_key_hash *h, size_t n, uint8_t 
 
 static bloomc_batch journaled_batch(journaled_run *r)
 {
-    return (bloomc_batch){r, r->f->seed, BF_HASH_MURMUR3, add_journaled, lookup_journaled};
+    /* One thread: relocations depend on every earlier add. */
+    return (bloomc_batch){.filter = r, .seed = r->f->seed, .kind = BF_HASH_MURMUR3, .add = add_journaled, .lookup = lookup_journaled};
 }
 
 static VALUE run_batch_add(VALUE arg)
 {
     journaled_run *r = (journaled_run *)arg;
     bloomc_batch b = journaled_batch(r);
-    VALUE result = bloomc_batch_add(&b, r->keys, r->collect);
+    VALUE result = bloomc_batch_add(&b, r->keys, r->collect, r->threads);
     r->done = 1;
     return result;
 }
@@ -135,10 +136,10 @@ static VALUE journaled(journaled_run *r, VALUE (*run)(VALUE))
 }
 
 /* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb), all or nothing. */
-static VALUE cuckoo_batch_add(VALUE self, VALUE keys, VALUE collect)
+static VALUE cuckoo_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threads)
 {
     rb_check_frozen(self);
-    journaled_run r = {.f = get_filter(self), .keys = keys, .collect = collect, .out = Qnil};
+    journaled_run r = {.f = get_filter(self), .keys = keys, .collect = collect, .threads = threads, .out = Qnil};
     return journaled(&r, run_batch_add);
 }
 
@@ -350,7 +351,7 @@ void bloomc_init_cuckoo_filter(VALUE mBloomc)
     /* Journaled instead of the shared ones (journaled_run); removed first,
      * since redefining warns under ruby -w. */
     rb_remove_method(cCuckooFilter, "batch_add");
-    rb_define_private_method(cCuckooFilter, "batch_add", cuckoo_batch_add, 2);
+    rb_define_private_method(cCuckooFilter, "batch_add", cuckoo_batch_add, 3);
     rb_remove_method(cCuckooFilter, "dedup_lines");
     rb_define_private_method(cCuckooFilter, "dedup_lines", cuckoo_dedup_lines, 3);
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "filter.h"
 #include "bf_pages.h"
 
@@ -183,6 +184,9 @@ void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes,
     adopt(f, core, allocation, total, nbytes, !on_pages(total) || (src && src_bytes == nbytes));
 }
 
+/* Below this, a commit takes a few ms: one thread. */
+#define COMMIT_THREADS_MIN_BYTES ((size_t)64 << 20)
+
 /* Commits f's pages, the whole mapped file's when mapped. */
 void bloomc_filter_commit(bloomc_filter *f)
 {
@@ -199,7 +203,9 @@ void bloomc_filter_commit(bloomc_filter *f)
         length = f->map.length;
         write = f->map.writable;
     }
-    int err = bf_pages_commit(start, length, write);
+    /* Each core commits a part: the kernel's page zeroing is most of it. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int err = bf_pages_commit(start, length, write, cores > 1 && length >= COMMIT_THREADS_MIN_BYTES ? (int)cores : 1);
     if (err == ENOMEM) bloomc_no_memory(length, rb_sprintf("committing the pages of a %" PRIsVALUE, class_of_kind(f->kind)));
     if (err) rb_syserr_fail(err, "madvise");
     if (!f->map.base) f->committed = 1;
@@ -502,7 +508,16 @@ static bloomc_batch batch_of(bloomc_filter *f)
     kind->numbers(f->core, &n);
     bloomc_many_fn *add = kind->add_many ? kind->add_many : kind->add_one ? add_each
                                                                           : NULL;
-    return (bloomc_batch){f->core, n.seed, n.hash, add, kind->contains_many ? kind->contains_many : contains_each};
+    return (bloomc_batch){.filter = f->core,
+                          .seed = n.seed,
+                          .kind = n.hash,
+                          .add = add,
+                          .lookup = kind->contains_many ? kind->contains_many : contains_each,
+                          .add_part = kind->add_part,
+                          .count = n.count,
+                          .distinct = n.distinct,
+                          .body_bytes = f->body_bytes,
+                          .lookup_shared = 1};
 }
 
 /* A batch add that may fail part way (the kind's room) keeps a copy of the
@@ -510,7 +525,7 @@ static bloomc_batch batch_of(bloomc_filter *f)
 typedef struct {
     bloomc_filter *f;
     bloomc_batch b;
-    VALUE keys, collect;
+    VALUE keys, collect, threads;
     void *core, *allocation; /* the copy: the core, and its cells as install_at places them */
     size_t body_bytes, allocation_bytes;
     int done;
@@ -519,7 +534,7 @@ typedef struct {
 static VALUE run_batch_add(VALUE arg)
 {
     batch_run *r = (batch_run *)arg;
-    VALUE result = bloomc_batch_add(&r->b, r->keys, r->collect);
+    VALUE result = bloomc_batch_add(&r->b, r->keys, r->collect, r->threads);
     r->done = 1;
     return result;
 }
@@ -534,14 +549,14 @@ static VALUE finish_batch_add(VALUE arg)
 }
 
 /* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
-static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
+static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threads)
 {
     rb_check_frozen(self);
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_kind *kind = f->kind;
     if (!kind->add_one && !kind->add_many) rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
     bloomc_filter_prefault_for_batch(f, RB_TYPE_P(keys, T_ARRAY) ? (size_t)RARRAY_LEN(keys) : 0);
-    batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .body_bytes = f->body_bytes};
+    batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .threads = threads, .body_bytes = f->body_bytes};
     if (!kind->room) return run_batch_add((VALUE)&r);
     Check_Type(keys, T_ARRAY);
     if (kind->room(f->core, (uint64_t)RARRAY_LEN(keys)) >= (uint64_t)RARRAY_LEN(keys)) return run_batch_add((VALUE)&r);
@@ -556,10 +571,10 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect)
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
-static VALUE filter_batch_lookup(VALUE self, VALUE keys, VALUE mode)
+static VALUE filter_batch_lookup(VALUE self, VALUE keys, VALUE mode, VALUE threads)
 {
     bloomc_batch b = batch_of(bloomc_filter_get(self));
-    return bloomc_batch_lookup(&b, keys, mode);
+    return bloomc_batch_lookup(&b, keys, mode, threads);
 }
 
 /* :nodoc: dedup_lines(chunk, out, length): `bloomc dedup`'s work (batch.c). */
@@ -568,6 +583,19 @@ static VALUE filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length
     rb_check_frozen(self);
     bloomc_batch b = batch_of(bloomc_filter_get(self));
     return bloomc_batch_dedup(&b, chunk, out, length);
+}
+
+/* :nodoc: add_lines(chunk, length, threads): `bloomc build`'s work (batch.c);
+ * only for kinds whose adds never raise (no room hook: add_all's all or
+ * nothing needs the keys). */
+static VALUE filter_add_lines(VALUE self, VALUE chunk, VALUE length, VALUE threads)
+{
+    rb_check_frozen(self);
+    bloomc_filter *f = bloomc_filter_get(self);
+    bloomc_batch b = batch_of(f);
+    bloomc_batch_lines lines = bloomc_batch_lines_of(chunk, length);
+    bloomc_filter_prefault_for_batch(f, (size_t)lines.count);
+    return bloomc_batch_add_lines(&b, &lines, threads);
 }
 
 /* :nodoc: query_lines(chunk, out, length, delimiter, fields, invert):
@@ -642,6 +670,7 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     if (adds || kind->contains_many || kind->contains_one)
         bloomc_define_batch_methods(klass, filter_batch_add, own_state ? NULL : filter_batch_lookup);
     if (adds) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
+    if (adds && !kind->room) rb_define_private_method(klass, "add_lines", filter_add_lines, 3);
     /* A kind with state of its own (the continuous clock) defines its own. */
     if (!own_state && (kind->contains_many || kind->contains_one))
         rb_define_private_method(klass, "query_lines", filter_query_lines, -1);

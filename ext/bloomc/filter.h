@@ -79,6 +79,10 @@ struct bloomc_kind {
     int (*add_one)(void *core, bf_key_hash h, int report);
     int (*contains_one)(const void *core, bf_key_hash h);
     bloomc_many_fn *add_many, *contains_many;
+    /* add_many for one thread of several (bloomc_batch's add_part); NULL:
+     * batch adds run on one thread. A kind with one must keep its count
+     * and distinct where numbers points, and change nothing else on add. */
+    void (*add_part)(void *core, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi);
     /* How many keys new to the filter fit before an add could raise
      * (UINT64_MAX: any number); a batch of more is undone when it fails.
      * NULL: an add never raises. */

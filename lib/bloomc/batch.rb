@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require "etc"
+
 module Bloomc
   # Batch forms of add and include?, shared by every filter class. A batch
   # hashes its keys a group at a time and fetches the filter's memory for the
@@ -11,6 +13,19 @@ module Bloomc
   # raises TypeError and leaves the filter as it was. A batch holds the GVL from start
   # to end, so another thread's add never lands in the middle of one.
   #
+  # A large batch runs on several cores: +threads:+ (every batch method
+  # takes it) is the most native threads it uses; nil, the default, is
+  # automatic: one per core for 100,000 keys or more on a filter of 64 MiB
+  # or more (past the caches, where the threads gain), else one.
+  # The calling thread keeps the GVL while they run, so other Ruby threads
+  # wait for the batch as they do for a serial one (and a Ruby thread that
+  # adds to the same filter at once cannot lose a key); the result is the
+  # serial one, cell for cell. Keys are hashed on those threads when they are
+  # Strings or Integers that fit a Fixnum (a batch holding a Symbol or a
+  # larger Integer runs on one thread). Adds run on several threads for the
+  # BloomFilter and the BlockedBloomFilter, lookups for every class but the
+  # ContinuousBloomFilter.
+  #
   # Example:
   #
   #   filter.add_all(%w[a b c])
@@ -21,14 +36,20 @@ module Bloomc
     LOOKUP_MODES = { results: 0, count: 1, all: 2, any: 3 }.freeze
     private_constant :LOOKUP_MODES
 
+    # The cores this process may run on, read once (a Ractor reads it too).
+    CORES = Etc.nprocessors
+    private_constant :CORES
+
     # Adds every key.
     #
     # keys:: (Array, Enumerable) Strings, Symbols or Integers
+    # threads:: (Integer, nil) the most native threads to use (see Batch)
     # Returns:: (self)
     # Raises:: TypeError when keys is not Enumerable or a key is of another type
     # Raises:: FrozenError when the filter is frozen
-    def add_all(keys)
-      batch_add(Batch.keys_array(keys), false)
+    def add_all(keys, threads: nil)
+      keys = Batch.keys_array(keys)
+      batch_add(keys, false, Batch.threads_for(threads))
       self
     end
 
@@ -39,34 +60,55 @@ module Bloomc
     #     key repeated in +keys+ is new at most once, at its first place
     # Raises:: TypeError when keys is not Enumerable or a key is of another type
     # Raises:: FrozenError when the filter is frozen
-    def add_new(keys)
-      batch_add(Batch.keys_array(keys), true)
+    # Raises:: ArgumentError when threads is below 1
+    def add_new(keys, threads: nil)
+      keys = Batch.keys_array(keys)
+      batch_add(keys, true, Batch.threads_for(threads))
     end
 
     # keys:: (Array, Enumerable)
+    # threads:: (Integer, nil) the most native threads to use (see Batch)
     # Returns:: (Array<Boolean>) include?(key) for each key, in order
-    def include_all(keys)
-      batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:results])
+    def include_all(keys, threads: nil)
+      keys = Batch.keys_array(keys)
+      batch_lookup(keys, LOOKUP_MODES[:results], Batch.threads_for(threads))
     end
 
     # keys:: (Array, Enumerable)
+    # threads:: (Integer, nil) the most native threads to use (see Batch)
     # Returns:: (Integer) how many of the keys include? finds
-    def count_included(keys)
-      batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:count])
+    def count_included(keys, threads: nil)
+      keys = Batch.keys_array(keys)
+      batch_lookup(keys, LOOKUP_MODES[:count], Batch.threads_for(threads))
     end
 
     # keys:: (Array, Enumerable)
+    # threads:: (Integer, nil) the most native threads to use (see Batch)
     # Returns:: (Boolean) whether include? finds every key (true for none);
     #     stops at the first group of 64 keys with one missing
-    def all_include?(keys)
-      batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:all])
+    def all_include?(keys, threads: nil)
+      keys = Batch.keys_array(keys)
+      batch_lookup(keys, LOOKUP_MODES[:all], Batch.threads_for(threads))
     end
 
     # keys:: (Array, Enumerable)
+    # threads:: (Integer, nil) the most native threads to use (see Batch)
     # Returns:: (Boolean) whether include? finds any key (false for none);
     #     stops at the first group of 64 keys with one found
-    def any_include?(keys)
-      batch_lookup(Batch.keys_array(keys), LOOKUP_MODES[:any])
+    def any_include?(keys, threads: nil)
+      keys = Batch.keys_array(keys)
+      batch_lookup(keys, LOOKUP_MODES[:any], Batch.threads_for(threads))
+    end
+
+    # @api private
+    # The threads for a batch (batch.c): +threads+, checked, or for nil
+    # -CORES, which batch.c reads as automatic.
+    def self.threads_for(threads) # :nodoc:
+      return -CORES if threads.nil?
+      raise TypeError, "threads must be an Integer or nil, not #{threads.class}" unless threads.is_a?(Integer)
+      raise ArgumentError, "threads must be at least 1, not #{threads}" if threads < 1
+
+      [threads, 64].min
     end
 
     # @api private

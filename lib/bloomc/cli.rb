@@ -281,7 +281,7 @@ module Bloomc
       output = output_path(opts[:output])
       filter = build_fuse(files, opts) if opts[:kind] == "fuse"
       filter ||= new_filter(opts[:kind] || (opts[:capacity] ? "bloom" : "scalable"), opts)
-      each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) } unless opts[:kind] == "fuse"
+      add_lines(filter, files) unless opts[:kind] == "fuse"
       if filter.respond_to?(:distinct, true)
         warn_past_capacity(filter, "#{filter.send(:distinct)} keys were new to a filter sized for --capacity #{filter.capacity}",
                            "a key never added is found")
@@ -290,6 +290,18 @@ module Bloomc
       save(filter, output, opts[:output])
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
       OK
+    end
+
+    # Each line of the files as a key. A kind whose adds never raise takes
+    # the lines straight from the chunk, in C and on every core (add_lines:
+    # no Ruby String a key); the others take add_all's all or nothing.
+    def add_lines(filter, files)
+      if filter.respond_to?(:add_lines, true)
+        threads = Batch.threads_for(nil) # automatic, as add_all's
+        each_chunk(files) { |lines, length| filter.send(:add_lines, lines, length, threads) }
+      else
+        each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) }
+      end
     end
 
     # A binary fuse filter is built once from every line: 8-bit fingerprints

@@ -115,6 +115,17 @@ RSpec.describe "exe/bloomc", :slow do
       expect(run("query", "-v", path("f.bloom"), "plain")).to eq(["", "", 1])
     end
 
+    it "builds the filter add_all of the lines makes, from lines read in C on several threads" do
+      lines = Array.new(60_000) { |i| "line-#{i}" } + ["", "x", "", "\xFF\xFE".b] # empty lines are keys
+      write("many.txt", "#{lines.join("\n")}\nlast") # and a last line without "\n"
+      lines << "last"
+      { "bloom" => Bloomc::BloomFilter, "blocked" => Bloomc::BlockedBloomFilter, "counting" => Bloomc::CountingBloomFilter }.each do |kind, klass|
+        expect(run("build", "--kind", kind, "--capacity", "100000", "-o", path("#{kind}.bloom"), path("many.txt"))[2]).to eq(0)
+        expected = klass.new(capacity: 100_000, error_rate: 0.001).add_all(lines, threads: 1)
+        expect(Bloomc.load_file(path("#{kind}.bloom"))).to eq(expected)
+      end
+    end
+
     it "reads stdin for a KEY -, in its place among the KEYs" do
       write("keys.txt", "a\nb\nc\n")
       expect(run("build", "-o", path("f.bloom"), path("keys.txt"))[2]).to eq(0)

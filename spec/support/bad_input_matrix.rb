@@ -149,6 +149,11 @@ module BadInputMatrix
     when :capacity_cbf then v.nil? ? [ArgumentError] : capacity(v, BUCKETS_MAX, 1r / 2)
     when :error_ctor then v.nil? ? [ArgumentError] : error_rate(v)
     when :same_filter then [ArgumentError] # any of VALUES: not a filter of the receiver's kind
+    when :threads
+      return [:ok] if v.nil?
+      return [TypeError] unless v.is_a?(Integer)
+
+      v >= 1 ? [:ok] : [ArgumentError]
     when :metadata # a String valid as text, a Hash of JSON values, or nil to remove it
       return [TypeError] unless v.nil? || v.is_a?(String) || v.is_a?(Hash)
 
@@ -892,12 +897,14 @@ module BadInputMatrix
     problems << "#{r.size - at} keys returned that are not new" if at < r.size
     problems.empty? || problems.join(", ")
   end
+  # threads: on every batch method (nil: automatic; above 64: 64).
+  THREADS = { threads: [:threads, 2] }.freeze
   BATCH = {
-    add_all: { params: [KEYS], write: true,
+    add_all: { params: [KEYS], kw: THREADS, write: true,
                ok: ->(h, a, _, r, _) { batch_keys[a].each { |key| h.add(key) }; r.equal?(h.obj) } },
-    add_new: { params: [KEYS], write: true, ok: add_new_ok },
+    add_new: { params: [KEYS], kw: THREADS, write: true, ok: add_new_ok },
     include_all: {
-      params: [KEYS],
+      params: [KEYS], kw: THREADS,
       ok: lambda do |h, a, _, r, _|
         expected = batch_expected[h, a]
         next "not an Array of #{expected.size} booleans" unless r.is_a?(Array) && r.size == expected.size
@@ -906,14 +913,14 @@ module BadInputMatrix
       end
     },
     count_included: {
-      params: [KEYS],
+      params: [KEYS], kw: THREADS,
       ok: ->(h, a, _, r, _) { e = batch_expected[h, a]; r.is_a?(Integer) && r.between?(e.count(true), e.count { |x| x != false }) }
     },
     # Decided as soon as any key's answer is the decisive one (false for
     # all_include?, true for any_include?); keys the model cannot answer
     # leave either result possible.
-    all_include?: { params: [KEYS], ok: ->(h, a, _, r, _) { batch_decided[h, a, r, false] } },
-    any_include?: { params: [KEYS], ok: ->(h, a, _, r, _) { batch_decided[h, a, r, true] } }
+    all_include?: { params: [KEYS], kw: THREADS, ok: ->(h, a, _, r, _) { batch_decided[h, a, r, false] } },
+    any_include?: { params: [KEYS], kw: THREADS, ok: ->(h, a, _, r, _) { batch_decided[h, a, r, true] } }
   }.freeze
 
   # Bloomc::Stats, in every filter class: read from the cells, so only
@@ -1167,6 +1174,10 @@ module BadInputMatrix
     end
   }
   unsupported = ->(params) { { params: params, base: ->(_) { [Bloomc::UnsupportedError] }, ok: ->(*) { "returned instead of raising UnsupportedError" } } }
+  # Without threads: (Batch's one check, covered in the other classes): each
+  # call adds the keys again, and a cuckoo filter holds a key at most 8
+  # times, so the calls for every threads: value would fill it.
+  CUCKOO_BATCH = BATCH.transform_values { |recipe| recipe.except(:kw) }.freeze
   CUCKOO_FILTER = {
     add: filter_add,
     "<<": filter_add,
@@ -1189,7 +1200,7 @@ module BadInputMatrix
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("size=#{h.obj.size} ") } }
-  }.merge(BATCH, STATS.reject { |name, _| name == :estimated_count }, SET_OPS.reject { |name, _| name == :& },
+  }.merge(CUCKOO_BATCH, STATS.reject { |name, _| name == :estimated_count }, SET_OPS.reject { |name, _| name == :& },
           PERSISTENCE, METADATA, PAGES, SIZING).freeze
 
   # Built once: every write raises UnsupportedError, whatever its arguments.

@@ -1,0 +1,139 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+require "rbconfig"
+
+# Batches on several native threads (Bloomc::Batch, batch.c): the same
+# cells, counts and answers as on one, whatever the kind, size and keys.
+RSpec.describe "batches on several threads" do
+  # Enough keys that 2 and 3 threads are used (4,096 keys a thread at least).
+  keys = Array.new(30_000) { |i| i.even? ? "key-#{i}" : i * 7919 }.freeze
+  absent = Array.new(30_000) { |i| "absent-#{i}" }.freeze
+  mixed = (keys + absent).shuffle(random: Random.new(4)).freeze
+
+  # Each kind at a size that stays in the caches and at one past
+  # BF_BATCH_PREFETCH_MIN_BYTES (1 MiB, where batches prefetch), with an m
+  # whose bytes are not a multiple of a cache line, and k past 8 for the
+  # blocked filter's second hash word.
+  shapes = {
+    "small" => 100_003, "prefetching" => 9_000_011
+  }
+  builders = Kinds::LIST.reject { |kind| kind.klass == Bloomc::ScalableBloomFilter }.flat_map do |kind|
+    shapes.map { |label, m| ["#{kind.name}, #{label}", -> { Kinds.plain(kind.name, m, 7, **(kind.positional == :d ? { d: 3 } : {})) }] }
+  end
+  builders << ["BlockedBloomFilter, k = 11", -> { Bloomc::BlockedBloomFilter.new(2_000_000, 11) }]
+  builders << ["ScalableBloomFilter", -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 5_000) }]
+  builders << ["CuckooFilter", -> { Bloomc::CuckooFilter.new(capacity: 200_000, error_rate: 0.01) }]
+
+  builders.each do |label, build|
+    describe label do
+      [2, 3].each do |threads|
+        it "leaves the cells, count and answers of one thread with #{threads}" do
+          serial = build.call
+          parallel = serial.dup # the same random state, for the stable filter
+          serial.add_all(keys.first(20_000), threads: 1)
+          parallel.add_all(keys.first(20_000), threads: threads)
+          new_serial = serial.add_new(keys, threads: 1)
+          new_parallel = parallel.add_new(keys, threads: threads)
+          expect(parallel.dump).to eq(serial.dump) # every cell and saved field
+          expect(parallel.size).to eq(serial.size) if serial.respond_to?(:size)
+          expect(new_parallel).to eq(new_serial)
+          expect(new_parallel.first).to be(new_serial.first) unless new_serial.empty? # the same objects
+
+          expect(parallel.include_all(mixed, threads: threads)).to eq(serial.include_all(mixed, threads: 1))
+          expect(parallel.count_included(mixed, threads: threads)).to eq(serial.count_included(mixed, threads: 1))
+          expect(parallel.all_include?(keys, threads: threads)).to eq(serial.all_include?(keys, threads: 1)) # A2, stable forget
+          expect(parallel.all_include?(mixed, threads: threads)).to eq(serial.all_include?(mixed, threads: 1))
+          expect(parallel.any_include?(absent, threads: threads)).to eq(serial.any_include?(absent, threads: 1))
+          expect(parallel.any_include?(mixed, threads: threads)).to be(true)
+        end
+      end
+    end
+  end
+
+  it "finds a key missing from the last group of the last thread (all_include?) and one found there (any_include?)" do
+    filter = Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 1e-9)
+    filter.add_all(keys, threads: 2)
+    expect(filter.all_include?(keys + ["not added"], threads: 2)).to be(false)
+    expect(filter.any_include?(absent + [keys.first], threads: 2)).to be(true)
+    expect(filter.any_include?(absent, threads: 2)).to be(false)
+  end
+
+  it "runs a batch holding a Symbol or a Bignum on one thread, with the same result" do
+    odd = keys.dup.insert(12_345, :symbol).insert(23_456, 2**70)
+    serial = Bloomc::BlockedBloomFilter.new(capacity: 100_000, error_rate: 0.01)
+    parallel = serial.dup
+    serial.add_all(odd, threads: 1)
+    parallel.add_all(odd, threads: 2)
+    expect(parallel).to eq(serial)
+    expect(parallel.include_all(odd, threads: 2)).to all(be(true))
+  end
+
+  it "raises TypeError for a bad key anywhere and leaves the filter as it was" do
+    filter = Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01)
+    filter.add_all(keys.first(100))
+    before = filter.dump
+    bad = keys.dup.insert(25_000, 1.5)
+    expect { filter.add_all(bad, threads: 2) }.to raise_error(TypeError, /index 25000/)
+    expect { filter.count_included(bad, threads: 2) }.to raise_error(TypeError, /index 25000/)
+    expect(filter.dump).to eq(before)
+  end
+
+  it "takes threads: nil (automatic) and caps a large number" do
+    filter = Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01)
+    expect(filter.add_all(keys, threads: nil)).to be(filter)
+    expect(filter.count_included(keys, threads: 10_000)).to eq(keys.size)
+    expect { filter.count_included(keys, threads: 0) }.to raise_error(ArgumentError, /at least 1/)
+    expect { filter.count_included(keys, threads: 2.0) }.to raise_error(TypeError, /Integer/)
+  end
+
+  it "loses no key of Ruby threads that add while parallel batches run" do
+    filter = Bloomc::BloomFilter.new(capacity: 400_000, error_rate: 0.001)
+    singles = Array.new(3) { |t| Array.new(3_000) { |i| "single-#{t}-#{i}" } }
+    adders = singles.map { |mine| Thread.new { mine.each { |key| filter.add(key) } } }
+    batches = Array.new(4) { |round| Array.new(20_000) { |i| "batch-#{round}-#{i}" } }
+    batcher = Thread.new { batches.each { |batch| filter.add_all(batch, threads: 2) } }
+    [*adders, batcher].each(&:join)
+    everything = singles.flatten + batches.flatten
+    expect(filter.all_include?(everything, threads: 2)).to be(true)
+    expect(filter.size).to eq(everything.size)
+  end
+
+  it "forks while a parallel batch runs: the child sees it whole and can run one itself",
+     skip: (RbConfig::CONFIG["host_os"].match?(/mswin|mingw/) ? "no fork" : false) do
+    filter = Bloomc::BlockedBloomFilter.new(capacity: 200_000, error_rate: 0.001)
+    batch = Array.new(150_000) { |i| "forked-#{i}" }
+    reader, writer = IO.pipe
+    forker = Thread.new do
+      Thread.pass
+      pid = fork do
+        reader.close
+        whole = filter.all_include?(batch, threads: 2) || filter.count_included(batch, threads: 2).zero?
+        more = Array.new(20_000) { |i| "child-#{i}" }
+        filter.add_all(more, threads: 2)
+        writer.write(whole && filter.all_include?(more, threads: 2) ? "ok" : "bad")
+        writer.close
+        exit!(0)
+      end
+      Process.wait(pid)
+    end
+    filter.add_all(batch, threads: 2)
+    forker.join
+    writer.close
+    expect(reader.read).to eq("ok")
+    expect(filter.all_include?(batch, threads: 2)).to be(true)
+  end
+
+  it "looks up on several threads inside a Ractor, in a frozen shared filter" do
+    filter = Bloomc::BlockedBloomFilter.new(capacity: 100_000, error_rate: 0.001)
+    filter.add_all(keys)
+    shared = Ractor.make_shareable(filter.freeze)
+    found = Warning[:experimental].then do |was|
+      Warning[:experimental] = false
+      Ractor.new(shared) { |f| f.count_included(Array.new(30_000) { |i| i.even? ? "key-#{i}" : i * 7919 }, threads: 2) }.take
+    ensure
+      Warning[:experimental] = was
+    end
+    expect(found).to eq(keys.size)
+  end
+end
