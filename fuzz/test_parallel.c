@@ -14,27 +14,10 @@
 #include <string.h>
 #include "bf_blocked.h"
 #include "bf_bloom.h"
-
-#define CHECK(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__); \
-            fputc('\n', stderr); \
-            exit(1); \
-        } \
-    } while (0)
+#include "check.h"
 
 #define MAX_THREADS 4
 #define LINE 64
-
-static uint64_t splitmix(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 typedef struct {
     int blocked;
