@@ -233,6 +233,10 @@ static VALUE parallel_add(VALUE arg)
     parallel_add_run *r = (parallel_add_run *)arg;
     const bloomc_batch *b = r->b;
     int t = r->threads;
+    long round = r->nkeys < ROUND ? r->nkeys : ROUND;
+    /* Here, under rb_ensure: a NoMemoryError still frees what came before. */
+    r->h = ruby_xmalloc2((size_t)round, sizeof(bf_key_hash));
+    r->fresh = ruby_xmalloc((size_t)round);
     job jobs[MAX_THREADS];
     for (long from = 0; from < r->nkeys;) {
         long n = r->nkeys - from < ROUND ? r->nkeys - from : ROUND;
@@ -269,13 +273,10 @@ static VALUE free_parallel_add(VALUE arg)
 }
 
 /* Adds src's nkeys keys on t threads (b->add_part); add_new's Array of the
- * new ones in fresh_keys, unless it is nil. */
+ * new ones in fresh_keys, unless it is nil. Frees src.starts. */
 static void add_in_parallel(const bloomc_batch *b, key_source src, long nkeys, VALUE fresh_keys, int t)
 {
-    long round = nkeys < ROUND ? nkeys : ROUND;
     parallel_add_run r = {b, src, nkeys, fresh_keys, t, NULL, NULL};
-    r.h = ruby_xmalloc2((size_t)round, sizeof(bf_key_hash));
-    r.fresh = ruby_xmalloc((size_t)round);
     rb_ensure(parallel_add, (VALUE)&r, free_parallel_add, (VALUE)&r);
 }
 
