@@ -67,7 +67,7 @@ RSpec.describe Bloomc::BinaryFuseFilter do
     it "refuses to add, delete, clear or combine, naming the class" do
       [-> { filter << "x" }, -> { filter.add("x") }, -> { filter.add?("x") }, -> { filter.add_all(["x"]) },
        -> { filter.add_new(["x"]) }, -> { filter.delete("x") }, -> { filter.clear }, -> { filter.merge!(filter.dup) },
-       -> { filter | filter.dup }, -> { filter & filter.dup }, -> { filter.send(:batch_add, ["x"], false) }].each do |call|
+       -> { filter | filter.dup }, -> { filter & filter.dup }, -> { filter.send(:batch_add, ["x"], false, 1) }].each do |call|
         expect(&call).to raise_error(Bloomc::UnsupportedError, /BinaryFuseFilter/)
       end
       expect(filter).to eq(described_class.build(keys(100)))
