@@ -46,16 +46,10 @@ static inline bf_key_hash hash_key(VALUE key, const bloomc_batch *b)
  * object's header only looks at a live key of the Array. */
 #define KEY_AHEAD 8
 
-static inline void prefetch_key(VALUE keys, long i)
+static inline void prefetch_key(const VALUE *keys, long i, long len)
 {
-    if (i + 2 * KEY_AHEAD < RARRAY_LEN(keys)) {
-        VALUE later = RARRAY_AREF(keys, i + 2 * KEY_AHEAD);
-        if (!RB_SPECIAL_CONST_P(later)) bf_prefetch((const void *)later);
-    }
-    if (i + KEY_AHEAD < RARRAY_LEN(keys)) {
-        VALUE next = RARRAY_AREF(keys, i + KEY_AHEAD);
-        if (RB_TYPE_P(next, T_STRING)) bf_prefetch(RSTRING_PTR(next));
-    }
+    if (i + 2 * KEY_AHEAD < len && !RB_SPECIAL_CONST_P(keys[i + 2 * KEY_AHEAD])) bf_prefetch((const void *)keys[i + 2 * KEY_AHEAD]);
+    if (i + KEY_AHEAD < len && RB_TYPE_P(keys[i + KEY_AHEAD], T_STRING)) bf_prefetch(RSTRING_PTR(keys[i + KEY_AHEAD]));
 }
 
 /* Hash keys[from, from + n) into h (n <= GROUP). Keys are read while the GVL
@@ -65,7 +59,7 @@ static size_t hash_group(VALUE keys, long from, const bloomc_batch *b, bf_key_ha
 {
     size_t n = 0;
     for (long i = from; i < RARRAY_LEN(keys) && n < GROUP; i++) {
-        prefetch_key(keys, i);
+        prefetch_key(RARRAY_CONST_PTR(keys), i, RARRAY_LEN(keys));
         h[n++] = hash_key(RARRAY_AREF(keys, i), b);
     }
     return n;
@@ -125,9 +119,7 @@ static inline bf_key_hash hash_at(const key_source *src, long i, long to, const 
         size_t start = src->starts[i];
         return bf_key_hash_bytes((const uint8_t *)src->text + start, src->starts[i + 1] - start - 1, b->seed, b->kind);
     }
-    /* As prefetch_key: the object two steps ahead, then its bytes. */
-    if (i + 2 * KEY_AHEAD < to && !RB_SPECIAL_CONST_P(src->keys[i + 2 * KEY_AHEAD])) bf_prefetch((const void *)src->keys[i + 2 * KEY_AHEAD]);
-    if (i + KEY_AHEAD < to && RB_TYPE_P(src->keys[i + KEY_AHEAD], T_STRING)) bf_prefetch(RSTRING_PTR(src->keys[i + KEY_AHEAD]));
+    prefetch_key(src->keys, i, to);
     return hash_key(src->keys[i], b);
 }
 

@@ -140,16 +140,19 @@ void bf_blocked_add_part(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t 
     const size_t span = hi - lo;
     /* The prefetches run BF_BATCH_AHEAD keys of this range ahead, not of
      * the batch: every thread keeps as many fetches in flight as the serial
-     * walk does. pending: the keys of this range in [i, next). */
-    size_t next = 0, pending = 0;
+     * walk does. in_flight: the keys of this range in [i, next). */
+    size_t next = 0, in_flight = 0;
     for (size_t i = 0; i < n; i++) {
-        for (; pending <= BF_BATCH_AHEAD && next < n; next++) {
+        for (; in_flight <= BF_BATCH_AHEAD && next < n; next++) {
             uint8_t *later = block_of(f, h[next]);
-            if ((size_t)(later - f->bits.data) - lo < span) bf_prefetch(later), pending++;
+            if ((size_t)(later - f->bits.data) - lo < span) {
+                bf_prefetch(later);
+                in_flight++;
+            }
         }
         uint8_t *block = block_of(f, h[i]);
         if ((size_t)(block - f->bits.data) - lo >= span) continue;
-        pending--;
+        in_flight--;
         if (set_block(block, f->k, h[i])) __atomic_store_n(&out[i], 1, __ATOMIC_RELAXED);
     }
 }

@@ -106,7 +106,10 @@ static int prefetch_part(const bf_bloom *f, bf_key_hash h, uint64_t first, uint6
     int any = 0;
     for (uint32_t i = 0; i < f->k; i++) {
         uint64_t bit = bf_probe_next(&p);
-        if (bit - first < end - first) bf_prefetch(f->bits.data + (bit >> 3)), any = 1;
+        if (bit - first < end - first) {
+            bf_prefetch(f->bits.data + (bit >> 3));
+            any = 1;
+        }
     }
     return any;
 }
@@ -115,17 +118,20 @@ void bf_bloom_add_part(bf_bloom *f, const bf_key_hash *h, size_t n, uint8_t *out
 {
     const uint64_t first = (uint64_t)lo * 8, end = (uint64_t)hi * 8;
     /* As bf_blocked_add_part: BF_BATCH_AHEAD keys with bits in this range
-     * ahead. pending: those keys in [i, next). */
-    size_t next = 0, pending = 0;
+     * ahead. in_flight: those keys in [i, next). */
+    size_t next = 0, in_flight = 0;
     for (size_t i = 0; i < n; i++) {
-        for (; pending <= BF_BATCH_AHEAD && next < n; next++) pending += (size_t)prefetch_part(f, h[next], first, end);
+        for (; in_flight <= BF_BATCH_AHEAD && next < n; next++) in_flight += (size_t)prefetch_part(f, h[next], first, end);
         bf_probe p = bf_probe_start(h[i], f->hash, f->bits.nbits);
         unsigned changed = 0, any = 0;
         for (uint32_t j = 0; j < f->k; j++) {
             uint64_t bit = bf_probe_next(&p);
-            if (bit - first < end - first) changed |= bf_bits_test_and_set(&f->bits, bit), any = 1;
+            if (bit - first < end - first) {
+                changed |= bf_bits_test_and_set(&f->bits, bit);
+                any = 1;
+            }
         }
-        pending -= any;
+        in_flight -= any;
         if (changed) __atomic_store_n(&out[i], 1, __ATOMIC_RELAXED);
     }
 }
