@@ -134,6 +134,23 @@ int bf_pages_commit(void *p, size_t nbytes, int write, int threads)
     return err;
 }
 
+size_t bf_pages_resident(const void *p, size_t nbytes)
+{
+    size_t page = page_size();
+    uint8_t *start = (uint8_t *)((uintptr_t)p & ~(uintptr_t)(page - 1));
+    size_t length = round_up(nbytes + (size_t)((const uint8_t *)p - start), page);
+    /* A window of 4096 pages at a time: one byte of answer per page. */
+    unsigned char vec[4096];
+    size_t resident = 0;
+    for (size_t off = 0; off < length;) {
+        size_t window = length - off < sizeof vec * page ? length - off : sizeof vec * page;
+        if (mincore(start + off, window, vec) != 0) return (size_t)-1;
+        for (size_t i = 0; i < window / page; i++) resident += (vec[i] & 1) * page;
+        off += window;
+    }
+    return resident;
+}
+
 int bf_pages_allow_huge(void)
 {
 #if defined(__linux__) && defined(PR_SET_THP_DISABLE)

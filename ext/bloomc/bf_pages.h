@@ -28,6 +28,11 @@ void bf_pages_free(void *p, size_t nbytes);
 int bf_pages_commit(void *p, size_t nbytes, int write, int threads);
 #define BF_PAGES_MAX_THREADS 64
 
+/* How many bytes of the pages holding [p, p + nbytes) are resident now
+ * (mincore): what the commit did, seen apart from the rest of the process.
+ * Returns (size_t)-1, errno set, where the kernel cannot say. */
+size_t bf_pages_resident(const void *p, size_t nbytes);
+
 /* Lifts the process's THP_DISABLE (Ruby 3.1 sets it at boot) as narrowly as
  * the kernel allows: THP stays off except where advised MADV_HUGEPAGE, or,
  * on kernels without that, off nowhere. Returns 0 or an errno (ENOSYS: not

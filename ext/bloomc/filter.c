@@ -615,6 +615,19 @@ static VALUE filter_commit_pages(VALUE self)
     return self;
 }
 
+/* :nodoc: the bytes of the cells' pages (the whole file's when mapped)
+ * resident now: what specs of the commit look at, apart from the rest of the
+ * process's memory. */
+static VALUE filter_resident_bytes(VALUE self)
+{
+    bloomc_filter *f = bloomc_filter_get(self);
+    const uint8_t *start = f->map.base ? f->map.base : f->allocation;
+    size_t length = f->map.base ? f->map.length : f->allocation_bytes;
+    size_t resident = bf_pages_resident(start, length);
+    if (resident == (size_t)-1) rb_sys_fail("mincore");
+    return SIZET2NUM(resident);
+}
+
 /* :nodoc: lifts THP_DISABLE (bf_pages.h) and advises MADV_HUGEPAGE for the
  * cells allocated from then on; the errno when the kernel refuses, or 0. */
 static VALUE pages_allow_huge(VALUE module)
@@ -650,6 +663,7 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
     rb_define_method(klass, "eql?", filter_equal, 1);
     rb_define_method(klass, "hash", filter_hash, 0);
     rb_define_private_method(klass, "commit_pages", filter_commit_pages, 0);
+    rb_define_private_method(klass, "resident_bytes", filter_resident_bytes, 0);
     rb_define_method(klass, "m", filter_m, 0);
     if (kind->methods & BLOOMC_K) rb_define_method(klass, "k", filter_k, 0);
     rb_define_method(klass, "seed", filter_seed, 0);
