@@ -41,8 +41,14 @@ int bf_blocked_add(bf_blocked *f, bf_key_hash h);
 int bf_blocked_contains(const bf_blocked *f, bf_key_hash h);
 /* out, when given: whether each key was new. */
 void bf_blocked_add_many(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out);
-/* As bf_bloom_add_part: only the blocks in bytes [lo, hi), which must be
- * multiples of BF_BLOCK_BYTES. */
+/* bf_blocked_add_many for one of several threads that share the blocks out
+ * by ranges of bytes [lo, hi), multiples of BF_BLOCK_BYTES: only the keys
+ * whose block lies in the range are added, and out[i] is set to 1 (never to
+ * 0) when key i changed a bit; count and distinct are the caller's. Each
+ * thread walks every key in order, so each range ends as the serial walk
+ * leaves it: the same cells and answers. (For one block a key, this beats a
+ * scatter, bf_batch.h, which writes an entry a key: 2.0x against 1.8x with
+ * two threads at 1 GiB.) */
 void bf_blocked_add_part(bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi);
 void bf_blocked_contains_many(const bf_blocked *f, const bf_key_hash *h, size_t n, uint8_t *out);
 

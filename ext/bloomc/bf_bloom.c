@@ -98,41 +98,28 @@ void bf_bloom_add_many(bf_bloom *f, const bf_key_hash *h, size_t n, uint8_t *out
     }
 }
 
-/* The probes of key h that fall in bits [first, end), prefetched; whether
- * there was one. */
-static int prefetch_part(const bf_bloom *f, bf_key_hash h, uint64_t first, uint64_t end)
+void bf_bloom_scatter(const bf_bloom *f, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next)
 {
-    bf_probe p = bf_probe_start(h, f->hash, f->bits.nbits);
-    int any = 0;
-    for (uint32_t i = 0; i < f->k; i++) {
-        uint64_t bit = bf_probe_next(&p);
-        if (bit - first < end - first) {
-            bf_prefetch(f->bits.data + (bit >> 3));
-            any = 1;
-        }
-    }
-    return any;
-}
-
-void bf_bloom_add_part(bf_bloom *f, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi)
-{
-    const uint64_t first = (uint64_t)lo * 8, end = (uint64_t)hi * 8;
-    /* As bf_blocked_add_part: BF_BATCH_AHEAD keys with bits in this range
-     * ahead. in_flight: those keys in [i, next). */
-    size_t next = 0, in_flight = 0;
+    uint64_t multiplier = bf_scatter_multiplier((f->bits.nbits + 511) / 512, parts);
     for (size_t i = 0; i < n; i++) {
-        for (; in_flight <= BF_BATCH_AHEAD && next < n; next++) in_flight += (size_t)prefetch_part(f, h[next], first, end);
         bf_probe p = bf_probe_start(h[i], f->hash, f->bits.nbits);
-        unsigned changed = 0, any = 0;
         for (uint32_t j = 0; j < f->k; j++) {
             uint64_t bit = bf_probe_next(&p);
-            if (bit - first < end - first) {
-                changed |= bf_bits_test_and_set(&f->bits, bit);
-                any = 1;
-            }
+            *next[bf_reduce(bit / 512, multiplier)]++ = bf_scatter_entry(bit, first + i);
         }
-        in_flight -= any;
-        if (changed) __atomic_store_n(&out[i], 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* How many entries ahead bf_bloom_apply fetches: each is one cache miss. */
+#define APPLY_AHEAD (2 * BF_BATCH_AHEAD)
+
+void bf_bloom_apply(bf_bloom *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out)
+{
+    (void)round; /* an entry holds the bit itself */
+    for (size_t i = 0; i < n; i++) {
+        if (i + APPLY_AHEAD < n) bf_prefetch(f->bits.data + (bf_scatter_position(entries[i + APPLY_AHEAD]) >> 3));
+        if (bf_bits_test_and_set(&f->bits, bf_scatter_position(entries[i])))
+            __atomic_store_n(&out[bf_scatter_index(entries[i])], 1, __ATOMIC_RELAXED);
     }
 }
 

@@ -39,13 +39,16 @@ int bf_bloom_contains(const bf_bloom *f, bf_key_hash h);
  * out[i] is 1 when key i is (probably) present, 0 when it is not; for an
  * add, when given, whether key i was new. */
 void bf_bloom_add_many(bf_bloom *f, const bf_key_hash *h, size_t n, uint8_t *out);
-/* bf_bloom_add_many for one of several threads that share the bits out by
- * ranges of bytes: only the bits in bytes [lo, hi) are set, and out[i] is
- * set to 1 (never to 0) when key i changed one of them; count and distinct
- * are the caller's. Each thread walks every key in order, so each range ends
- * as the serial walk leaves it, and a key changes a bit in some range exactly
- * when the serial walk finds it new: the same cells and answers. */
-void bf_bloom_add_part(bf_bloom *f, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi);
 void bf_bloom_contains_many(const bf_bloom *f, const bf_key_hash *h, size_t n, uint8_t *out);
+
+/* Parallel adds by scatter (bf_batch.h). bf_bloom_scatter writes an entry
+ * for each of the k probes of keys h[0 .. n), whose indexes in the round
+ * start at first, to next[owner] (advanced), for parts owners.
+ * bf_bloom_apply sets the bits of one owner's entries, in order, and sets
+ * out[index] to 1 (never to 0) when that changed a bit; count and distinct
+ * are the caller's. Each bit has one owner, which sees the keys that touch it
+ * in the serial order: the same cells and answers as bf_bloom_add_many. */
+void bf_bloom_scatter(const bf_bloom *f, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next);
+void bf_bloom_apply(bf_bloom *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out);
 
 #endif

@@ -118,6 +118,36 @@ void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n,
     }
 }
 
+/* Buckets are nibbles: 128 to a cache line. */
+#define LINE_BUCKETS (512 / BF_CONT_BITS)
+
+void bf_continuous_scatter(const bf_continuous *f, const bf_key_hash *h, size_t n, size_t first, unsigned parts,
+                           uint64_t **next)
+{
+    uint64_t multiplier = bf_scatter_multiplier((f->buckets.count + LINE_BUCKETS - 1) / LINE_BUCKETS, parts);
+    for (size_t i = 0; i < n; i++) {
+        bf_probe p = bf_probe_start(h[i], f->hash, f->buckets.count);
+        for (uint32_t j = 0; j < f->k; j++) {
+            uint64_t at = bf_probe_next(&p);
+            *next[bf_reduce(at / LINE_BUCKETS, multiplier)]++ = bf_scatter_entry(at, first + i);
+        }
+    }
+}
+
+void bf_continuous_apply(bf_continuous *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out)
+{
+    (void)round; /* an entry holds the bucket itself */
+    unsigned live_mask = live_slots(f);
+    for (size_t i = 0; i < n; i++) {
+        if (i + 2 * BF_BATCH_AHEAD < n)
+            bf_prefetch(f->buckets.data + (bf_scatter_position(entries[i + 2 * BF_BATCH_AHEAD]) * BF_CONT_BITS >> 3));
+        uint64_t at = bf_scatter_position(entries[i]);
+        unsigned live = live_mask >> nibble_get(f->buckets.data, at);
+        nibble_set(f->buckets.data, at, f->slot);
+        if (!(live & 1)) __atomic_store_n(&out[bf_scatter_index(entries[i])], 1, __ATOMIC_RELAXED);
+    }
+}
+
 #define NIBBLES(v) (0x1111111111111111ULL * (uint64_t)(v))
 #define LOW3 NIBBLES(0x7)
 #define HIGH1 NIBBLES(0x8)

@@ -45,6 +45,14 @@ int bf_continuous_lookup(bf_continuous *f, bf_key_hash h, int clear_expired);
 /* Batches of n hashed keys, as bf_bloom_add_many and bf_bloom_contains_many. */
 void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n, uint8_t *out);
 void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n, int clear_expired, uint8_t *out);
+/* Parallel adds by scatter, as bf_bloom_scatter and bf_bloom_apply: an
+ * entry for each of a key's k buckets; apply writes the current slot and
+ * marks the key new when the bucket was not live. The clock must not move
+ * between a round's scatter and its last apply, and recent_adds are the
+ * caller's. */
+void bf_continuous_scatter(const bf_continuous *f, const bf_key_hash *h, size_t n, size_t first, unsigned parts,
+                           uint64_t **next);
+void bf_continuous_apply(bf_continuous *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out);
 /* Advance the clock by n ticks and clear the buckets they expire. Between
  * the two, between(ctx, f) runs when given: a mapped file records the new
  * clock there, so that a process killed during the clearing leaves no

@@ -84,7 +84,14 @@ static VALUE bloom_filter_bits(VALUE self)
     return bloomc_bit_field_view(self, &get_filter(self)->bits);
 }
 
-static void add_part(void *f, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi) { bf_bloom_add_part(f, h, n, out, lo, hi); }
+static void scatter(const void *f, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next)
+{
+    bf_bloom_scatter(f, h, n, first, parts, next);
+}
+static void apply(void *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out)
+{
+    bf_bloom_apply(f, round, entries, n, out);
+}
 static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_bloom_add_many(f, h, n, out); }
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_bloom_contains_many(f, h, n, out); }
 
@@ -147,7 +154,8 @@ static const bloomc_kind bloom_kind = {
     .combine = combine,
     .occupied = bloomc_occupied_bits,
     .add_many = add_many,
-    .add_part = add_part,
+    .scatter = scatter,
+    .apply = apply,
     .contains_many = contains_many,
     .body_bytes_for = body_bytes_for,
 };

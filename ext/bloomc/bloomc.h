@@ -43,15 +43,27 @@ typedef struct {
     /* out, when not NULL: 1 for each key that was new (add?'s answer) */
     void (*add)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
     void (*lookup)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
-    /* Parallel batches (NULL/0: serial only). add_part adds keys as add but
+    /* Parallel batches (NULL: serial only). add_part adds keys as add but
      * sets only the cells in body bytes [lo, hi), and sets out[i] to 1
      * (never to 0) when key i changed one there; the caller then adds to
-     * *count and *distinct. lookup_shared: lookup only reads, so several
-     * threads may call it at once. */
+     * *count and *distinct (when not NULL). lookup_shared: a lookup that
+     * only reads, so that several threads may call it at once. */
     void (*add_part)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi);
+    /* Or, parallel adds by scatter (bf_batch.h): scatter writes the entries
+     * of keys h[0 .. n) (indexes from first) to next[owner], for parts
+     * owners, at most probes a key; apply sets one owner's entries of the
+     * round whose hashes are round. */
+    void (*scatter)(const void *filter, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next);
+    void (*apply)(void *filter, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out);
+    unsigned probes;
+    /* A clock's kind: catch_up applies the ticks due, before each round of a
+     * parallel add and after it; when it applied any after, the round is
+     * applied again, stamping its keys with the newer slot (late, never
+     * early: a key lives no shorter than its TTL). */
+    int (*catch_up)(void *filter);
+    void (*lookup_shared)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
     uint64_t *count, *distinct;
     size_t body_bytes;
-    int lookup_shared;
 } bloomc_batch;
 
 /* What a batch lookup returns (the mode argument, as a Fixnum). */

@@ -119,18 +119,59 @@ static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint
     bf_continuous_lookup_many(&c->core, h, n, 0, out);
 }
 
-/* :nodoc: the batch lookups' work (lib/bloomc/batch.rb); the shared one
- * does not know a frozen filter's. */
-/* The batch of self: a frozen filter looks up without moving its clock. */
+/* Parallel lookups (batch.c): the clock as it stands, expired buckets left
+ * alone, which ticks leave none of on the heap. */
+static void lookup_many_shared(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    continuous_t *c = state;
+    bf_continuous_lookup_many(&c->core, h, n, 0, out);
+}
+
+/* The batch of self for lookups (the one filter.c makes knows no frozen
+ * filter): a frozen filter looks up without moving its clock. Threads share
+ * a filter on the heap, its clock caught up once first (late by at most the
+ * batch, as a lookup may be: an expired key seen a little longer, never a
+ * live one missed). A mapped reader follows its writer's clock, whose
+ * clearing it may see half done, so that it looks up on one thread, as it
+ * always has. */
 static bloomc_batch batch_of(VALUE self)
 {
     continuous_t *c = bloomc_continuous_state(self);
-    /* One thread: a lookup moves the clock, or follows a mapped writer's. */
+    int frozen = OBJ_FROZEN(self), shared = !continuous_map(c)->base;
+    if (shared && !frozen && c->live) catch_up(c, lookup_now(c));
     return (bloomc_batch){.filter = c,
                           .seed = c->core.seed,
                           .kind = c->core.hash,
                           .add = add_many,
-                          .lookup = OBJ_FROZEN(self) ? lookup_many_frozen : lookup_many};
+                          .lookup = frozen ? lookup_many_frozen : lookup_many,
+                          .lookup_shared = shared ? lookup_many_shared : NULL,
+                          .body_bytes = bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS)};
+}
+
+/* Parallel adds (batch.c's scatter): the clock caught up around each
+ * round, which counts its keys as recent adds. */
+static void scatter(const void *state, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next)
+{
+    bf_continuous_scatter(&((const continuous_t *)state)->core, h, n, first, parts, next);
+}
+
+static void apply(void *state, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out)
+{
+    bf_continuous_apply(&((continuous_t *)state)->core, round, entries, n, out);
+}
+
+static int batch_catch_up(void *state)
+{
+    continuous_t *c = state;
+    return c->live && catch_up(c, monotonic_now()) > 0;
+}
+
+static void adjust_batch(void *state, bloomc_batch *b)
+{
+    continuous_t *c = state;
+    b->catch_up = batch_catch_up;
+    b->count = &c->core.recent_adds[0];
+    b->lookup_shared = NULL; /* filter.c's lookups would move the clock: the kind's own above */
 }
 
 static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode, VALUE threads)
@@ -244,6 +285,9 @@ const bloomc_kind bloomc_continuous_kind = {
     .occupied = occupied,
     .cleared = cleared,
     .add_many = add_many,
+    .scatter = scatter,
+    .apply = apply,
+    .adjust_batch = adjust_batch,
     .contains_many = lookup_many,
     .body_bytes_for = body_bytes_for,
     .outlives = outlives,

@@ -508,16 +508,21 @@ static bloomc_batch batch_of(bloomc_filter *f)
     kind->numbers(f->core, &n);
     bloomc_many_fn *add = kind->add_many ? kind->add_many : kind->add_one ? add_each
                                                                           : NULL;
-    return (bloomc_batch){.filter = f->core,
-                          .seed = n.seed,
-                          .kind = n.hash,
-                          .add = add,
-                          .lookup = kind->contains_many ? kind->contains_many : contains_each,
-                          .add_part = kind->add_part,
-                          .count = n.count,
-                          .distinct = n.distinct,
-                          .body_bytes = f->body_bytes,
-                          .lookup_shared = 1};
+    bloomc_batch b = {.filter = f->core,
+                      .seed = n.seed,
+                      .kind = n.hash,
+                      .add = add,
+                      .lookup = kind->contains_many ? kind->contains_many : contains_each,
+                      .add_part = kind->add_part,
+                      .scatter = kind->scatter,
+                      .apply = kind->apply,
+                      .probes = n.k,
+                      .count = n.count,
+                      .distinct = n.distinct,
+                      .body_bytes = f->body_bytes,
+                      .lookup_shared = kind->contains_many ? kind->contains_many : contains_each};
+    if (kind->adjust_batch) kind->adjust_batch(f->core, &b);
+    return b;
 }
 
 /* A batch add that may fail part way (the kind's room) keeps a copy of the

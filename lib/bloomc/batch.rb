@@ -23,8 +23,8 @@ module Bloomc
   # serial one, cell for cell. Keys are hashed on those threads when they are
   # Strings or Integers that fit a Fixnum (a batch holding a Symbol or a
   # larger Integer runs on one thread). Adds run on several threads for the
-  # BloomFilter and the BlockedBloomFilter, lookups for every class but the
-  # ContinuousBloomFilter.
+  # BloomFilter, BlockedBloomFilter and ContinuousBloomFilter, lookups for
+  # every class (a mapped ContinuousBloomFilter's on one).
   #
   # Example:
   #

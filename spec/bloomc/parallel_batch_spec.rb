@@ -2,6 +2,7 @@
 
 require "spec_helper"
 require "rbconfig"
+require "tmpdir"
 
 # Batches on several native threads (Bloomc::Batch, batch.c): the same
 # cells, counts and answers as on one, whatever the kind, size and keys.
@@ -122,6 +123,45 @@ RSpec.describe "batches on several threads" do
     writer.close
     expect(reader.read).to eq("ok")
     expect(filter.all_include?(batch, threads: 2)).to be(true)
+  end
+
+  describe "ContinuousBloomFilter" do
+    it "stamps a parallel add with the clock as it runs: its keys live for the TTL, then expire" do
+      now = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) }
+      filter = Bloomc::ContinuousBloomFilter.new(4_000_000, 7, 1.0).start_timer # a tick every 0.5 s
+      sleep 0.6
+      filter.add_all(keys, threads: 2)
+      added = now.call
+      expect(filter.count_included(keys, threads: 2)).to eq(keys.size)
+      sleep 0.7
+      # Present for more than the TTL: checked only if this process woke in time.
+      expect(filter.count_included(keys, threads: 2)).to eq(keys.size) if now.call - added < 0.95
+      sleep [added + 1.6 - now.call, 0].max
+      expect(filter.count_included(keys, threads: 2)).to eq(0) # gone 1.5 TTL after
+    ensure
+      filter&.stop_timer
+    end
+
+    it "looks up a mapped reader on one thread, following its writer's clock, with the writer's answers" do
+      Dir.mktmpdir do |dir|
+        path = File.join(dir, "c.bloom")
+        Bloomc::ContinuousBloomFilter.open(path, m: 4_000_000, k: 7, ttl: 0) do |writer|
+          writer.add_all(keys, threads: 2)
+          Bloomc::ContinuousBloomFilter.open(path, readonly: true) do |reader|
+            expect(reader.include_all(mixed, threads: 2)).to eq(writer.include_all(mixed, threads: 1))
+          end
+        end
+      end
+    end
+
+    it "looks up a frozen filter on several threads without moving its clock" do
+      filter = Bloomc::ContinuousBloomFilter.new(4_000_000, 7, 3600)
+      filter.add_all(keys, threads: 2)
+      frozen = filter.dup.freeze
+      ticks = frozen.ticks
+      expect(frozen.include_all(mixed, threads: 2)).to eq(filter.include_all(mixed, threads: 1))
+      expect(frozen.ticks).to eq(ticks)
+    end
   end
 
   it "looks up on several threads inside a Ractor, in a frozen shared filter" do
