@@ -131,9 +131,9 @@ static void lookup_many_shared(void *state, const bf_key_hash *h, size_t n, uint
  * filter): a frozen filter looks up without moving its clock. Threads share
  * a filter on the heap, its clock caught up once first (late by at most the
  * batch, as a lookup may be: an expired key seen a little longer, never a
- * live one missed). A mapped reader follows its writer's clock, whose
- * clearing it may see half done, so that it looks up on one thread, as it
- * always has. */
+ * live one missed). A mapped filter looks up on one thread, as it always
+ * has: a reader follows its writer's clock, whose clearing it may see half
+ * done. */
 static bloomc_batch batch_of(VALUE self)
 {
     continuous_t *c = bloomc_continuous_state(self);
