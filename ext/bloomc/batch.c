@@ -241,14 +241,22 @@ static int threads_for(VALUE threads, long nkeys, size_t body_bytes, int chunk)
     return t < 1 ? 1 : (int)t;
 }
 
+/* A scatter round's lists hold about this many entries (16 MiB; each of
+ * t sources keeps a list of its keys' entries for each of t owners). */
+#define SCATTER_BUDGET ((size_t)1 << 21)
+
 /* The threads for an add of nkeys keys: threads_for's, or 1 where the kind
- * has no parallel add or its cells are too few or too many for one. */
+ * has no parallel add or its cells are too few or too many for one. A
+ * scatter's round shrinks with the square of the threads: it uses only as
+ * many as keep MIN_KEYS_PER_THREAD keys each in a round (8 at k = 7). */
 static int add_threads_for(const bloomc_batch *b, VALUE threads, long nkeys, int chunk)
 {
     int t = threads_for(threads, nkeys, b->body_bytes, chunk);
-    size_t lines = b->body_bytes / LINE;
-    if (b->scatter && (lines <= (size_t)t || (uint64_t)b->body_bytes * 8 >= BF_SCATTER_POSITIONS_MAX)) return 1;
-    return b->add_part || b->scatter ? t : 1;
+    if (!b->scatter) return b->add_part ? t : 1;
+    size_t lines = b->body_bytes / LINE, probes = b->probes ? b->probes : 1;
+    while (t > 1 && (size_t)t * (size_t)t * probes * MIN_KEYS_PER_THREAD > SCATTER_BUDGET) t--;
+    if (lines <= (size_t)t || (uint64_t)b->body_bytes * 8 >= BF_SCATTER_POSITIONS_MAX) return 1;
+    return t;
 }
 
 /* Splits keys [from, from + n) evenly over t jobs like proto. */
@@ -270,10 +278,8 @@ typedef struct {
     bf_key_hash *h;
     uint8_t *fresh;
     uint64_t *entries; /* scatter's lists */
+    uint8_t *spare;    /* a restamp's answers (a kind with a clock) */
 } parallel_add_run;
-
-/* A scatter round's lists hold at most this many entries: 16 MiB. */
-#define SCATTER_BUDGET ((size_t)1 << 21)
 
 static VALUE parallel_add(VALUE arg)
 {
@@ -281,9 +287,8 @@ static VALUE parallel_add(VALUE arg)
     const bloomc_batch *b = r->b;
     int t = r->threads;
     long round = ROUND;
-    size_t cap = 0, filled[MAX_THREADS * MAX_THREADS];
+    size_t cap = 0, filled[MAX_THREADS * MAX_THREADS], probes = b->probes ? b->probes : 1;
     if (b->scatter) {
-        size_t probes = b->probes ? b->probes : 1;
         if ((size_t)round > SCATTER_BUDGET / ((size_t)t * probes)) round = (long)(SCATTER_BUDGET / ((size_t)t * probes));
         if (round < t) round = t;
     }
@@ -292,8 +297,9 @@ static VALUE parallel_add(VALUE arg)
     r->h = ruby_xmalloc2((size_t)round, sizeof(bf_key_hash));
     r->fresh = ruby_xmalloc((size_t)round);
     if (b->scatter) {
-        cap = ((size_t)round / (size_t)t + 1) * b->probes;
+        cap = ((size_t)round / (size_t)t + 1) * probes;
         r->entries = ruby_xmalloc2((size_t)t * (size_t)t * cap, sizeof(uint64_t));
+        if (b->catch_up) r->spare = ruby_xmalloc((size_t)round);
     }
     job jobs[MAX_THREADS];
     for (long from = 0; from < r->nkeys;) {
@@ -324,13 +330,18 @@ static VALUE parallel_add(VALUE arg)
         }
         uint64_t fresh = 0;
         for (long i = 0; i < n; i++) fresh += r->fresh[i];
+        /* A tick came due during the round: a second pass stamps its keys
+         * with the new slot, its answers set aside. */
+        if (b->scatter && b->catch_up && b->catch_up(b->filter)) {
+            for (int w = 0; w < t; w++) jobs[w].out = r->spare;
+            run_jobs(jobs, t, apply_job);
+        }
+        if (b->count) *b->count += (uint64_t)n;
+        if (b->distinct) *b->distinct += fresh;
+        /* Last: a NoMemoryError here leaves the cells and counts whole. */
         if (!NIL_P(r->fresh_keys))
             for (long i = 0; i < n; i++)
                 if (r->fresh[i]) rb_ary_push(r->fresh_keys, r->src.keys[from + i]);
-        /* The answers above stand; the second pass only restamps. */
-        if (b->scatter && b->catch_up && b->catch_up(b->filter)) run_jobs(jobs, t, apply_job);
-        if (b->count) *b->count += (uint64_t)n;
-        if (b->distinct) *b->distinct += fresh;
         from += n;
     }
     return Qnil;
@@ -342,6 +353,7 @@ static VALUE free_parallel_add(VALUE arg)
     ruby_xfree(r->h);
     ruby_xfree(r->fresh);
     ruby_xfree(r->entries);
+    ruby_xfree(r->spare);
     ruby_xfree((void *)r->src.starts);
     return Qnil;
 }
@@ -350,7 +362,7 @@ static VALUE free_parallel_add(VALUE arg)
  * new ones in fresh_keys, unless it is nil. Frees src.starts. */
 static void add_in_parallel(const bloomc_batch *b, key_source src, long nkeys, VALUE fresh_keys, int t)
 {
-    parallel_add_run r = {b, src, nkeys, fresh_keys, t, NULL, NULL, NULL};
+    parallel_add_run r = {.b = b, .src = src, .nkeys = nkeys, .fresh_keys = fresh_keys, .threads = t};
     rb_ensure(parallel_add, (VALUE)&r, free_parallel_add, (VALUE)&r);
 }
 

@@ -47,9 +47,9 @@ void bf_continuous_add_many(bf_continuous *f, const bf_key_hash *h, size_t n, ui
 void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n, int clear_expired, uint8_t *out);
 /* Parallel adds by scatter, as bf_bloom_scatter and bf_bloom_apply: an
  * entry for each of a key's k buckets; apply writes the current slot and
- * marks the key new when the bucket was not live. The clock must not move
- * between a round's scatter and its last apply, and recent_adds are the
- * caller's. */
+ * marks the key new when the bucket was not live, at the clock as it
+ * stands (batch.c catches it up between rounds, and applies a round again
+ * when a tick came due during it); recent_adds are the caller's. */
 void bf_continuous_scatter(const bf_continuous *f, const bf_key_hash *h, size_t n, size_t first, unsigned parts,
                            uint64_t **next);
 void bf_continuous_apply(bf_continuous *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out);
