@@ -62,8 +62,8 @@ static void *apply(void *arg)
     for (int source = 0; source < j->parts; source++) {
         size_t list = (size_t)source * (size_t)j->parts + (size_t)j->self;
         const uint64_t *entries = j->entries + list * j->cap;
-        if (j->kind == BLOOM) bf_bloom_apply(j->filter, j->h, entries, j->filled[list], j->out);
-        else bf_continuous_apply(j->filter, j->h, entries, j->filled[list], j->out);
+        if (j->kind == BLOOM) bf_bloom_apply(j->filter, entries, j->filled[list], j->out);
+        else bf_continuous_apply(j->filter, entries, j->filled[list], j->out);
     }
     return NULL;
 }

@@ -166,7 +166,7 @@ static void *apply_job(void *arg)
     job *j = arg;
     for (int source = 0; source < j->parts; source++) {
         size_t list = (size_t)source * (size_t)j->parts + (size_t)j->self;
-        j->b->apply(j->b->filter, j->h, j->entries + list * j->cap, j->filled[list], j->out);
+        j->b->apply(j->b->filter, j->entries + list * j->cap, j->filled[list], j->out);
     }
     return NULL;
 }

@@ -31,6 +31,9 @@ static inline int bf_batch_prefetches(size_t filter_bytes)
 /* Positions past this do not fit an entry (filters of 8 TiB or more). */
 #define BF_SCATTER_POSITIONS_MAX ((uint64_t)1 << (64 - BF_SCATTER_INDEX_BITS))
 
+/* How many entries ahead an owner fetches the cells: each is one miss. */
+#define BF_SCATTER_AHEAD (2 * BF_BATCH_AHEAD)
+
 static inline uint64_t bf_scatter_entry(uint64_t position, size_t index)
 {
     return position << BF_SCATTER_INDEX_BITS | (uint64_t)index;

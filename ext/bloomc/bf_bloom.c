@@ -110,14 +110,10 @@ void bf_bloom_scatter(const bf_bloom *f, const bf_key_hash *h, size_t n, size_t 
     }
 }
 
-/* How many entries ahead bf_bloom_apply fetches: each is one cache miss. */
-#define APPLY_AHEAD (2 * BF_BATCH_AHEAD)
-
-void bf_bloom_apply(bf_bloom *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out)
+void bf_bloom_apply(bf_bloom *f, const uint64_t *entries, size_t n, uint8_t *out)
 {
-    (void)round; /* an entry holds the bit itself */
     for (size_t i = 0; i < n; i++) {
-        if (i + APPLY_AHEAD < n) bf_prefetch(f->bits.data + (bf_scatter_position(entries[i + APPLY_AHEAD]) >> 3));
+        if (i + BF_SCATTER_AHEAD < n) bf_prefetch(f->bits.data + (bf_scatter_position(entries[i + BF_SCATTER_AHEAD]) >> 3));
         if (bf_bits_test_and_set(&f->bits, bf_scatter_position(entries[i])))
             __atomic_store_n(&out[bf_scatter_index(entries[i])], 1, __ATOMIC_RELAXED);
     }

@@ -49,6 +49,6 @@ void bf_bloom_contains_many(const bf_bloom *f, const bf_key_hash *h, size_t n, u
  * are the caller's. Each bit has one owner, which sees the keys that touch it
  * in the serial order: the same cells and answers as bf_bloom_add_many. */
 void bf_bloom_scatter(const bf_bloom *f, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next);
-void bf_bloom_apply(bf_bloom *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out);
+void bf_bloom_apply(bf_bloom *f, const uint64_t *entries, size_t n, uint8_t *out);
 
 #endif

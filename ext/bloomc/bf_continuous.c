@@ -134,13 +134,12 @@ void bf_continuous_scatter(const bf_continuous *f, const bf_key_hash *h, size_t 
     }
 }
 
-void bf_continuous_apply(bf_continuous *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out)
+void bf_continuous_apply(bf_continuous *f, const uint64_t *entries, size_t n, uint8_t *out)
 {
-    (void)round; /* an entry holds the bucket itself */
     unsigned live_mask = live_slots(f);
     for (size_t i = 0; i < n; i++) {
-        if (i + 2 * BF_BATCH_AHEAD < n)
-            bf_prefetch(f->buckets.data + (bf_scatter_position(entries[i + 2 * BF_BATCH_AHEAD]) * BF_CONT_BITS >> 3));
+        if (i + BF_SCATTER_AHEAD < n)
+            bf_prefetch(f->buckets.data + (bf_scatter_position(entries[i + BF_SCATTER_AHEAD]) * BF_CONT_BITS >> 3));
         uint64_t at = bf_scatter_position(entries[i]);
         unsigned live = live_mask >> nibble_get(f->buckets.data, at);
         nibble_set(f->buckets.data, at, f->slot);

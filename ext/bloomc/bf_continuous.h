@@ -52,7 +52,7 @@ void bf_continuous_lookup_many(bf_continuous *f, const bf_key_hash *h, size_t n,
  * when a tick came due during it); recent_adds are the caller's. */
 void bf_continuous_scatter(const bf_continuous *f, const bf_key_hash *h, size_t n, size_t first, unsigned parts,
                            uint64_t **next);
-void bf_continuous_apply(bf_continuous *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out);
+void bf_continuous_apply(bf_continuous *f, const uint64_t *entries, size_t n, uint8_t *out);
 /* Advance the clock by n ticks and clear the buckets they expire. Between
  * the two, between(ctx, f) runs when given: a mapped file records the new
  * clock there, so that a process killed during the clearing leaves no

@@ -88,10 +88,7 @@ static void scatter(const void *f, const bf_key_hash *h, size_t n, size_t first,
 {
     bf_bloom_scatter(f, h, n, first, parts, next);
 }
-static void apply(void *f, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out)
-{
-    bf_bloom_apply(f, round, entries, n, out);
-}
+static void apply(void *f, const uint64_t *entries, size_t n, uint8_t *out) { bf_bloom_apply(f, entries, n, out); }
 static void add_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_bloom_add_many(f, h, n, out); }
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_bloom_contains_many(f, h, n, out); }
 

@@ -51,15 +51,14 @@ typedef struct {
     void (*add_part)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi);
     /* Or, parallel adds by scatter (bf_batch.h): scatter writes the entries
      * of keys h[0 .. n) (indexes from first) to next[owner], for parts
-     * owners, at most probes a key; apply sets one owner's entries of the
-     * round whose hashes are round. */
+     * owners, at most probes a key; apply sets one owner's entries. */
     void (*scatter)(const void *filter, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next);
-    void (*apply)(void *filter, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out);
+    void (*apply)(void *filter, const uint64_t *entries, size_t n, uint8_t *out);
     unsigned probes;
     /* A clock's kind: catch_up applies the ticks due, before each round of a
      * parallel add and after it; when it applied any after, the round is
-     * applied again, stamping its keys with the newer slot (late, never
-     * early: a key lives no shorter than its TTL). */
+     * applied again, stamping its keys with the newer slot (late rather than
+     * early: a key falls short of its TTL by at most that second pass). */
     int (*catch_up)(void *filter);
     void (*lookup_shared)(void *filter, const bf_key_hash *h, size_t n, uint8_t *out);
     uint64_t *count, *distinct;

@@ -111,19 +111,13 @@ static void lookup_many(void *state, const bf_key_hash *h, size_t n, uint8_t *ou
     bf_continuous_lookup_many(&c->core, h, n, 1, out);
 }
 
-/* A frozen filter is read as it stands: no clock catch-up, no reset. */
+/* A frozen filter is read as it stands: no clock catch-up, no reset. So are
+ * the threads of a parallel lookup (batch_of below), which only read: ticks
+ * leave no expired bucket to reset on the heap. */
 static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
 {
     continuous_t *c = state;
     bloomc_continuous_follow_clock(c, continuous_map(c)); /* a mapped reader's */
-    bf_continuous_lookup_many(&c->core, h, n, 0, out);
-}
-
-/* Parallel lookups (batch.c): the clock as it stands, expired buckets left
- * alone, which ticks leave none of on the heap. */
-static void lookup_many_shared(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    continuous_t *c = state;
     bf_continuous_lookup_many(&c->core, h, n, 0, out);
 }
 
@@ -144,7 +138,7 @@ static bloomc_batch batch_of(VALUE self)
                           .kind = c->core.hash,
                           .add = add_many,
                           .lookup = frozen ? lookup_many_frozen : lookup_many,
-                          .lookup_shared = shared ? lookup_many_shared : NULL,
+                          .lookup_shared = shared ? lookup_many_frozen : NULL,
                           .body_bytes = bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS)};
 }
 
@@ -155,9 +149,9 @@ static void scatter(const void *state, const bf_key_hash *h, size_t n, size_t fi
     bf_continuous_scatter(&((const continuous_t *)state)->core, h, n, first, parts, next);
 }
 
-static void apply(void *state, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out)
+static void apply(void *state, const uint64_t *entries, size_t n, uint8_t *out)
 {
-    bf_continuous_apply(&((continuous_t *)state)->core, round, entries, n, out);
+    bf_continuous_apply(&((continuous_t *)state)->core, entries, n, out);
 }
 
 static int batch_catch_up(void *state)

@@ -508,11 +508,12 @@ static bloomc_batch batch_of(bloomc_filter *f)
     kind->numbers(f->core, &n);
     bloomc_many_fn *add = kind->add_many ? kind->add_many : kind->add_one ? add_each
                                                                           : NULL;
+    bloomc_many_fn *lookup = kind->contains_many ? kind->contains_many : contains_each;
     bloomc_batch b = {.filter = f->core,
                       .seed = n.seed,
                       .kind = n.hash,
                       .add = add,
-                      .lookup = kind->contains_many ? kind->contains_many : contains_each,
+                      .lookup = lookup,
                       .add_part = kind->add_part,
                       .scatter = kind->scatter,
                       .apply = kind->apply,
@@ -520,7 +521,7 @@ static bloomc_batch batch_of(bloomc_filter *f)
                       .count = n.count,
                       .distinct = n.distinct,
                       .body_bytes = f->body_bytes,
-                      .lookup_shared = kind->contains_many ? kind->contains_many : contains_each};
+                      .lookup_shared = lookup};
     if (kind->adjust_batch) kind->adjust_batch(f->core, &b);
     return b;
 }

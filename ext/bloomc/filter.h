@@ -85,7 +85,7 @@ struct bloomc_kind {
     void (*add_part)(void *core, const bf_key_hash *h, size_t n, uint8_t *out, size_t lo, size_t hi);
     /* Or by scatter (bloomc_batch's scatter and apply), at most k entries a key. */
     void (*scatter)(const void *core, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next);
-    void (*apply)(void *core, const bf_key_hash *round, const uint64_t *entries, size_t n, uint8_t *out);
+    void (*apply)(void *core, const uint64_t *entries, size_t n, uint8_t *out);
     /* What the kind's batches need beyond the above (a clock, its own
      * count); NULL: nothing. */
     void (*adjust_batch)(void *core, bloomc_batch *b);
