@@ -5,10 +5,10 @@
 #ifndef BLOOMC_CONTINUOUS_H
 #define BLOOMC_CONTINUOUS_H
 
-#include <math.h>
-#include <time.h>
 #include "filter.h"
 #include "bf_continuous.h"
+#include <math.h>
+#include <time.h>
 
 /* The kind's core (bloomc_filter.core, filter.h): the filter and its clock's
  * schedule: tick n is due at epoch + n * period (seconds on the monotonic

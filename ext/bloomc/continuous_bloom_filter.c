@@ -3,7 +3,6 @@
  * continuous_clock.c and its timer thread in
  * lib/bloomc/continuous_bloom_filter.rb; the methods every kind shares are
  * in filter.c. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
 #include "continuous.h"
 
 continuous_t *bloomc_continuous_struct(VALUE self)

@@ -1,7 +1,6 @@
 /* ContinuousBloomFilter's clock: the tick, the schedule the timer thread
  * and live adds and lookups follow, and the Clock handle (the timer thread
  * lives in lib/bloomc/continuous_bloom_filter.rb). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
 #include "continuous.h"
 
 /* Linux's coarse clock's resolution (continuous.h: lookup_now), set once

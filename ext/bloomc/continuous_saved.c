@@ -1,9 +1,8 @@
 /* ContinuousBloomFilter's saved and mapped state: copies and dumps (a
  * mapped reader's from a snapshot), loads and mapping a file, whose saved
  * buckets a writer's clock may have expired (recover). */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c99 */
-#include <sys/mman.h>
 #include "continuous.h"
+#include <sys/mman.h>
 
 /* The filter as copies and dumps see it: for a reader of a mapped file,
  * whose writer may tick meanwhile, a snapshot into *buf (a hidden String,
@@ -113,9 +112,7 @@ static VALUE continuous_map_core(int argc, VALUE *argv, VALUE self)
 {
     VALUE fields, fd, body_offset, length, writable, recover;
     rb_scan_args(argc, argv, "6", &fields, &fd, &body_offset, &length, &writable, &recover);
-    rb_check_frozen(self);
-    bloomc_filter *f = bloomc_filter_of(self, &bloomc_continuous_kind);
-    if (f->body || f->map.closed) rb_raise(rb_eArgError, "map_core maps a new filter");
+    bloomc_filter *f = bloomc_filter_mappable(self, &bloomc_continuous_kind);
     bf_continuous src;
     size_t nbytes = load_fields(fields, &src), offset = NUM2SIZET(body_offset), total = offset + nbytes;
     if (NUM2SIZET(length) != total) bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, total);

@@ -2,13 +2,13 @@
  * (filter.h). Their documentation for ri and YARD is in each class's Ruby
  * file (lib/bloomc/<kind>.rb, as RDoc :method: directives), since what m or
  * size counts differs by kind. */
+#include "filter.h" /* Ruby's headers first, as Ruby's extension guide asks */
+#include "bf_pages.h"
 #include <errno.h>
 #include <math.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "filter.h"
-#include "bf_pages.h"
 
 const rb_data_type_t bloomc_filter_type = {
     .wrap_struct_name = "bloomc/filter",
@@ -419,12 +419,32 @@ static VALUE filter_import_core(VALUE self, VALUE fields, VALUE body)
  * anything the filter holds). Its file, its lock and the fork hook's list of
  * mappings are the main Ractor's, and a close in one Ractor would unmap the
  * cells under a lookup in another. A child of the kind's type, so every
- * check for the kind accepts it. */
+ * check for the kind accepts it. An object's type is fixed when it is
+ * allocated, so a filter to be mapped is allocated with it (allocate_mapped). */
 static const rb_data_type_t *mapped_type(const bloomc_kind *kind)
 {
     for (int i = 0; i < nclasses; i++)
         if (classes[i].kind == kind) return &classes[i].mapped_type;
     rb_bug("bloomc: a filter kind without a class");
+}
+
+/* :nodoc: a new, uninitialized filter of klass with the mapped type, for
+ * map_core (lib/bloomc/mapped.rb). */
+static VALUE filter_allocate_mapped(VALUE klass)
+{
+    const bloomc_kind *kind = kind_of_class(klass);
+    VALUE obj = rb_data_typed_object_zalloc(klass, sizeof(bloomc_filter) + kind->core_size, mapped_type(kind));
+    ((bloomc_filter *)RTYPEDDATA_DATA(obj))->kind = kind;
+    return obj;
+}
+
+bloomc_filter *bloomc_filter_mappable(VALUE self, const bloomc_kind *kind)
+{
+    rb_check_frozen(self);
+    bloomc_filter *f = bloomc_filter_of(self, kind);
+    if (f->body || f->map.closed || RTYPEDDATA_TYPE(self) != mapped_type(kind))
+        rb_raise(rb_eArgError, "map_core maps a new filter from allocate_mapped");
+    return f;
 }
 
 void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t length, size_t body_offset, size_t body_bytes,
@@ -433,7 +453,6 @@ void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t lengt
     f->body = base + body_offset;
     f->body_bytes = body_bytes;
     bloomc_mapping_adopt(&f->map, self, base, length, body_offset, fd, writable);
-    RTYPEDDATA(self)->type = mapped_type(f->kind);
 }
 
 /* :nodoc: adopts the cells of a file in bloomc's format, mapped from fd, in
@@ -441,9 +460,7 @@ void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t lengt
  * header, and passes the file's length). */
 static VALUE filter_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_offset, VALUE length, VALUE writable)
 {
-    rb_check_frozen(self);
-    bloomc_filter *f = object(self);
-    if (f->body || f->map.closed) rb_raise(rb_eArgError, "map_core maps a new filter");
+    bloomc_filter *f = bloomc_filter_mappable(self, object(self)->kind);
     const bloomc_kind *kind = f->kind;
     VALUE buf;
     void *core = ALLOCV(buf, kind->core_size);
@@ -700,6 +717,7 @@ VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *k
             rb_define_private_method(klass, "unmap", filter_unmap, 0);
         }
         rb_define_private_method(klass, "body_bytes_for", filter_body_bytes_for, 1);
+        rb_define_private_method(rb_singleton_class(klass), "allocate_mapped", filter_allocate_mapped, 0);
         bloomc_define_mapping_methods(klass);
     }
     return klass;

@@ -182,9 +182,12 @@ void bloomc_filter_install(VALUE self, const void *core, size_t nbytes, const ui
  * core: bloomc_filter_of_core). */
 void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes, const uint8_t *src, size_t src_bytes);
 
-/* Gives the filter the cells at body_offset in the mapping base of the file
- * fd (length bytes, made by bloomc_map_file), and the type of a mapped filter,
- * which a frozen one keeps from being shared between Ractors (filter.c). */
+/* The object, for map_core: not frozen, new, and allocated with the type of
+ * a mapped filter (allocate_mapped), which keeps a frozen one from being
+ * shared between Ractors (ArgumentError otherwise). */
+bloomc_filter *bloomc_filter_mappable(VALUE self, const bloomc_kind *kind);
+/* Gives the filter (from bloomc_filter_mappable) the cells at body_offset in
+ * the mapping base of the file fd (length bytes, made by bloomc_map_file). */
 void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t length, size_t body_offset, size_t body_bytes,
                        int fd, int writable);
 

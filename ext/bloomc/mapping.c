@@ -3,15 +3,16 @@
  * header and locking are in lib/bloomc/mapped.rb). The mapping is MAP_SHARED:
  * every write lands in the page cache at once, visible to readers and kept
  * when the process dies; msync makes it durable. */
-#define _GNU_SOURCE 1 /* as ruby/config.h has it: pread under -std=c99, SEEK_DATA, SEEK_HOLE */
+/* Ruby's headers first: ruby/config.h sets the feature macros (pread under
+ * -std=c99, SEEK_DATA, SEEK_HOLE) for the system's headers after it. */
+#include "filter.h"
+#include <ruby/thread.h>
+#include "bf_crc32c.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <ruby/thread.h>
-#include "filter.h"
-#include "bf_crc32c.h"
 
 /* Whether the file still has the length its mapping was made with: a page
  * of the mapping past the end of the file raises SIGBUS when touched, so a

@@ -3,9 +3,9 @@
  * back, checking every field and the body before anything is allocated.
  * What arrives here may come from anywhere, so every failed check raises
  * Bloomc::FormatError. */
-#include <stdarg.h>
 #include "bloomc.h"
 #include <ruby/encoding.h>
+#include <stdarg.h>
 
 void bloomc_format_error(const char *fmt, ...)
 {

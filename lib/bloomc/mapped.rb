@@ -413,7 +413,7 @@ module Bloomc
           Format.fail!("body checksum mismatch: the file is corrupted")
         end
         reserve_blocks(file.fileno, file.size, path, false) if reserve
-        filter = klass.allocate
+        filter = klass.send(:allocate_mapped)
         filter.send(:map_state, fields, file.fileno, at, file.size, !readonly, flags.anybits?(Format::FLAG_OPEN))
         filter.send(:import_sizing, sizing)
         filter.send(:import_metadata, metadata)
