@@ -21,7 +21,7 @@ Gem::Specification.new do |spec|
   DESC
   spec.homepage = "https://github.com/bloomc/bloomc"
   spec.license = "MIT"
-  spec.required_ruby_version = ">= 3.0"
+  spec.required_ruby_version = ">= 3.1" # CI tests 3.1 and 3.3
 
   # lib/**/*.lua: the Redis filters' scripts, read at require time; the front
   # page of `bloomc serve` and the JavaScript reader it serves.

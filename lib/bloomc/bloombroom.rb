@@ -59,9 +59,10 @@ module Bloombroom
     # killing it: killing it stops the clock too.
     def start_timer
       super
-      thread = @timer.instance_variable_get(:@thread)
+      timer = send(:timer)
+      thread = timer.instance_variable_get(:@thread)
       thread.singleton_class.prepend(StopsClockOnKill)
-      thread.instance_variable_set(:@bloomc_timer, @timer) # the timer holds the clock, not the filter
+      thread.instance_variable_set(:@bloomc_timer, timer) # the timer holds the clock, not the filter
       thread
     end
 

@@ -172,11 +172,19 @@ module Bloomc
       ttl = check_ttl(ttl)
       setup(m, k, seed, Bloomc.hash_kind(hash, seed))
       remember_sizing(capacity, error_rate)
-      stop_timer if @timer # re-initialized: the old clock's thread goes
+      stop_timer if @ttl # re-initialized: the old clock's thread goes
       @ttl = ttl
-      @timer_lock = Mutex.new
-      @timer = nil
     end
+
+    # The running timers, by filter, kept outside the filters: a filter then
+    # holds nothing that cannot be shared (a Mutex, a Thread), which a copy
+    # into a Ractor needs (Ruby 3.3 refuses to copy a T_DATA object that
+    # refers to one). Keys are weak: a timer holds only its filter's clock,
+    # so an unreferenced filter is still collected. Main Ractor only, as
+    # timers are.
+    TIMERS = ObjectSpace::WeakMap.new
+    TIMERS_LOCK = Mutex.new
+    private_constant :TIMERS, :TIMERS_LOCK
 
     # Starts the thread that ticks the clock every ttl / 2, on the monotonic
     # clock: a late wake-up catches up by the ticks really elapsed, and ticks do
@@ -193,17 +201,15 @@ module Bloomc
       raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) if frozen?
       raise Bloomc::Error, "the timer thread runs only in the main Ractor" unless Ractor.current == Ractor.main
 
-      lock = timer_lock
+      raise TypeError, "uninitialized #{self.class}" unless @ttl
       if ttl < MIN_TIMER_TTL
         raise ArgumentError, "ttl #{ttl} is too short for the timer (at least #{MIN_TIMER_TTL}); " \
                              "advance the clock with inc_time_slot"
       end
-      lock.synchronize do
-        raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) unless @timer_lock
+      TIMERS_LOCK.synchronize do
+        raise FrozenError.new("can't start the timer of a frozen #{self.class}", receiver: self) if frozen?
 
-        unless @timer&.running?
-          @timer = Timer.new(self, ttl.fdiv(RESOLUTION_DIVISOR)).start
-        end
+        TIMERS[self] = Timer.new(self, ttl.fdiv(RESOLUTION_DIVISOR)).start unless timer&.running?
       end
       self
     end
@@ -214,40 +220,37 @@ module Bloomc
     # Returns:: (self)
     def stop_timer
       return self if frozen?
+      raise TypeError, "uninitialized #{self.class}" unless @ttl
+      return self unless main_ractor? # where no timer runs
 
-      timer_lock.synchronize do
-        @timer&.stop
-        @timer = nil
-      end
+      TIMERS_LOCK.synchronize { stop_timer_locked }
       self
-    end
-
-    # Set by initialize and load; missing on an object allocated but never
-    # initialized, which gets the TypeError every method of the C layer raises.
-    private def timer_lock
-      @timer_lock or raise TypeError, "uninitialized #{self.class}"
     end
 
     # Returns:: (Boolean) whether the timer thread is running
     def timer_running?
-      @timer&.running? || false
+      timer&.running? || false
     end
 
     # Freezing stops the timer: a frozen filter's clock stands still, and its
     # lookups expire nothing, so Ractors can share it
-    # (Ractor.make_shareable(filter.freeze)). The timer's lock goes too (a
-    # Mutex is not shareable): nothing of a frozen filter's takes it.
+    # (Ractor.make_shareable(filter.freeze)). Under the timers' lock, so
+    # that no timer starts between the stop and the freeze.
     #
     # Returns:: (self)
     def freeze
-      unless frozen?
-        if @timer_lock
-          stop_timer
-          @timer_lock = nil
-        end
+      return super if frozen?
+
+      unless main_ractor? # where no timer runs
         stop_clocks
+        return super
       end
-      super
+
+      TIMERS_LOCK.synchronize do
+        stop_timer_locked
+        stop_clocks
+        super
+      end
     end
 
     # Returns:: (Symbol) :murmur3 or :fnv1a
@@ -255,22 +258,26 @@ module Bloomc
       HASH_FUNCTIONS.key(hash_kind)
     end
 
-    # A deep copy, with its own lock and no timer.
+    # A deep copy, with no timer (timers are kept by filter, in TIMERS).
     def initialize_copy(orig) # :nodoc:
       copy_state(orig)
-      @timer_lock = Mutex.new
-      @timer = nil
-    end
-
-    # :nodoc: a clone that will be frozen (clone of a frozen filter, or
-    # clone(freeze: true)) holds no lock, as #freeze leaves none: Ruby
-    # freezes a clone without calling #freeze.
-    def initialize_clone(orig, freeze: nil)
-      super
-      @timer_lock = nil if freeze || (freeze.nil? && orig.frozen?)
     end
 
     private
+
+    def main_ractor?
+      Ractor.current == Ractor.main
+    end
+
+    # This filter's timer, running or not, if it has one.
+    def timer
+      TIMERS[self] if main_ractor?
+    end
+
+    def stop_timer_locked
+      timer&.stop
+      TIMERS[self] = nil if TIMERS.key?(self)
+    end
 
     def check_ttl(ttl)
       raise TypeError, "ttl must be a number of seconds, not #{ttl.class}" unless ttl.is_a?(Numeric) && ttl.real?
@@ -309,8 +316,6 @@ module Bloomc
 
     def restore_ruby_state(ttl)
       @ttl = ttl
-      @timer_lock = Mutex.new
-      @timer = nil
     end
 
     def inspect_fields

@@ -147,7 +147,10 @@ module Bloomc
     module Copy
       def initialize_copy(orig)
         super
-        remove_instance_variable(:@mapped) if instance_variable_defined?(:@mapped)
+        # nil, not removed: Ruby 3.3 keeps a removed instance variable of a
+        # T_DATA object reachable, and Ractor.make_shareable of the copy
+        # would freeze the original's State through it.
+        @mapped = nil if instance_variable_defined?(:@mapped)
       end
     end
 

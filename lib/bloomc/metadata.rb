@@ -41,8 +41,8 @@ module Bloomc
       json = Metadata.encode(value)
       if json
         import_metadata(json)
-      else # none: no instance variables left (see import_metadata)
-        %i[@metadata_json @metadata].each { |name| remove_instance_variable(name) if instance_variable_defined?(name) }
+      elsif instance_variable_defined?(:@metadata_json) # none: set to nil, not removed (see Mapped::Copy)
+        @metadata_json = @metadata = nil
       end
       value # as `filter.metadata = value` gives, for send(:metadata=, value) too
     end

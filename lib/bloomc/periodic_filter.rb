@@ -295,8 +295,8 @@ module Bloomc
     # filter (dump it) while no add can change it.
     #
     # Returns:: the block's value
-    def synchronize(&block)
-      @lock.synchronize(&block)
+    def synchronize(&)
+      @lock.synchronize(&)
     end
 
     # The period length, retention, current label, periods held and the

@@ -188,9 +188,9 @@ module Bloomc
     # else one the app keeps. Another thread that changes the filter while it
     # is served does so in this block, so that no response holds a dump torn
     # by its change. @return the block's value
-    def synchronize(name, &block)
+    def synchronize(name, &)
       published = @published.fetch(name.to_s) { raise KeyError, "nothing is published as #{name.inspect}" }
-      lock_of(published).synchronize(&block)
+      lock_of(published).synchronize(&)
     end
 
     # The Rack interface.

@@ -57,9 +57,9 @@ else
 
     def period(label) = @periods[label]&.dup
 
-    def synchronize(&block)
+    def synchronize(&)
       @dumps_locked += 1
-      @lock.synchronize(&block)
+      @lock.synchronize(&)
     end
   end
 

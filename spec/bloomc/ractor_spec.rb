@@ -125,6 +125,30 @@ RSpec.describe "Ractor support" do
     expect(out.strip).to eq("[[true, true], false, true]")
   end
 
+  it "copies a filter of every kind, sized by capacity and carrying metadata, and a continuous filter whose timer runs" do
+    out = run_ruby(<<~RUBY)
+      require "bloomc"
+      copied = Bloomc::Format::KINDS.each_value.map do |name|
+        klass = Bloomc.const_get(name)
+        f =
+          case name
+          when :BinaryFuseFilter then klass.build(%w[a b])
+          when :ScalableBloomFilter then klass.new(initial_capacity: 100, error_rate: 0.01)
+          when :ContinuousBloomFilter then klass.new(capacity: 100, error_rate: 0.01, ttl: 60)
+          else klass.new(capacity: 100, error_rate: 0.01)
+          end
+        f.add("a") unless name == :BinaryFuseFilter
+        f.metadata = { "from" => "main" }
+        Ractor.new(f) { |g| [g.include?("a"), g.metadata] }.take == [true, { "from" => "main" }] || name
+      end
+      c = Bloomc::ContinuousBloomFilter.new(capacity: 100, error_rate: 0.01, ttl: 60).start_timer
+      c << "k"
+      inside = Ractor.new(c) { |g| [g.include?("k"), g.timer_running?, g.stop_timer.equal?(g)] }.take
+      p [copied.uniq, inside, c.timer_running?, c.stop_timer.timer_running?]
+    RUBY
+    expect(out.strip).to eq([[true], [true, false, true], true, false].inspect)
+  end
+
   # Nothing loaded in the main Ractor beforehand: a library that requires
   # on first use (zlib for compression) raises Ractor::IsolationError there.
   it "dumps, saves and loads, compressed or not, in a non-main Ractor" do

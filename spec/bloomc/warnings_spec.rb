@@ -21,10 +21,19 @@ RSpec.describe "Loading bloomc under ruby -w" do
     expect($VERBOSE).to be(true)
   end
 
+  it "sets apart Bundler's and RubyGems' own warnings only (the environment's)" do
+    bundler = "/var/lib/gems/3.3.0/gems/bundler-2.3.15/lib/bundler/rubygems_ext.rb:149: warning: method redefined\n"
+    rubygems = "/usr/lib/ruby/vendor_ruby/rubygems/dependency.rb:341: warning: previous definition of encode_with was here\n"
+    ours = "#{File.expand_path('../../lib', __dir__)}/bloomc/cli.rb:3: warning: method redefined\n"
+    other = "/gems/rack-3.0.0/lib/rack.rb:1: warning: method redefined; discarding old call\n"
+    kept = [ours, other, "an error\n"]
+    expect(OwnWarnings.without_tools([bundler, rubygems, *kept].join)).to eq(kept.join)
+  end
+
   it "prints nothing" do
     _out, err, status = ruby_w(lib, 'require "bloomc"; require "bloomc/rack"; require "bloomc/periodic_filter"')
     expect(status).to be_success
-    expect(err).to eq("")
+    expect(OwnWarnings.without_tools(err)).to eq("")
   end
 
   it "says nothing from its own files when every entry point is loaded and each kind used" do
