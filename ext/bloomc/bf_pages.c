@@ -7,22 +7,42 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#ifdef __linux__
+
+/* The HAVE_ macros are extconf.rb's checks; a build without them (rake
+ * fuzz's) gets every fallback. */
+#ifdef HAVE_PRCTL_THP_DISABLE
 #include <sys/prctl.h>
+/* Linux 6.18: THP_DISABLE that spares memory advised MADV_HUGEPAGE. */
+#ifndef PR_THP_DISABLE_EXCEPT_ADVISED
+#define PR_THP_DISABLE_EXCEPT_ADVISED (1 << 1)
+#endif
 #endif
 
-/* Linux 5.14's bulk commit, missing from older headers (the values are the
- * kernel's ABI); an older kernel answers EINVAL and the pages are touched. */
-#ifdef __linux__
+/* Linux 5.14's bulk commit, missing from older headers (extconf.rb checked
+ * that this is Linux, whose ABI the values are); an older kernel answers
+ * EINVAL and the pages are touched. */
+#ifdef HAVE_MADV_POPULATE
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
-/* Linux 6.18: THP_DISABLE that spares memory advised MADV_HUGEPAGE. */
-#ifndef PR_THP_DISABLE_EXCEPT_ADVISED
-#define PR_THP_DISABLE_EXCEPT_ADVISED (1 << 1)
+#endif
+
+#ifdef HAVE_MINCORE
+/* mincore's vector: unsigned char on Linux, char on macOS and the BSDs. */
+#ifdef HAVE_MINCORE_UNSIGNED_VECTOR
+typedef unsigned char mincore_vector;
+#else
+typedef char mincore_vector;
+#endif
+/* BLOOMC_FALLBACKS builds the char vector on Linux too, whose prototype
+ * takes unsigned char: only there is it passed through void *. */
+#ifdef BLOOMC_FORCED_FALLBACKS
+#define MINCORE_VECTOR(v) ((void *)(v))
+#else
+#define MINCORE_VECTOR(v) (v)
 #endif
 #endif
 
@@ -49,7 +69,7 @@ void *bf_pages_alloc(size_t nbytes, int huge)
     if (p > raw) munmap(raw, (size_t)(p - raw));
     size_t tail = (size_t)(raw + length + BF_PAGES_ALIGN - (p + length));
     if (tail) munmap(p + length, tail);
-#ifdef MADV_HUGEPAGE
+#ifdef HAVE_MADV_HUGEPAGE
     if (huge) madvise(p, length, MADV_HUGEPAGE); /* advice: refused is only slower */
 #else
     (void)huge;
@@ -83,7 +103,7 @@ static void *commit_run(void *arg)
 {
     commit_part *c = arg;
     c->err = 0;
-#ifdef __linux__
+#ifdef HAVE_MADV_POPULATE
     int advice = c->write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ;
     for (;;) {
         if (madvise(c->start, c->length, advice) == 0) return NULL;
@@ -136,24 +156,31 @@ int bf_pages_commit(void *p, size_t nbytes, int write, int threads)
 
 size_t bf_pages_resident(const void *p, size_t nbytes)
 {
+#ifndef HAVE_MINCORE
+    (void)p;
+    (void)nbytes;
+    errno = ENOSYS;
+    return (size_t)-1;
+#else
     size_t page = page_size();
     uint8_t *start = (uint8_t *)((uintptr_t)p & ~(uintptr_t)(page - 1));
     size_t length = round_up(nbytes + (size_t)((const uint8_t *)p - start), page);
     /* A window of 4096 pages at a time: one byte of answer per page. */
-    unsigned char vec[4096];
+    mincore_vector vec[4096];
     size_t resident = 0;
     for (size_t off = 0; off < length;) {
         size_t window = length - off < sizeof vec * page ? length - off : sizeof vec * page;
-        if (mincore(start + off, window, vec) != 0) return (size_t)-1;
-        for (size_t i = 0; i < window / page; i++) resident += (vec[i] & 1) * page;
+        if (mincore(start + off, window, MINCORE_VECTOR(vec)) != 0) return (size_t)-1;
+        for (size_t i = 0; i < window / page; i++) resident += (size_t)(vec[i] & 1) * page;
         off += window;
     }
     return resident;
+#endif
 }
 
 int bf_pages_allow_huge(void)
 {
-#if defined(__linux__) && defined(PR_SET_THP_DISABLE)
+#ifdef HAVE_PRCTL_THP_DISABLE
     if (prctl(PR_SET_THP_DISABLE, 1, PR_THP_DISABLE_EXCEPT_ADVISED, 0, 0) == 0) return 0;
     if (errno != EINVAL) return errno;
     return prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) == 0 ? 0 : errno;

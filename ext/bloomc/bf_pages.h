@@ -2,8 +2,9 @@
  * 2 MiB (so that each 2 MiB of cells can be one huge page), committed in
  * bulk when asked, and the process's transparent-huge-page switch. The
  * binding (filter.c) decides when to use them and tells Ruby's GC; this core
- * includes no ruby.h. Linux calls are used where there are any; elsewhere
- * the bulk commit and the huge-page advice fall back or do nothing. */
+ * includes no ruby.h. Linux calls are used where extconf.rb found them;
+ * elsewhere the bulk commit and the huge-page advice fall back or do
+ * nothing. */
 #ifndef BF_PAGES_H
 #define BF_PAGES_H
 
@@ -30,13 +31,14 @@ int bf_pages_commit(void *p, size_t nbytes, int write, int threads);
 
 /* How many bytes of the pages holding [p, p + nbytes) are resident now
  * (mincore): what the commit did, seen apart from the rest of the process.
- * Returns (size_t)-1, errno set, where the kernel cannot say. */
+ * Returns (size_t)-1, errno set, where the kernel cannot say (ENOSYS: a
+ * build without mincore). */
 size_t bf_pages_resident(const void *p, size_t nbytes);
 
 /* Lifts the process's THP_DISABLE (Ruby 3.1 sets it at boot) as narrowly as
  * the kernel allows: THP stays off except where advised MADV_HUGEPAGE, or,
- * on kernels without that, off nowhere. Returns 0 or an errno (ENOSYS: not
- * Linux). */
+ * on kernels without that, off nowhere. Returns 0 or an errno (ENOSYS: a
+ * build without prctl's PR_SET_THP_DISABLE, which is Linux's). */
 int bf_pages_allow_huge(void);
 
 #endif

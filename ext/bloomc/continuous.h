@@ -101,9 +101,9 @@ static inline double monotonic_now(void)
 
 /* Linux's coarse monotonic clock and its resolution (the kernel's tick, e.g.
  * 4 ms), or 0 where there is none. (Elsewhere a clock of that name may
- * report its counter's resolution rather than how often it moves.) Set once
- * at load. */
-#if defined(__linux__) && defined(CLOCK_MONOTONIC_COARSE)
+ * report its counter's resolution rather than how often it moves, so
+ * extconf.rb looks for Linux's.) Set once at load. */
+#ifdef HAVE_CLOCK_MONOTONIC_COARSE
 #define LOOKUP_CLOCK CLOCK_MONOTONIC_COARSE
 #endif
 

@@ -647,7 +647,10 @@ static VALUE filter_resident_bytes(VALUE self)
     const uint8_t *start = f->map.base ? f->map.base : f->allocation;
     size_t length = f->map.base ? f->map.length : f->allocation_bytes;
     size_t resident = bf_pages_resident(start, length);
-    if (resident == (size_t)-1) rb_sys_fail("mincore");
+    if (resident == (size_t)-1) {
+        if (errno == ENOSYS) rb_raise(rb_eNotImpError, "resident_bytes: this build has no mincore");
+        rb_sys_fail("mincore");
+    }
     return SIZET2NUM(resident);
 }
 

@@ -5,6 +5,68 @@ VALUE bloomc_eUnsupportedError;
 VALUE bloomc_eCapacityError;
 VALUE bloomc_eFormatError;
 
+#define BUILD_FEATURE(hash, name, on) rb_hash_aset(hash, ID2SYM(rb_intern(name)), (on) ? Qtrue : Qfalse)
+
+/* :nodoc: which of extconf.rb's platform checks this build passed (the
+ * fallback runs where one did not), named as BLOOMC_FALLBACKS names them;
+ * forced: whether BLOOMC_FALLBACKS turned some off. A new frozen Hash
+ * each call, so that no Ractor shares one. */
+static VALUE bloomc_build_features(VALUE module)
+{
+    VALUE features = rb_hash_new();
+#ifdef HAVE_FALLOCATE
+    BUILD_FEATURE(features, "fallocate", 1);
+#else
+    BUILD_FEATURE(features, "fallocate", 0);
+#endif
+#ifdef HAVE_POSIX_FALLOCATE
+    BUILD_FEATURE(features, "posix_fallocate", 1);
+#else
+    BUILD_FEATURE(features, "posix_fallocate", 0);
+#endif
+#ifdef HAVE_SEEK_HOLE
+    BUILD_FEATURE(features, "seek_hole", 1);
+#else
+    BUILD_FEATURE(features, "seek_hole", 0);
+#endif
+#ifdef HAVE_MINCORE
+    BUILD_FEATURE(features, "mincore", 1);
+#else
+    BUILD_FEATURE(features, "mincore", 0);
+#endif
+#ifdef HAVE_MINCORE_UNSIGNED_VECTOR
+    BUILD_FEATURE(features, "mincore_unsigned_vector", 1);
+#else
+    BUILD_FEATURE(features, "mincore_unsigned_vector", 0);
+#endif
+#ifdef HAVE_MADV_POPULATE
+    BUILD_FEATURE(features, "populate", 1);
+#else
+    BUILD_FEATURE(features, "populate", 0);
+#endif
+#ifdef HAVE_MADV_HUGEPAGE
+    BUILD_FEATURE(features, "hugepage_advice", 1);
+#else
+    BUILD_FEATURE(features, "hugepage_advice", 0);
+#endif
+#ifdef HAVE_PRCTL_THP_DISABLE
+    BUILD_FEATURE(features, "thp", 1);
+#else
+    BUILD_FEATURE(features, "thp", 0);
+#endif
+#ifdef HAVE_CLOCK_MONOTONIC_COARSE
+    BUILD_FEATURE(features, "coarse_clock", 1);
+#else
+    BUILD_FEATURE(features, "coarse_clock", 0);
+#endif
+#ifdef BLOOMC_FORCED_FALLBACKS
+    BUILD_FEATURE(features, "forced", 1);
+#else
+    BUILD_FEATURE(features, "forced", 0);
+#endif
+    return rb_obj_freeze(features);
+}
+
 RUBY_FUNC_EXPORTED void Init_bloomc(void)
 {
 #ifdef HAVE_RB_EXT_RACTOR_SAFE
@@ -45,4 +107,5 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
 #undef BLOOMC_CALL_INIT
     bloomc_init_crc32c(bloomc_mBloomc);
     bloomc_init_redis_layout(bloomc_mBloomc);
+    rb_define_private_method(rb_singleton_class(bloomc_mBloomc), "build_features", bloomc_build_features, 0);
 }

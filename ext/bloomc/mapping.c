@@ -144,7 +144,7 @@ static void next_data(int fd, size_t at, size_t end, size_t *start, size_t *stop
 {
     *start = at;
     *stop = end;
-#if defined(SEEK_DATA) && defined(SEEK_HOLE)
+#ifdef HAVE_SEEK_HOLE
     off_t data = lseek(fd, (off_t)at, SEEK_DATA);
     if (data < 0) {
         if (errno == ENXIO) *start = end; /* only a hole is left */
@@ -271,7 +271,7 @@ static int fully_allocated(int fd, off_t length)
 {
     struct stat st;
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_blocks * 512 < (uint64_t)length) return 0;
-#ifdef SEEK_HOLE
+#ifdef HAVE_SEEK_HOLE
     off_t hole = lseek(fd, 0, SEEK_HOLE);
     if (hole >= 0 && hole < length) return 0;
 #endif

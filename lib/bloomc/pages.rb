@@ -69,7 +69,8 @@ module Bloomc
   #
   # Returns:: (true)
   # Raises:: Bloomc::UnsupportedError when the system has no transparent
-  #     huge pages, or they are set to +never+
+  #     huge pages, they are set to +never+, or the gem was built without
+  #     Linux's prctl
   def self.use_huge_pages! # rubocop:disable Naming/PredicateMethod -- a bang: it changes the process
     enabled = begin
       File.read("/sys/kernel/mm/transparent_hugepage/enabled")
@@ -79,6 +80,7 @@ module Bloomc
     raise UnsupportedError, "transparent huge pages are off system-wide ([never])" if enabled.include?("[never]")
 
     error = allow_huge_pages
+    raise UnsupportedError, "no prctl(PR_SET_THP_DISABLE) (Linux's) in this build or this kernel" if error == Errno::ENOSYS::Errno
     raise UnsupportedError, "the kernel refused huge pages: #{SystemCallError.new(nil, error).message}" unless error.zero?
 
     true

@@ -157,8 +157,10 @@ RSpec.describe Bloomc::ContinuousBloomFilter do
 
     # A live schedule with no timer thread (what a timer kept from the GVL
     # looks like): only adds and lookups move the clock. With a ttl of 1 s, a
-    # lookup reads the coarse clock where the kernel has one that fine (a
-    # kernel tick of 5 ms or less), an add always CLOCK_MONOTONIC. Each step
+    # lookup reads the coarse clock where the build has Linux's
+    # (build_features[:coarse_clock]) and the kernel's is that fine (a kernel
+    # tick of 5 ms or less), else CLOCK_MONOTONIC, as an add always does: the
+    # same expectations hold for both. Each step
     # sleeps to a deadline after the epoch and is skipped if the process woke
     # outside the window its expectation needs (a stalled machine).
     [0.4, 1.0].each do |ttl|

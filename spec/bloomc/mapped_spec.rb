@@ -460,6 +460,26 @@ RSpec.describe "memory-mapped filters" do
     expect(Bloomc.load_file(path("new.bloom"))).to eq(before)
   end
 
+  # A build without fallocate and posix_fallocate (macOS, or
+  # BLOOMC_FALLBACKS) always writes the zeros; one with them does where the
+  # file system cannot allocate. Without SEEK_HOLE, st_blocks alone tells a
+  # reserved file.
+  it "reserves with fallocate where the build has it, else by writing zeros, keeping the data" do
+    features = Bloomc.send(:build_features)
+    size = 2**22
+    File.open(path, "w+") do |file|
+      file.truncate(size)
+      file.pwrite("data", size / 2)
+      expect(File.stat(path).blocks * 512).to be < size / 2
+      how = Bloomc::Mapped.send(:reserve_blocks, file.fileno, size, path, false)
+      expect(how).to eq(:zeros) unless features[:fallocate] || features[:posix_fallocate]
+      expect(how).to eq(:fallocate).or eq(:zeros)
+      expect(File.stat(path).blocks * 512).to be >= size
+      expect(Bloomc::Mapped.send(:reserve_blocks, file.fileno, size, path, false)).to eq(:allocated) if how == :zeros
+    end
+    expect(File.binread(path)).to eq(("\0".b * size).tap { |bytes| bytes[size / 2, 4] = "data" })
+  end
+
   it "removes the file it created when the reservation is interrupted" do
     allow(Bloomc::Mapped).to receive(:reserve_blocks).and_raise(Interrupt)
     expect { Bloomc::BloomFilter.open(path, m: 2**20, k: 3) }.to raise_error(Interrupt)
