@@ -59,6 +59,13 @@ static VALUE bloomc_build_features(VALUE module)
 #else
     BUILD_FEATURE(features, "coarse_clock", 0);
 #endif
+    /* A hardware path: the continuous filter's sweep also built for AVX2,
+     * picked at load where the CPU has it (x86-64 with GCC or Clang). */
+#ifdef BLOOMC_TARGET_CLONES
+    BUILD_FEATURE(features, "avx2_sweep", 1);
+#else
+    BUILD_FEATURE(features, "avx2_sweep", 0);
+#endif
 #ifdef BLOOMC_FORCED_FALLBACKS
     BUILD_FEATURE(features, "forced", 1);
 #else

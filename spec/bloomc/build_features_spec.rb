@@ -12,7 +12,7 @@ RSpec.describe "the build's platform checks" do
 
   it "are a frozen Hash of true or false for each check, and whether BLOOMC_FALLBACKS forced some" do
     expect(features).to be_frozen
-    expect(features.keys).to match_array(checks + [:forced])
+    expect(features.keys).to match_array(checks + %i[avx2_sweep forced])
     expect(features.values).to all(be(true).or(be(false)))
     expect(Bloomc.send(:build_features)).not_to equal(features) # none shared between Ractors
   end
@@ -23,7 +23,13 @@ RSpec.describe "the build's platform checks" do
     skip "built with BLOOMC_FALLBACKS, run without it: which it named is unknown" if features[:forced] && forced.empty?
     off = forced == ["1"] ? checks - [:mincore] : forced.map(&:to_sym)
     off << :mincore_unsigned_vector if off.include?(:mincore) # not asked without mincore
-    expect(features).to eq(checks.to_h { |check| [check, !off.include?(check)] }.merge(forced: !forced.empty?))
+    expect(features.except(:avx2_sweep)).to eq(checks.to_h { |check| [check, !off.include?(check)] }.merge(forced: !forced.empty?))
+  end
+
+  it "builds the continuous sweep for AVX2 as well on x86-64 only (a clone picked at load by the CPU)" do
+    x86 = RbConfig::CONFIG["host_cpu"].match?(/x86_64|amd64/)
+    skip "x86-64, but not with GCC or Clang on glibc: whether clones are built is the compiler's" if x86 && !features[:avx2_sweep]
+    expect(features[:avx2_sweep]).to be(x86)
   end
 
   unless features[:mincore]
