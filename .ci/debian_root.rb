@@ -76,7 +76,9 @@ module DebianRoot
       abort "debian_root: qemu-#{name} is not registered with binfmt_misc (apt-get install qemu-user-static)"
   end
 
-  MOUNTS = [%w[proc proc -t proc], %w[/sys sys --bind], %w[/dev dev --bind], %w[/dev/shm dev/shm --bind]].freeze
+  # /dev/pts for the specs that run the command on a terminal (PTY.open).
+  MOUNTS = [%w[proc proc -t proc], %w[/sys sys --bind], %w[/dev dev --bind], %w[/dev/pts dev/pts --bind],
+            %w[/dev/shm dev/shm --bind]].freeze
 
   def run(root, command, source: Dir.pwd)
     File.exist?(File.join(root, ".bloomc-root-ready")) or abort "debian_root: #{root} is not a root made by ensure"
@@ -104,7 +106,8 @@ module DebianRoot
   end
 
   # The work tree as git sees it (tracked and new files, not ignored ones:
-  # no build products), in place of the last run's copy.
+  # no build products), in place of the last run's copy. Each file is new
+  # (its time now), so that a build the root keeps makes it again.
   def copy_tree(source, dest)
     FileUtils.rm_rf(dest)
     FileUtils.mkdir_p(dest)
@@ -116,7 +119,8 @@ module DebianRoot
 
       to = File.join(dest, file)
       FileUtils.mkdir_p(File.dirname(to))
-      FileUtils.cp(from, to, preserve: true)
+      FileUtils.cp(from, to)
+      File.chmod(File.stat(from).mode, to)
     end
   end
 end

@@ -263,7 +263,7 @@ RSpec.describe "memory-mapped filters" do
     end
     writer = Bloomc::ContinuousBloomFilter.open(path, m: 10_000, k: 3, ttl: 0)
     writer << "before"
-    GC.verify_compaction_references(toward: :empty, double_heap: true) # moves the filter
+    GC.verify_compaction_references(toward: :empty, **SpecHelpers::COMPACTION_HEAP) # moves the filter
     reader = Bloomc::ContinuousBloomFilter.open(path, readonly: true)
     child = fork do
       frozen = [writer, reader].all?(&:frozen?)
