@@ -36,7 +36,7 @@ module SpecHelpers
   # of double_heap), 3.1 double_heap.
   COMPACTION_HEAP =
     if GC.respond_to?(:verify_compaction_references) &&
-       GC.method(:verify_compaction_references).parameters.include?(%i[key expand_heap])
+        GC.method(:verify_compaction_references).parameters.include?(%i[key expand_heap])
       { expand_heap: true }
     else
       { double_heap: true }
