@@ -128,16 +128,9 @@ RSpec.describe "Ractor support" do
   it "copies a filter of every kind, sized by capacity and carrying metadata, and a continuous filter whose timer runs" do
     out = run_ruby(<<~RUBY)
       require "bloomc"
+      #{Kinds::SMALL_FILTER_SOURCE}
       copied = Bloomc::Format::KINDS.each_value.map do |name|
-        klass = Bloomc.const_get(name)
-        f =
-          case name
-          when :BinaryFuseFilter then klass.build(%w[a b])
-          when :ScalableBloomFilter then klass.new(initial_capacity: 100, error_rate: 0.01)
-          when :ContinuousBloomFilter then klass.new(capacity: 100, error_rate: 0.01, ttl: 60)
-          else klass.new(capacity: 100, error_rate: 0.01)
-          end
-        f.add("a") unless name == :BinaryFuseFilter
+        f = small_filter(name)
         f.metadata = { "from" => "main" }
         Ractor.new(f) { |g| [g.include?("a"), g.metadata] }.take == [true, { "from" => "main" }] || name
       end

@@ -43,16 +43,9 @@ RSpec.describe "Loading bloomc under ruby -w" do
         require f
       rescue LoadError # an optional gem (rack, puma, redis) not installed here
       end
+      #{Kinds::SMALL_FILTER_SOURCE}
       Bloomc::Format::KINDS.each_value do |name|
-        klass = Bloomc.const_get(name)
-        filter =
-          case name
-          when :BinaryFuseFilter then klass.build(%w[a b])
-          when :ScalableBloomFilter then klass.new(initial_capacity: 100, error_rate: 0.01)
-          when :ContinuousBloomFilter then klass.new(capacity: 100, error_rate: 0.01, ttl: 60)
-          else klass.new(capacity: 100, error_rate: 0.01)
-          end
-        filter.add("a") unless name == :BinaryFuseFilter
+        filter = small_filter(name)
         filter.include?("a")
         Bloomc.load(filter.dup.dump)
       end

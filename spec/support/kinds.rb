@@ -24,6 +24,22 @@ module Kinds
   ].freeze
   BY_NAME = LIST.to_h { |kind| [kind.name, kind] }.freeze
 
+  # For a subprocess's script, where this file is not loaded: defines
+  # small_filter(name), a filter of every kind the format saves
+  # (Bloomc::Format::KINDS' names), sized for 100 keys at 1% and holding "a".
+  SMALL_FILTER_SOURCE = <<~RUBY
+    def small_filter(name)
+      klass = Bloomc.const_get(name)
+      case name
+      when :BinaryFuseFilter then return klass.build(%w[a b])
+      when :ScalableBloomFilter then filter = klass.new(initial_capacity: 100, error_rate: 0.01)
+      when :ContinuousBloomFilter then filter = klass.new(capacity: 100, error_rate: 0.01, ttl: 60)
+      else filter = klass.new(capacity: 100, error_rate: 0.01)
+      end
+      filter.add("a")
+    end
+  RUBY
+
   module_function
 
   def fetch(name) = BY_NAME.fetch(name)
