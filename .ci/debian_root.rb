@@ -20,7 +20,7 @@ require "shellwords"
 module DebianRoot
   CACHE = ENV.fetch("BLOOMC_ROOTS", "/var/cache/bloomc/roots")
   # Bumped when what a root gets beyond its packages changes.
-  RECIPE = 1
+  RECIPE = 2
   # Passed into the root when set: what the specs and the build read.
   PASS_ENV = /\A(?:BLOOMC_|REDIS_|BUNDLE_|FUZZ_|CI\z|RSPEC_)/
 
@@ -42,19 +42,41 @@ module DebianRoot
     FileUtils.mkdir_p(CACHE)
     building = "#{root}.building"
     FileUtils.rm_rf(building)
-    enable_binfmt(arch) unless arch == host_arch
-    cmd = ["debootstrap", "--variant=minbase", "--arch=#{arch}", "--include=#{packages.join(',')}", suite, building, mirror]
+    foreign = arch != host_arch
+    enable_binfmt(arch) if foreign
+    cmd = ["debootstrap", "--variant=minbase", "--arch=#{arch}", "--include=#{packages.join(',')}",
+           *("--foreign" if foreign), suite, building, mirror]
     warn "debian_root: #{cmd.shelljoin}"
     out, status = Open3.capture2e(*cmd)
     unless status.success?
       warn out.lines.last(30).join
       abort "debian_root: debootstrap of #{suite}/#{arch} failed"
     end
+    unpack_foreign(building) if foreign
     FileUtils.touch(File.join(building, ".bloomc-root-ready"))
     File.rename(building, root)
     # Older roots of the same suite and arch (another package list) go.
     Dir[File.join(CACHE, "#{suite}-#{arch}-*")].each { |old| FileUtils.rm_rf(old) unless old == root }
     root
+  end
+
+  # A foreign root's packages, unpacked by the host's dpkg-deb without their
+  # maintainer scripts: debootstrap's second stage runs those (and dpkg
+  # itself) under qemu, five minutes a root, where the specs need only the
+  # files (Ruby, gcc, RSpec). What the scripts would have made and a build
+  # or the specs use is made here: the users and groups, and the linker's
+  # cache (the root's own ldconfig, one emulated run).
+  def unpack_foreign(root)
+    debs = Dir[File.join(root, "var/cache/apt/archives/*.deb")]
+    debs.each do |deb|
+      system("dpkg-deb", "--extract", deb, root) or abort "debian_root: cannot unpack #{deb}"
+    end
+    %w[passwd group].each do |name|
+      FileUtils.cp(File.join(root, "usr/share/base-passwd/#{name}.master"), File.join(root, "etc", name))
+    end
+    FileUtils.mkdir_p(File.join(root, "etc/ssl/certs"))
+    system("chroot", root, "/sbin/ldconfig") or abort "debian_root: ldconfig failed in #{root}"
+    FileUtils.rm_f(debs)
   end
 
   def host_arch
