@@ -402,6 +402,7 @@ static void check_vectors(void)
 
 /* Probe positions straight from the formulas in bf_probe.h, with a real
  * 128-bit product: murmur3  x_i = h1 + i*h2 + (i^3 - i)/6,  floor(x_i*m/2^64);
+ * murmur3_mixed  the same x_i,  floor(fmix64(x_i)*m/2^64);
  * fnv1a  x_i = h1 + h2*(i + 1),  x_i mod m. */
 static void ref_positions(bf_key_hash h, bf_hash_kind kind, uint32_t k, uint64_t m, uint64_t *out)
 {
@@ -410,9 +411,17 @@ static void ref_positions(bf_key_hash h, bf_hash_kind kind, uint32_t k, uint64_t
             out[i] = (h.h1 + h.h2 * (i + 1)) % m;
         } else {
             uint64_t x = h.h1 + i * h.h2 + (i * i * i - i) / 6;
+            if (kind == BF_HASH_MURMUR3_MIXED) x = ref_fmix64(x);
             out[i] = (uint64_t)(((fuzz_u128)x * m) >> 64);
         }
     }
+}
+
+/* One of the three probe layouts, from a byte. */
+static bf_hash_kind hash_kind_of(uint8_t b)
+{
+    return b % 3 == 0 ? BF_HASH_MURMUR3 : b % 3 == 1 ? BF_HASH_FNV1A
+                                                     : BF_HASH_MURMUR3_MIXED;
 }
 
 /* bf_positions (fallback bf_reduce here, see the top of the file), checked
@@ -648,7 +657,7 @@ static void bloom_init(bloom_state *s, reader *r)
     bloom_free(s);
     uint64_t m = 1 + rd_u16(r) % BLOOM_MAX_M;
     uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
-    bf_hash_kind kind = (rd_u8(r) & 1) ? BF_HASH_FNV1A : BF_HASH_MURMUR3;
+    bf_hash_kind kind = hash_kind_of(rd_u8(r));
     uint32_t seed = rd_u32(r);
     size_t nbytes = bf_bits_nbytes(m);
     if (nbytes == 0) return;
@@ -796,7 +805,8 @@ static void cont_init(cont_state *s, reader *r)
     bf_buckets_init(&s->f.buckets, m, BF_CONT_BITS);
     s->f.k = k;
     s->f.seed = seed;
-    s->f.hash = (flags & 1) ? BF_HASH_FNV1A : BF_HASH_MURMUR3;
+    s->f.hash = (flags & 1) ? BF_HASH_FNV1A : (flags & 0x80) ? BF_HASH_MURMUR3_MIXED
+                                                             : BF_HASH_MURMUR3;
     /* The binding starts at slot 1 (or a copy's slot); any slot must work. */
     s->f.slot = 1 + (uint32_t)(flags >> 1) % BF_CONT_SLOTS;
     s->f.ticks = 0;
@@ -1134,7 +1144,7 @@ static void positions_op(reader *r)
     key_ref key = rd_key(r);
     if (flags & 2) m >>= (flags >> 2) & 63; /* small m as often as large */
     if (m == 0) m = 1;
-    bf_hash_kind kind = (flags & 1) ? BF_HASH_FNV1A : BF_HASH_MURMUR3;
+    bf_hash_kind kind = hash_kind_of(rd_u8(r));
     bf_key_hash h = key_hash(key_ptr(r, key), key.len, rd_u32(r), kind);
     positions(h, kind, k, m, pos);
 }

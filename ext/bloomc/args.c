@@ -39,6 +39,7 @@ bf_hash_kind bloomc_hash_kind_arg(VALUE v)
 {
     if (v == INT2FIX(BF_HASH_MURMUR3)) return BF_HASH_MURMUR3;
     if (v == INT2FIX(BF_HASH_FNV1A)) return BF_HASH_FNV1A;
+    if (v == INT2FIX(BF_HASH_MURMUR3_MIXED)) return BF_HASH_MURMUR3_MIXED;
     rb_raise(rb_eArgError, "unknown hash function %" PRIsVALUE, rb_inspect(v));
 }
 

@@ -8,6 +8,16 @@
  * Lemire's multiply-shift floor(x_i * m / 2^64): exact for any m, one
  * multiplication instead of a division per probe.
  *
+ * BF_HASH_MURMUR3_MIXED: the same values x_i, each passed through
+ * MurmurHash3's 64-bit finalizer (fmix64) before it is mapped onto [0, m).
+ * Unmixed, the x_i of one key form a near-arithmetic progression in the
+ * high bits that choose the cell, so with a small m (or a large k) some keys
+ * put several of their k probes on one cell, and the filter answers above
+ * the rate its formula gives (capacity 1 at 0.01: m 11, k 5 measured
+ * 2.6-2.9% rather than 0.78%). Mixed, the positions behave as independent:
+ * over random keys at m 24,543, k 17 and 1,024 keys, 1.01x the rate that
+ * independent probes give, where unmixed probes give 1.73x.
+ *
  * BF_HASH_FNV1A: bloombroom's layout, kept so its filters can be reproduced
  * bit for bit: the upper and lower 32 bits a and b of the key's FNV-1a 64-bit
  * hash give x_i = a + b*(i + 1), and the position is x_i mod m. */
@@ -22,7 +32,8 @@
 
 typedef enum {
     BF_HASH_MURMUR3 = 0,
-    BF_HASH_FNV1A = 1
+    BF_HASH_FNV1A = 1,
+    BF_HASH_MURMUR3_MIXED = 2
 } bf_hash_kind;
 
 typedef struct {
@@ -71,7 +82,7 @@ static inline void bf_probe_values(bf_key_hash h, bf_hash_kind kind, uint32_t k,
     }
     uint64_t x = h.h1, y = h.h2;
     for (uint32_t i = 0; i < k; i++) {
-        out[i] = x;
+        out[i] = kind == BF_HASH_MURMUR3_MIXED ? bf_fmix64(x) : x;
         x += y;
         y += i + 1;
     }
@@ -94,7 +105,7 @@ static inline bf_probe bf_probe_start(bf_key_hash h, bf_hash_kind kind, uint64_t
 static inline uint64_t bf_probe_next(bf_probe *p)
 {
     if (p->kind == BF_HASH_FNV1A) return (p->x + p->y * ++p->i) % p->m;
-    uint64_t pos = bf_reduce(p->x, p->m);
+    uint64_t pos = bf_reduce(p->kind == BF_HASH_MURMUR3_MIXED ? bf_fmix64(p->x) : p->x, p->m);
     p->x += p->y;
     p->y += ++p->i;
     return pos;

@@ -106,7 +106,7 @@ static size_t load(void *core, const uint64_t *v)
         .bits.nbits = bloomc_state_check(v[0], 1, BF_BITS_MAX, "m"),
         .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
         .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
-        .hash = (bf_hash_kind)bloomc_state_check(v[3], BF_HASH_MURMUR3, BF_HASH_FNV1A, "hash"),
+        .hash = (bf_hash_kind)bloomc_state_check(v[3], BF_HASH_MURMUR3, BF_HASH_MURMUR3_MIXED, "hash"),
         .count = v[4],
     };
     if (f->hash == BF_HASH_FNV1A && f->seed) bloomc_format_error("an fnv1a filter has seed 0, not %u", f->seed);

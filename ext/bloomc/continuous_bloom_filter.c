@@ -213,7 +213,7 @@ static size_t load(void *core, const uint64_t *v)
     *f = (bf_continuous){
         .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
         .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
-        .hash = (bf_hash_kind)bloomc_state_check(v[3], BF_HASH_MURMUR3, BF_HASH_FNV1A, "hash"),
+        .hash = (bf_hash_kind)bloomc_state_check(v[3], BF_HASH_MURMUR3, BF_HASH_MURMUR3_MIXED, "hash"),
         .slot = (uint32_t)bloomc_state_check(v[4], 1, BF_CONT_SLOTS, "slot"),
         .ticks = v[5],
         .recent_adds = {v[6], v[7], v[8]},

@@ -100,6 +100,7 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     VALUE kinds = rb_hash_new();
     rb_hash_aset(kinds, ID2SYM(rb_intern("murmur3")), INT2FIX(BF_HASH_MURMUR3));
     rb_hash_aset(kinds, ID2SYM(rb_intern("fnv1a")), INT2FIX(BF_HASH_FNV1A));
+    rb_hash_aset(kinds, ID2SYM(rb_intern("murmur3_mixed")), INT2FIX(BF_HASH_MURMUR3_MIXED));
     rb_define_const(bloomc_mBloomc, "HASH_FUNCTIONS", rb_obj_freeze(kinds));
 
     bloomc_init_fnv(bloomc_mBloomc);

@@ -114,14 +114,16 @@ module Bloomc
     # capacity:: (Integer) expected number of keys, > 0
     # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
-    # hash:: (Symbol) :murmur3, or :fnv1a for bloombroom's exact bit layout
+    # hash:: (Symbol) :murmur3; :murmur3_mixed, each probe remixed so that a
+    #         key's probes are independent at any m; or :fnv1a for
+    #         bloombroom's exact bit layout
     # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3)
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, seed, Bloomc.hash_kind(hash, seed))
     end
 
-    # Returns:: (Symbol) :murmur3 or :fnv1a
+    # Returns:: (Symbol) :murmur3, :murmur3_mixed or :fnv1a
     def hash_function
       HASH_FUNCTIONS.key(hash_kind)
     end

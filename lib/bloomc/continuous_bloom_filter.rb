@@ -154,7 +154,8 @@ module Bloomc
     # Sized by BloomHelper::find_m_k for +capacity+ keys alive at once.
     #
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
-    # hash:: (Symbol) :murmur3, or :fnv1a for bloombroom's exact layout
+    # hash:: (Symbol) :murmur3, :murmur3_mixed (each probe remixed), or
+    #         :fnv1a for bloombroom's exact layout
     # Raises:: ArgumentError, TypeError for sizes, rates or ttls out of range
     def initialize(*args, capacity: nil, error_rate: nil, ttl: nil, seed: 0, hash: :murmur3)
       case args.size
@@ -253,7 +254,7 @@ module Bloomc
       end
     end
 
-    # Returns:: (Symbol) :murmur3 or :fnv1a
+    # Returns:: (Symbol) :murmur3, :murmur3_mixed or :fnv1a
     def hash_function
       HASH_FUNCTIONS.key(hash_kind)
     end

@@ -66,6 +66,17 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
               expect([filter.m, filter.k, filter.shards]).to eq([20_000, 5, 1])
             end
 
+            if klass.instance_method(:initialize).parameters.include?(%i[key hash])
+              it "places keys as the local filter does with hash: :murmur3_mixed, and keeps it in its meta" do
+                shape = { m: 3000, k: 6, seed: 7, hash: :murmur3_mixed, **extra.fetch(klass, {}) }
+                filter = build(klass, **shape).add_all(keys.first(300))
+                local = Kinds.plain(klass.name.split("::").last, 3000, 6, seed: 7, hash: :murmur3_mixed,
+                                                                          **extra.fetch(klass, {})).add_all(keys.first(300))
+                expect(filter.include_all(probes)).to eq(local.include_all(probes))
+                expect(klass.new(@redis, name).hash_function).to eq(:murmur3_mixed)
+              end
+            end
+
             it "splits into shards, each key's cells in one, and still answers every key" do
               filter = build(klass, capacity: 5000, error_rate: 0.01, shards: 6, **extra.fetch(klass, {}))
               filter.add_all(keys)

@@ -11,6 +11,7 @@ module FormatSamples
   BUILDERS = {
     "bloom" => -> { Bloomc::BloomFilter.new(1000, 4, seed: 7).add_all(KEYS) },
     "bloom_fnv1a" => -> { Bloomc::BloomFilter.new(999, 3, hash: :fnv1a).add_all(KEYS) },
+    "bloom_mixed" => -> { Bloomc::BloomFilter.new(97, 6, seed: 5, hash: :murmur3_mixed).add_all(KEYS.first(12)) },
     "blocked" => -> { Bloomc::BlockedBloomFilter.new(1024, 5, seed: 1).add_all(KEYS) },
     "continuous" => lambda {
       Bloomc::ContinuousBloomFilter.new(600, 4, 2.5, seed: 3).tap do |f|

@@ -10,6 +10,7 @@ module Kinds
   LIST = [
     Kind.new(name: "BloomFilter", klass: Bloomc::BloomFilter),
     Kind.new(name: "BloomFilter (fnv1a)", klass: Bloomc::BloomFilter, options: { hash: :fnv1a }),
+    Kind.new(name: "BloomFilter (murmur3_mixed)", klass: Bloomc::BloomFilter, options: { hash: :murmur3_mixed }),
     Kind.new(name: "BlockedBloomFilter", klass: Bloomc::BlockedBloomFilter),
     # plain form: new(m, k, ttl)
     Kind.new(name: "ContinuousBloomFilter", klass: Bloomc::ContinuousBloomFilter, options: { ttl: 0 }, positional: :ttl),
