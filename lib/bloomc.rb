@@ -49,6 +49,7 @@ module Bloomc
   #
   # Returns:: (filter)
   # Raises:: Bloomc::FetchError when the server does not answer 200 with a body of at most max_bytes
+  #     and a head of at most max_header_bytes, within deadline
   # Raises:: Bloomc::FormatError when the body is not a filter (of class +expect+)
   def self.fetch(url, **options)
     Remote.fetch(url, **options)

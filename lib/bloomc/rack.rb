@@ -5,6 +5,7 @@ require "bloomc/json_representation"
 require "digest"
 require "json"
 require "stringio"
+require "strscan"
 require "time"
 require "zlib"
 
@@ -302,7 +303,9 @@ module Bloomc
       real = File.realpath(path)
       return nil unless real.start_with?("#{@dir}/")
 
-      entry = File.open(real, File::RDONLY | File::NOFOLLOW | File::BINARY) do |io|
+      # NONBLOCK: a FIFO renamed into place since the stat would
+      # otherwise hold this thread in open(2) until a writer came.
+      entry = File.open(real, File::RDONLY | File::NOFOLLOW | File::NONBLOCK | File::BINARY) do |io|
         stat = io.stat
         return nil unless stat.file?
 
@@ -511,9 +514,10 @@ module Bloomc
     end
 
     def etag_matches?(header, etag)
-      return true if header.strip == "*"
+      tags = list_elements(header)
+      return true if tags == ["*"]
 
-      header.split(",").any? { |tag| tag.strip.delete_prefix("W/") == etag }
+      tags.any? { |tag| tag.delete_prefix("W/") == etag }
     end
 
     # If-Range: the range applies only to the representation it names (a
@@ -521,7 +525,7 @@ module Bloomc
     def if_range_holds?(header, rep)
       return true unless header
 
-      header = header.strip
+      header = header.b.strip
       return header == rep.etag if header.start_with?('"')
 
       Time.httpdate(header).to_i == rep.changed_at.to_i && rep.changed_at.to_i < now.to_i
@@ -533,13 +537,13 @@ module Bloomc
     # serve the whole (several ranges, another unit, bad syntax), or
     # :unsatisfiable.
     def byte_range(header, length)
-      spec = header.strip
+      spec = header.b.strip
       return nil unless spec.start_with?("bytes=")
 
-      spec = spec.delete_prefix("bytes=").strip
-      return nil if spec.include?(",")
+      specs = list_elements(spec.delete_prefix("bytes="))
+      return nil unless specs.size == 1
 
-      match = /\A(\d*)-(\d*)\z/.match(spec) or return nil
+      match = /\A(\d*)-(\d*)\z/.match(specs.first) or return nil
       first, last = match.captures
       if first.empty?
         return nil if last.empty?
@@ -560,19 +564,36 @@ module Bloomc
     def gzip_accepted?(header)
       return false unless header
 
-      header = header.downcase
+      header = header.b.downcase
       return false unless header.include?("gzip") || header.include?("*")
 
       gzip_q = star_q = nil
-      header.split(",").each do |item|
-        coding, *params = item.split(";")
-        q = params.find { |p| p.strip.start_with?("q=") }&.then { |p| p.strip.delete_prefix("q=").to_f } || 1.0
-        case coding.strip
+      list_elements(header).each do |item|
+        coding, *params = item.split(";").map(&:strip)
+        q = params.find { |p| p.start_with?("q=") }&.then { |p| p.delete_prefix("q=").to_f } || 1.0
+        case coding
         when "gzip", "x-gzip" then gzip_q = q
         when "*" then star_q = q
         end
       end
       (gzip_q || star_q || 0).positive?
+    end
+
+    # The elements of a list header (RFC 9110, 5.6.1), as bytes, trimmed:
+    # split at the commas outside quoted strings (an entity-tag may hold
+    # one), the empty elements ("a,,b", ",a") dropped, as a recipient must.
+    # Each step consumes what it matched, so a hostile value costs one pass.
+    def list_elements(header)
+      scanner = StringScanner.new(header.b)
+      elements = ["".b]
+      until scanner.eos?
+        if scanner.skip(/,/)
+          elements << "".b
+        else
+          elements.last << (scanner.scan(/"(?:[^"\\]|\\.)*+"?/n) || scanner.scan(/[^,"]+/n))
+        end
+      end
+      elements.map(&:strip).reject(&:empty?)
     end
 
     def now

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require "delegate"
 require "net/http"
 require "uri"
 require "zlib"
@@ -29,6 +30,11 @@ module Bloomc
     MAX_REDIRECTS = 5
     # The largest body fetched unless max_bytes: says otherwise (1 GiB).
     DEFAULT_MAX_BYTES = 1 << 30
+    # The most the status line and headers may take, together and in any
+    # one line, unless max_header_bytes: says otherwise (64 KiB).
+    DEFAULT_MAX_HEADER_BYTES = 1 << 16
+    # The seconds a whole fetch may take unless deadline: says otherwise.
+    DEFAULT_DEADLINE = 300
     # The shortest interval: below it the thread would do little but poll.
     MIN_INTERVAL = 0.01
 
@@ -45,32 +51,43 @@ module Bloomc
     # url:: (String, URI::HTTP) an http or https URL
     # expect:: (Class, nil) the filter class the body must hold
     # timeout:: (Numeric) seconds to connect, and to wait for each read
+    # deadline:: (Numeric) seconds the whole fetch may take, redirects
+    #     included: a server that sends a byte now and then, each within
+    #     +timeout+, is given up on then
     # max_bytes:: (Integer) the most the body may take, on the wire and
     #     inflated: a larger one is refused before it is read whole
+    # max_header_bytes:: (Integer) the most the status line and headers may
+    #     take (interim 1xx responses included), and any one line of a
+    #     chunked body's framing
     # Returns:: (filter) the filter, not frozen
     # Raises:: Bloomc::FetchError when the server does not answer, answers other
-    #     than 200 (after up to MAX_REDIRECTS redirects), or sends too much
+    #     than 200 (after up to MAX_REDIRECTS redirects), sends too much, or
+    #     takes longer than +deadline+
     # Raises:: Bloomc::FormatError when the body is not a filter (of class +expect+)
     # Raises:: ArgumentError, TypeError for a URL or option that does not fit
-    def self.fetch(url, expect: nil, timeout: 10, max_bytes: DEFAULT_MAX_BYTES)
-      HTTP.get(HTTP.check_url(url), HTTP.options(expect, timeout, max_bytes)).body_filter
+    def self.fetch(url, expect: nil, timeout: 10, deadline: DEFAULT_DEADLINE, max_bytes: DEFAULT_MAX_BYTES,
+                   max_header_bytes: DEFAULT_MAX_HEADER_BYTES)
+      options = HTTP.options(expect, timeout, deadline, max_bytes, max_header_bytes)
+      HTTP.get(HTTP.check_url(url), options).body_filter
     end
 
     # url:: (String, URI::HTTP) an http or https URL
     # interval:: (Numeric) seconds between revalidations (at least MIN_INTERVAL)
-    # expect,:: timeout, max_bytes as for ::fetch
+    # expect,:: timeout, deadline, max_bytes, max_header_bytes as for ::fetch,
+    #     for each check
     # wait:: (Boolean) true: fetch before returning, raising if that
     #     fails; false: return at once and fetch in the background (lookups
     #     raise FetchError until a copy has arrived; see #ready?)
     # max_stale:: (Numeric, nil) when given, lookups raise FetchError
     #     once the copy is older than this (see #age) instead of answering
     # Raises:: Bloomc::FetchError, Bloomc::FormatError when wait: and the first fetch fails
-    def initialize(url, interval: 60, expect: nil, timeout: 10, max_bytes: DEFAULT_MAX_BYTES, wait: true, max_stale: nil)
+    def initialize(url, interval: 60, expect: nil, timeout: 10, deadline: DEFAULT_DEADLINE, max_bytes: DEFAULT_MAX_BYTES,
+                   max_header_bytes: DEFAULT_MAX_HEADER_BYTES, wait: true, max_stale: nil)
       @url = HTTP.check_url(url).to_s
       @shown = HTTP.shown(@url) # for messages: no password
       @interval = check_seconds(:interval, interval, MIN_INTERVAL)
       @max_stale = max_stale && check_seconds(:max_stale, max_stale, 0)
-      @copy = Copy.new(@url, HTTP.options(expect, timeout, max_bytes))
+      @copy = Copy.new(@url, HTTP.options(expect, timeout, deadline, max_bytes, max_header_bytes))
       @copy.refresh if wait
       @poller = Poller.new(@copy, @interval, fetch_first: !wait).start
       # The thread holds the Copy, not this object: when this is collected, its thread ends.
@@ -390,22 +407,28 @@ module Bloomc
         raise ArgumentError, "not a URL: #{e.message}"
       end
 
-      def options(expect, timeout, max_bytes)
+      def options(expect, timeout, deadline, max_bytes, max_header_bytes)
         unless expect.nil? || (expect.is_a?(Class) && expect.include?(Persistence))
           raise TypeError, "expect must be a Bloomc filter class, not #{expect.inspect}"
         end
-        raise TypeError, "timeout must be a number of seconds, not #{timeout.class}" unless timeout.is_a?(Numeric) && timeout.real?
-        raise ArgumentError, "timeout must be positive and finite, got #{timeout}" unless timeout.positive? && timeout.finite?
-        raise TypeError, "max_bytes must be an Integer, not #{max_bytes.class}" unless max_bytes.is_a?(Integer)
-        raise ArgumentError, "max_bytes must be positive, got #{max_bytes}" unless max_bytes.positive?
 
-        { expect: expect, timeout: timeout, max_bytes: max_bytes }.freeze
+        { timeout: timeout, deadline: deadline }.each do |name, value|
+          raise TypeError, "#{name} must be a number of seconds, not #{value.class}" unless value.is_a?(Numeric) && value.real?
+          raise ArgumentError, "#{name} must be positive and finite, got #{value}" unless value.positive? && value.finite?
+        end
+        { max_bytes: max_bytes, max_header_bytes: max_header_bytes }.each do |name, value|
+          raise TypeError, "#{name} must be an Integer, not #{value.class}" unless value.is_a?(Integer)
+          raise ArgumentError, "#{name} must be positive, got #{value}" unless value.positive?
+        end
+
+        { expect: expect, timeout: timeout, deadline: deadline, max_bytes: max_bytes, max_header_bytes: max_header_bytes }.freeze
       end
 
       def get(url, options, etag: nil, last_modified: nil)
         uri = first = check_url(url)
+        limits = Limits.new(options[:timeout], now + options[:deadline], options[:deadline], options[:max_header_bytes])
         (MAX_REDIRECTS + 1).times do
-          status, result = request(uri, options, etag, last_modified)
+          status, result = request(uri, options, limits, etag, last_modified)
           case status
           when :redirect then uri = follow(uri, result)
           when :not_modified
@@ -419,10 +442,14 @@ module Bloomc
       end
 
       # [:redirect, location], [:not_modified] or [:ok, [body, etag, last_modified]].
-      def request(uri, options, etag, last_modified)
-        http = Net::HTTP.new(uri.host, uri.port)
+      def request(uri, options, limits, etag, last_modified)
+        http = Connection.new(uri.host, uri.port)
+        http.limits = limits
         http.use_ssl = uri.scheme == "https"
-        timeout = options[:timeout]
+        # No second try after a timeout: the deadline is the caller's, and a
+        # Remote checks again at its next interval.
+        http.max_retries = 0
+        timeout = limits.wait
         http.open_timeout = http.read_timeout = http.write_timeout = http.ssl_timeout = timeout
         request = Net::HTTP::Get.new(uri)
         request["Accept"] = MEDIA_TYPE
@@ -433,6 +460,7 @@ module Bloomc
         request.basic_auth(URI.decode_www_form_component(uri.user), URI.decode_www_form_component(uri.password.to_s)) if uri.user
         http.start do
           http.request(request) do |response|
+            http.head_read
             code = response.code.to_i
             return [:not_modified] if code == 304
 
@@ -445,8 +473,10 @@ module Bloomc
             return [:ok, [read_body(uri, response, options[:max_bytes]), response["etag"], response["last-modified"]]]
           end
         end
+      rescue LimitExceeded => e
+        fail!(uri, e.message, e.status)
       rescue *NETWORK_ERRORS => e
-        fail!(uri, "#{e.class}: #{e.message}", nil)
+        fail!(uri, limits.passed? ? limits.passed_message : "#{e.class}: #{e.message}", nil)
       end
 
       def follow(uri, location)
@@ -504,6 +534,130 @@ module Bloomc
       # The URL without its password, for messages.
       def shown(uri)
         uri.to_s.sub(%r{//[^/@]*@}, "//")
+      end
+
+      def now
+        Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      end
+
+      # A limit of the response passed: the reason, and the status when the
+      # head had been read. Not an IOError: Net::HTTP must not take it for a
+      # network error.
+      class LimitExceeded < StandardError
+        attr_reader :status
+
+        def initialize(message, status = nil)
+          super(message)
+          @status = status
+        end
+      end
+
+      # One fetch's limits: each wait (+timeout+), the monotonic time it must
+      # end by (+ends_at+, +deadline+ seconds after it began) and the head's
+      # bytes.
+      Limits = Struct.new(:timeout, :ends_at, :deadline, :max_header_bytes) do
+        # The seconds the next wait may take: +timeout+, or less near the deadline.
+        def wait
+          left = ends_at - HTTP.now
+          raise LimitExceeded, passed_message if left <= 0
+
+          [timeout, left].min
+        end
+
+        def passed?
+          HTTP.now >= ends_at
+        end
+
+        def passed_message
+          "the download took longer than deadline (#{deadline} s)"
+        end
+      end
+
+      # Net::HTTP with Limits: its socket is a LimitedSocket.
+      class Connection < Net::HTTP
+        attr_accessor :limits
+
+        # The head has been read: what follows is the body, capped by max_bytes.
+        def head_read
+          @socket.head_read
+        end
+
+        private
+
+        def connect
+          super
+          @socket = LimitedSocket.new(@socket.io, limits, read_timeout: @socket.read_timeout, write_timeout: @socket.write_timeout,
+                                                          continue_timeout: @socket.continue_timeout, debug_output: @socket.debug_output)
+        end
+      end
+
+      # Net::HTTP's buffered socket, with the bounds it lacks: Net::HTTP
+      # reads a line (the status, a header, a chunk's size) until its end
+      # however long it is, and waits +timeout+ for each read however many
+      # there are.
+      class LimitedSocket < Net::BufferedIO
+        def initialize(io, limits, **timeouts)
+          super(CountedIO.new(io), **timeouts)
+          @limits = limits
+          @head_bytes = 0
+          @head_read = false
+          @line_from = nil
+        end
+
+        def head_read
+          @head_read = true
+        end
+
+        # Every line is read here. While its end has not come, whatever was
+        # read since it began belongs to it: that is checked before each
+        # further read, so that a line that never ends is refused at the
+        # limit and not read whole into memory.
+        def readuntil(terminator, ignore_eof = false) # rubocop:disable Style/OptionalBooleanParameter -- Net::BufferedIO's signature
+          @line_from = @io.bytes_read
+          line = super
+          @line_from = nil
+          check_line(line.bytesize)
+          @head_bytes += line.bytesize unless @head_read
+          line
+        ensure
+          @line_from = nil
+        end
+
+        private
+
+        def check_line(bytes)
+          max = @limits.max_header_bytes
+          if @head_read
+            raise LimitExceeded.new("a line of the body's framing is longer than max_header_bytes (#{max})", 200) if bytes > max
+          elsif @head_bytes + bytes > max
+            raise LimitExceeded, "the response's head is larger than max_header_bytes (#{max})"
+          end
+        end
+
+        # Every read from the socket comes here (net-protocol's one read,
+        # in every version): none may wait past the deadline, and none may
+        # add to a line already too long.
+        def rbuf_fill
+          check_line(@io.bytes_read - @line_from) if @line_from
+          self.read_timeout = @limits.wait
+          super
+        end
+      end
+
+      # The socket, counting the bytes read from it.
+      class CountedIO < SimpleDelegator
+        attr_reader :bytes_read
+
+        def initialize(io)
+          super
+          @bytes_read = 0
+        end
+
+        def read_nonblock(*args, **options)
+          data = __getobj__.read_nonblock(*args, **options)
+          @bytes_read += data.bytesize if data.is_a?(String)
+          data
+        end
       end
     end
     private_constant :HTTP

@@ -4,6 +4,7 @@ require "bloomc/rack"
 
 begin
   require "puma"
+  require "puma/null_io"
   require "puma/server"
 rescue LoadError => e
   raise LoadError, "bloomc serve needs the puma gem: `gem install puma` (or add it to your Gemfile) [#{e.message}]"
@@ -18,7 +19,9 @@ module Bloomc
     THREADS = 4
 
     # Writes one line per request: client, time, request line, status,
-    # bytes sent and the time taken, as a web server's access log does.
+    # bytes sent and the time taken, as a web server's access log does. A
+    # request the app fails is answered 500 here and logged like any other,
+    # its exception written to rack.errors.
     class RequestLog
       def initialize(app, out)
         @app = app
@@ -27,12 +30,24 @@ module Bloomc
 
       def call(env)
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-        status, headers, body = @app.call(env)
+        status, headers, body = begin
+          @app.call(env)
+        rescue StandardError => e
+          failed(env, e)
+        end
         log(env, status, headers, started)
         [status, headers, body]
       end
 
       private
+
+      def failed(env, error)
+        # One line: the message's first (error_highlight adds more lines).
+        env["rack.errors"]&.puts("bloomc serve: #{env['REQUEST_METHOD']} #{env['PATH_INFO'].to_s.dump}: " \
+                                 "#{error.class}: #{error.message.lines.first&.chomp} (#{error.backtrace&.first})")
+        message = "internal server error\n"
+        [500, { "content-type" => "text/plain; charset=utf-8", "content-length" => message.bytesize.to_s }, [message]]
+      end
 
       def log(env, status, headers, started)
         ms = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000
@@ -54,13 +69,14 @@ module Bloomc
     #     does not resolve)
     # port:: (Integer) 0 picks a free port (see #port)
     # log:: (IO) where the request lines go
-    def initialize(dir, bind: "127.0.0.1", port: 8080, log: $stdout)
+    # errors:: (IO) rack.errors: why a request failed, a file not served
+    def initialize(dir, bind: "127.0.0.1", port: 8080, log: $stdout, errors: $stderr)
       raise ArgumentError, "#{dir}: no such directory" unless File.directory?(dir)
 
       log.sync = true if log.respond_to?(:sync=) # each line as it happens, also into a pipe
       @app = RequestLog.new(RackApp.new(dir, front_page: true), log)
-      @server = Puma::Server.new(@app, nil, min_threads: 1, max_threads: THREADS, log_writer: Puma::LogWriter.null,
-                                            environment: "production")
+      @server = Puma::Server.new(@app, nil, min_threads: 1, max_threads: THREADS,
+                                            log_writer: Puma::LogWriter.new(Puma::NullIO.new, errors), environment: "production")
       begin
         @server.add_tcp_listener(bind, port)
       rescue SocketError => e # a name that does not resolve

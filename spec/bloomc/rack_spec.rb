@@ -239,6 +239,15 @@ else
         expect(get("/words", "HTTP_IF_NONE_MATCH" => etag.delete('"')).status).to eq(200)
       end
 
+      it "reads If-None-Match as a list: empty elements ignored, a comma inside a tag's quotes kept, bytes it cannot read refused" do
+        [", #{etag}", "#{etag},", ",,#{etag},,", %("a,b", #{etag}), "\t#{etag}\t", %(W/"x,#{etag}", #{etag})].each do |header|
+          expect(get("/words", "HTTP_IF_NONE_MATCH" => header).status).to eq(304), header
+        end
+        [",", " , ,", %("a,#{etag}"), "#{etag}\xFF".b, %("#{etag})].each do |header|
+          expect(get("/words", "HTTP_IF_NONE_MATCH" => header).status).to eq(200), header
+        end
+      end
+
       it "answers 304 to If-Modified-Since of exactly Last-Modified, 200 to any other date or one it cannot read" do
         expect(get("/words", "HTTP_IF_MODIFIED_SINCE" => past.httpdate).status).to eq(304)
         expect(get("/words", "HTTP_IF_MODIFIED_SINCE" => (past + 10).httpdate).status).to eq(200)
@@ -296,6 +305,14 @@ else
         end
       end
 
+      it "ignores the empty elements of Accept-Encoding (RFC 9110, 5.6.1), where a 500 came from" do
+        { "gzip,,deflate" => "gzip", ",gzip" => "gzip", "gzip,;" => "gzip", "gzip, ;q=0" => "gzip", ",,," => nil, ";" => nil,
+          "\t,\t gzip ;\tq=1 ,\t" => "gzip", "deflate,\xFF\xFE,gzip".b => "gzip", "*,;,gzip;q=0" => nil }.each do |header, coding|
+          res = get("/words", "HTTP_ACCEPT_ENCODING" => header)
+          expect([res.status, res.headers["content-encoding"]]).to eq([200, coding]), header
+        end
+      end
+
       it "compresses once per ETag, however many requests ask" do
         expect(Zlib::GzipWriter).to receive(:new).once.and_call_original
         5.times { get("/words", "HTTP_ACCEPT_ENCODING" => "gzip") }
@@ -327,6 +344,14 @@ else
           expect(res.body.b).to eq(bytes.byteslice(range))
           expect(res.headers["content-length"]).to eq(range.size.to_s)
         end
+      end
+
+      it "reads the range set as a list: an empty element ignored, two ranges served whole" do
+        expect(get("/words", "HTTP_RANGE" => "bytes=0-9,").status).to eq(206)
+        expect(get("/words", "HTTP_RANGE" => "bytes=, 0-9").headers["content-range"]).to start_with("bytes 0-9/")
+        expect(get("/words", "HTTP_RANGE" => "bytes=0-9,,20-29").status).to eq(200)
+        expect(get("/words", "HTTP_RANGE" => "bytes=,").status).to eq(200)
+        expect(get("/words", "HTTP_RANGE" => "bytes=0-\xFF".b).status).to eq(200)
       end
 
       it "answers 416 with bytes */LEN when no byte of the range exists" do
@@ -446,6 +471,24 @@ else
         expect(get("/rel.json").status).to eq(404)
         expect(get("/alias").status).to eq(200)
         expect(JSON.parse(get("/index.json").body)["filters"].map { |f| f["name"] }).to eq(%w[alias words])
+      end
+
+      it "is not held by a FIFO renamed into place between its check of the file and its open" do
+        path = File.join(dir, "words.bloom")
+        fifo = File.join(root, "fifo")
+        File.mkfifo(fifo)
+        allow(app).to receive(:servable_stat).and_wrap_original do |check, checked|
+          check.call(checked).tap { File.rename(fifo, path) if checked == path && File.exist?(fifo) }
+        end
+        request = Thread.new { get("/words") }
+        begin
+          expect(request.join(5)).to be(request), "the request hung opening the FIFO"
+          expect(request.value.status).to eq(404)
+        ensure
+          # unblocks an open that waits for a writer
+          Thread.new { File.open(path, File::WRONLY, &:close) }.join(1) if request.alive?
+          request.join(1)
+        end
       end
 
       it "refuses a directory named NAME.bloom and a directory path given as the app's" do
@@ -686,6 +729,79 @@ else
       it "redirects the mount point without its slash to the slash, where relative URLs resolve" do
         res = get("/filters", "SCRIPT_NAME" => "/filters", "PATH_INFO" => "")
         expect([res.status, res.headers["location"]]).to eq([301, "/filters/"])
+      end
+    end
+
+    # Requests with random headers, from a fixed seed (RACK_FUZZ_SEED=N
+    # for another): every answer must be a well-formed response (Rack::Lint),
+    # never a 500 or an exception, the right bytes whenever the filter is
+    # served, and a normal request afterwards must still be answered right.
+    describe "request headers, fuzzed" do
+      seed = Integer(ENV.fetch("RACK_FUZZ_SEED", "32"))
+      requests = 3000
+
+      let(:app) { described_class.new(dir, front_page: true) }
+      let(:rng) { Random.new(seed) }
+
+      names = %w[Accept-Encoding If-None-Match If-Modified-Since If-Range Range Accept Accept-Language Cache-Control
+                 Cookie Origin TE Connection Transfer-Encoding Authorization X-Forwarded-For]
+      pieces = ["gzip", "x-gzip", "deflate", "br", "identity", "*", "", " ", "\t", ",", ";", "=", "q=0", "q=1", "q=0.5",
+                "q=", "q=-1", "q=1e999", "q=abc", "\"", "\\", "W/", "bytes=", "bytes", "0-9", "-5", "5-", "-0", "9-0", "-",
+                "99999999999999999999999", "Tue, 24 Nov 2026 13:00:00 GMT", "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 99-Nov-94 99:99:99 GMT",
+                "\xFF\xFE", "\u00e9t\u00e9", "\0", "\r\n", "a" * 2000, ",,,,", "\"a,b\"", "\"unterminated, x"]
+
+      define_method(:random_name) do
+        if rng.rand < 0.7
+          names.sample(random: rng)
+        else
+          Array.new(rng.rand(1..12)) { rng.rand(33..126).chr }.join.delete(":")
+        end
+      end
+
+      define_method(:random_value) do |etags|
+        return "#{pieces.sample(random: rng)}\xFF".b * rng.rand(1..50_000) if rng.rand < 0.005 # huge
+
+        Array.new(rng.rand(0..8)) { rng.rand < 0.15 ? etags.sample(random: rng) : pieces.sample(random: rng) }.join.b
+      end
+
+      def env_key(name)
+        key = "HTTP_#{name.upcase.tr('-', '_')}"
+        # Rack::Lint forbids these two, and a Host the server would have refused
+        %w[HTTP_CONTENT_TYPE HTTP_CONTENT_LENGTH HTTP_HOST].include?(key) ? "HTTP_X" : key
+      end
+
+      it "answers #{requests} requests with random headers (seed #{seed}) well-formed, and stays right" do
+        save("words")
+        identity = File.binread(File.join(dir, "words.bloom"))
+        app.publish("recent", words_filter(5))
+        plain = get("/words")
+        etags = [plain.headers["etag"], get("/words", "HTTP_ACCEPT_ENCODING" => "gzip").headers["etag"], %("nope"), "*"]
+        paths = %w[/words /words.json /index.json / /bloomc.js /recent /recent.json /missing]
+        requests.times do |i|
+          headers = Array.new(rng.rand(1..6)) { [env_key(random_name), random_value(etags)] }.to_h
+          path = paths.sample(random: rng)
+          method = rng.rand < 0.1 ? "HEAD" : "GET"
+          res = begin
+            get(path, method: method, **headers)
+          rescue StandardError => e
+            raise "request #{i} (seed #{seed}) #{method} #{path} #{headers.inspect[0, 2000]} raised #{e.class}: #{e.message}"
+          end
+          context = "request #{i} (seed #{seed}): #{method} #{path} #{headers.inspect[0, 2000]}"
+          expect([200, 206, 304, 404, 416]).to include(res.status), "#{context} got #{res.status}: #{res.body[0, 200]}"
+          next unless path == "/words" && method == "GET"
+
+          body = res.headers["content-encoding"] == "gzip" ? gunzip(res.body) : res.body.b
+          case res.status
+          when 200 then expect(body).to eq(identity), context
+          when 206
+            from, to = res.headers["content-range"][%r{\Abytes (\d+-\d+)/}, 1].split("-").map(&:to_i)
+            expect(body).to eq(identity.byteslice(from..to)), context
+          end
+        end
+        again = get("/words")
+        expect([again.status, again.body.b, again.headers["etag"]]).to eq([200, identity, plain.headers["etag"]])
+        expect(get("/words", "HTTP_IF_NONE_MATCH" => plain.headers["etag"]).status).to eq(304)
+        expect(Bloomc.load(get("/recent").body)).to eq(words_filter(5))
       end
     end
 

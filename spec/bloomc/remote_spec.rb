@@ -119,6 +119,66 @@ RSpec.describe "Bloomc.fetch and Bloomc::Remote" do
       expect { Bloomc.fetch(server.url("/bomb"), max_bytes: 1 << 20) }.to raise_error(Bloomc::FetchError, /larger than max_bytes/)
     end
 
+    # Writes +head+, then +piece+ again and again (every +pause+ seconds
+    # when given) until the client hangs up; +sent+ counts the bytes.
+    def endless(path, head, piece, sent = [0], pause: nil)
+      server.raw(path) do |socket|
+        socket.write(head)
+        loop do
+          socket.write(piece)
+          sent[0] += piece.bytesize
+          sleep(pause) if pause
+        end
+      end
+      sent
+    end
+
+    def seconds_taken
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      yield
+      Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+    end
+
+    it "refuses a header line that never ends at max_header_bytes (64 KiB unless told), before reading much of it" do
+      sent = endless("/endless", "HTTP/1.1 200 OK\r\nX-Endless: ", "a" * 65_536)
+      taken = seconds_taken do
+        expect { Bloomc.fetch(server.url("/endless"), max_bytes: 1 << 20) }
+          .to raise_error(Bloomc::FetchError, /the response's head is larger than max_header_bytes \(65536\)/) { |e| expect(e.status).to be_nil }
+      end
+      expect(taken).to be < 2
+      expect(sent[0]).to be < 16 << 20 # what the kernel's buffers took, not 512 MB
+      endless("/short", "HTTP/1.1 200 OK\r\nX-Endless: ", "a" * 100)
+      expect { Bloomc.fetch(server.url("/short"), max_header_bytes: 1024) }
+        .to raise_error(Bloomc::FetchError, /larger than max_header_bytes \(1024\)/)
+    end
+
+    it "refuses endless short header lines and endless interim (1xx) responses by the head's total" do
+      endless("/lines", "HTTP/1.1 200 OK\r\n", "X-A: b\r\n" * 1000)
+      endless("/continues", "", "HTTP/1.1 100 Continue\r\n\r\n" * 100)
+      %w[/lines /continues].each do |path|
+        expect(seconds_taken { expect { Bloomc.fetch(server.url(path)) }.to raise_error(Bloomc::FetchError, /max_header_bytes/) }).to be < 2
+      end
+    end
+
+    it "refuses a chunk-size line that never ends, in the body" do
+      endless("/chunks", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "0" * 65_536)
+      expect { Bloomc.fetch(server.url("/chunks")) }
+        .to raise_error(Bloomc::FetchError, /a line of the body's framing is longer than max_header_bytes \(65536\)/) { |e| expect(e.status).to eq(200) }
+    end
+
+    it "gives up at deadline: a server that sends a byte now and then, each within timeout, is not waited for" do
+      head = "HTTP/1.1 200 OK\r\nContent-Length: #{1 << 20}\r\n\r\n"
+      endless("/drip-body", head, "x", pause: 0.05)
+      endless("/drip-head", "HTTP/1.1 200 OK\r\nX-Slow: ", "x", pause: 0.05)
+      %w[/drip-body /drip-head].each do |path|
+        taken = seconds_taken do
+          expect { Bloomc.fetch(server.url(path), timeout: 1, deadline: 0.5) }
+            .to raise_error(Bloomc::FetchError, /took longer than deadline \(0\.5 s\)/)
+        end
+        expect(taken).to be_between(0.45, 1.2)
+      end
+    end
+
     it "gives up after timeout, and on a server that is down" do
       server.serve("/slow", filter.dump, delay: 2)
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
@@ -148,6 +208,10 @@ RSpec.describe "Bloomc.fetch and Bloomc::Remote" do
       expect { Bloomc.fetch(42) }.to raise_error(TypeError, /url/)
       expect { Bloomc.fetch(server.url, timeout: 0) }.to raise_error(ArgumentError, /timeout/)
       expect { Bloomc.fetch(server.url, max_bytes: 1.5) }.to raise_error(TypeError, /max_bytes/)
+      expect { Bloomc.fetch(server.url, max_header_bytes: 0) }.to raise_error(ArgumentError, /max_header_bytes/)
+      expect { Bloomc.fetch(server.url, deadline: 0) }.to raise_error(ArgumentError, /deadline/)
+      expect { Bloomc.fetch(server.url, deadline: Float::INFINITY) }.to raise_error(ArgumentError, /deadline/)
+      expect { Bloomc.fetch(server.url, deadline: "5") }.to raise_error(TypeError, /deadline/)
       expect { Bloomc.fetch(server.url, retries: 3) }.to raise_error(ArgumentError, /retries/)
     end
 
@@ -261,6 +325,24 @@ RSpec.describe "Bloomc.fetch and Bloomc::Remote" do
       expect { words.refresh }.to raise_error(Bloomc::FetchError, /500/)
       expect(words.last_error).to be_a(Bloomc::FetchError)
       expect(words.include?("x")).to be(true)
+    end
+
+    it "ends a check that passes its deadline, keeping the copy, and checks again at the next interval" do
+      server.serve("/words", filter.dump)
+      words = remote(interval: 0.2, timeout: 1, deadline: 0.3)
+      server.raw("/words") do |socket|
+        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+        loop do
+          socket.write("x")
+          sleep 0.05
+        end
+      end
+      wait_until { words.last_error }
+      expect(words.last_error).to be_a(Bloomc::FetchError)
+      expect(words.last_error.message).to match(/took longer than deadline \(0\.3 s\)/)
+      expect(words.include?("user-1")).to be(true)
+      checks = server.requests_to("/words").size
+      wait_until { server.requests_to("/words").size > checks }
     end
 
     it "raises at start when the first fetch fails, unless wait: false" do

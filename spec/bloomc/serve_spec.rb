@@ -97,6 +97,15 @@ RSpec.describe "bloomc serve", :slow do
     expect(Bloomc.load(get("late").body).include?("late")).to be(true)
   end
 
+  it "answers and logs a request whose Accept-Encoding has empty elements (once a 500 with no log line)" do
+    save_filters
+    start_server
+    res = get("words", "Accept-Encoding" => "gzip,,deflate")
+    expect(res.code).to eq("200")
+    expect(get("words", "Accept-Encoding" => ",gzip").code).to eq("200")
+    expect(log_lines(2).map { |l| l[/" (\d{3}) /, 1] }).to eq(%w[200 200])
+  end
+
   it "says what is wrong, on stderr with exit 2, for a missing directory or a bad port" do
     out, err, status = Open3.capture3(RbConfig.ruby, "-I", lib, exe, "serve", File.join(@dir, "missing"))
     expect([out, err, status.exitstatus]).to eq(["", "bloomc serve: #{File.join(@dir, 'missing')}: no such directory\n", 2])
@@ -173,5 +182,23 @@ RSpec.describe "bloomc serve", :slow do
         browser.quit
       end
     end
+  end
+end
+
+RSpec.describe "bloomc serve's request log" do
+  before do
+    skip "the rack and puma gems are not installed" unless OptionalGems.installed?("rack", "puma") || ENV["BLOOMC_SERVE_REQUIRED"]
+    require "bloomc/serve"
+  end
+
+  it "answers a request the app fails with a 500, logs it as any other, and tells rack.errors why" do
+    out = StringIO.new
+    errors = StringIO.new
+    failing = ->(_env) { raise NoMethodError, "undefined method `strip' for nil" }
+    env = Rack::MockRequest.env_for("/words", "rack.errors" => errors, "REMOTE_ADDR" => "127.0.0.1")
+    status, headers, body = Bloomc::Serve::RequestLog.new(failing, out).call(env)
+    expect([status, headers["content-length"], body.join]).to eq([500, "22", "internal server error\n"])
+    expect(out.string).to match(%r{\A127\.0\.0\.1 - \[[^\]]+\] "GET /words HTTP/1\.1" 500 22 \d+\.\dms\n\z})
+    expect(errors.string).to start_with('bloomc serve: GET "/words": NoMethodError: undefined method `strip\' for nil (')
   end
 end

@@ -8,7 +8,8 @@ require "stringio"
 # Bloomc::Remote, stdlib only. Each path has a handler, set per example,
 # that gets the request and returns [status, headers, body]; a body may be
 # an Enumerator of chunks, sent with no Content-Length until it ends or the
-# client goes. One thread per connection; every connection is closed after
+# client goes. A raw handler (#raw) writes the whole answer itself, for the
+# answers no server would send. One thread per connection; every connection is closed after
 # its response. #down closes the listening socket (connections are refused)
 # and #up opens it again on the same port.
 class FilterHTTPServer
@@ -33,6 +34,13 @@ class FilterHTTPServer
   # The handler of +path+: a block taking the Request.
   def on(path, &handler)
     @lock.synchronize { @handlers[path] = handler }
+    self
+  end
+
+  # The handler of +path+ that writes to the socket itself: a block taking
+  # the socket and the Request, whose writes end when the client goes.
+  def raw(path, &writer)
+    @lock.synchronize { @handlers[path] = [:raw, writer] }
     self
   end
 
@@ -111,6 +119,8 @@ class FilterHTTPServer
       @requests << request
       @handlers[request.path]
     end
+    return handler[1].call(client, request) if handler.is_a?(Array)
+
     status, headers, body = handler ? handler.call(request) : [404, {}, "not found"]
     write_response(client, status, headers, body, request.verb == "HEAD")
   rescue IOError, SystemCallError
