@@ -7,12 +7,17 @@ module Bloomc
   # The `bloomc` command (exe/bloomc): dedup, build, query, merge and info.
   # Lines are bytes: a key is a line without its "\n", whatever its encoding,
   # NUL bytes and invalid UTF-8 included. User errors print one line on
-  # stderr and exit 2.
+  # stderr, naming the option and the value as given, and exit 2.
   class CLI
     # Exit statuses.
     OK = 0
     NONE_FOUND = 1 # query: no key selected, as grep
     USAGE = 2
+    # dedup and build, after all their output: the filter took more lines
+    # than --capacity and its false-positive rate passed --error, so dedup
+    # may have dropped new lines and the filter build saved answers falsely
+    # more often than asked. Not 0, so that cron and `set -e` notice.
+    PAST_CAPACITY = 3
     INTERRUPTED = 130
 
     CHUNK = 1 << 20 # bytes read at a time
@@ -64,8 +69,8 @@ module Bloomc
       status = dispatch(argv)
       @stdout.flush # a full disk or a closed stdout is an error too
       status
-    rescue NoMemoryError => e
-      fail_with("not enough memory for a filter of that --capacity and --error (#{e.message})")
+    rescue NoMemoryError => e # not the filter's sizing (sized) nor a load (load): say only what ran out
+      fail_with("not enough memory (#{e.message})")
     rescue UsageError, OptionParser::ParseError, IOError, ArgumentError, TypeError, RangeError, Error => e
       fail_with(e.message)
     rescue SystemCallError => e
@@ -111,6 +116,10 @@ module Bloomc
         #{COMMANDS.map { |name, what| format('  %-6s  %s', name, what) }.join("\n")}
 
         bloomc COMMAND --help for each; bloomc --version.
+
+        Exit status: 0 done; 1 query printed no key; 2 a usage error (one line on stderr);
+        3 dedup or build went past --capacity and its false-positive rate past --error
+        (its output written all the same); 130 interrupted.
       HELP
     end
 
@@ -123,28 +132,34 @@ module Bloomc
           o.banner = "Usage: bloomc dedup [--ttl SECONDS] [--capacity N] [--error P] [FILE...]\n" \
                      "Writes each line of the FILEs (or stdin) not seen before; with --ttl, not seen within the\n" \
                      "last SECONDS (a line seen then is repeated after at most 1.5 x SECONDS). Without --capacity\n" \
-                     "(and --ttl) the filter grows with the lines; past a --capacity given, a warning says so."
-          o.on("--ttl SECONDS", Float, "forget lines after SECONDS (at least #{ContinuousBloomFilter::MIN_TIMER_TTL})") do |v|
-            unless v.finite? && v >= ContinuousBloomFilter::MIN_TIMER_TTL
-              raise UsageError, "--ttl must be at least #{ContinuousBloomFilter::MIN_TIMER_TTL} seconds, not #{v}"
+                     "(and --ttl) the filter grows with the lines; past a --capacity given, with its rate past --error,\n" \
+                     "a warning says so and the exit status is #{PAST_CAPACITY}, once every new line is written."
+          o.on("--ttl SECONDS", "forget lines after SECONDS (at least #{ContinuousBloomFilter::MIN_TIMER_TTL})") do |v|
+            ttl = Float(v, exception: false)
+            unless ttl&.between?(ContinuousBloomFilter::MIN_TIMER_TTL, ContinuousBloomFilter::MAX_TTL)
+              raise UsageError, "--ttl must be a number of seconds, #{ContinuousBloomFilter::MIN_TIMER_TTL} .. " \
+                                "#{ContinuousBloomFilter::MAX_TTL}, not #{shown(v)}"
             end
 
-            opts[:ttl] = v
+            opts[:ttl] = ttl
+            opts[:given]["--ttl"] = v
           end
           sizing(o, opts, "distinct lines to hold, with --ttl those within 1.5 x ttl", nil, 1e-6,
-                 "a new line taken for a repeat", shown: "none: it grows; #{TTL_CAPACITY} with --ttl")
+                 "a new line taken for a repeat", default: "none: it grows; #{TTL_CAPACITY} with --ttl")
         when "build"
           o.banner = "Usage: bloomc build [--capacity N] [--error P] [--kind KIND] -o FILTER [FILE...]\n" \
                      "Builds a filter of the lines of the FILEs (or stdin) and saves it to FILTER. Without --capacity\n" \
-                     "the filter grows with the lines (a scalable filter); past a --capacity given, a warning says so."
+                     "the filter grows with the lines (a scalable filter); past a --capacity given, with its rate past\n" \
+                     "--error, a warning says so and the exit status is #{PAST_CAPACITY}, once the filter is saved.\n" \
+                     "--kind cuckoo adds a line only when the filter does not hold it yet, however often it comes."
           o.on("-o", "--output FILTER", "where to save it (required)") { |v| opts[:output] = v }
           o.on("--kind KIND", "#{KINDS.keys.join(', ')} (default scalable; bloom with --capacity)") do |v|
-            raise UsageError, "unknown --kind #{v} (#{KINDS.keys.join(', ')})" unless KINDS.key?(v)
+            raise UsageError, "unknown --kind #{shown(v)} (#{KINDS.keys.join(', ')})" unless KINDS.key?(v)
 
             opts[:kind] = v
           end
           sizing(o, opts, "keys to hold (scalable: its first layer's)", nil, 0.001, "a false positive",
-                 shown: "none: it grows; #{DEFAULT_CAPACITY} for another --kind")
+                 default: "none: it grows; #{DEFAULT_CAPACITY} for another --kind")
           metadata(o, opts)
         when "query"
           o.banner = "Usage: bloomc query [--invert] [--delimiter CHAR] [--fields LIST] FILTER [KEY...]\n" \
@@ -154,7 +169,7 @@ module Bloomc
           o.on("-v", "--invert", "print the keys it does not hold") { opts[:invert] = true }
           o.on("-d", "--delimiter CHAR", "split each line at CHAR (one byte; default , with --fields; \\t for a tab)") do |v|
             v = "\t" if v == "\\t"
-            raise UsageError, "--delimiter must be one byte other than a newline, not #{v.inspect}" unless v.bytesize == 1 && v != "\n"
+            raise UsageError, "--delimiter must be one byte other than a newline, not #{v.dump}" unless v.bytesize == 1 && v != "\n"
 
             opts[:delimiter] = v.b
           end
@@ -173,10 +188,11 @@ module Bloomc
                      "Serves the filters saved in DIR (DIR/NAME.bloom at /NAME, its JSON at /NAME.json; files saved\n" \
                      "later are served too) on Puma, with a front page that looks keys up in the browser. Logs one\n" \
                      "line per request on stdout. Ctrl-C stops it. Needs the gems rack and puma."
-          o.on("--port N", Integer, "the port to listen on (default #{SERVE_PORT}; 0: any free one)") do |v|
-            raise UsageError, "--port must be 0 .. 65535, not #{v}" unless v.between?(0, 65_535)
+          o.on("--port N", "the port to listen on (default #{SERVE_PORT}; 0: any free one)") do |v|
+            port = Integer(v, 10, exception: false)
+            raise UsageError, "--port must be a whole number 0 .. 65535, not #{shown(v)}" unless port&.between?(0, 65_535)
 
-            opts[:port] = v
+            opts[:port] = port
           end
           o.on("--bind ADDR", "the address to listen on (default 127.0.0.1: this machine only)") { |v| opts[:bind] = v }
         end
@@ -190,27 +206,60 @@ module Bloomc
       end
     end
 
-    def sizing(o, opts, what, capacity, error, miss, shown: capacity)
-      o.on("--capacity N", "#{what} (default #{shown})") do |v|
+    def sizing(o, opts, what, capacity, error, miss, default: capacity)
+      given = opts[:given] = {} # the options' text, for a message
+      o.on("--capacity N", "#{what} (default #{default})") do |v|
         number = Float(v, exception: false) # 1e6 too
-        raise UsageError, "--capacity must be a whole number of lines, not #{v}" unless number&.finite? && number == number.floor
+        raise UsageError, "--capacity must be a whole number of lines, not #{shown(v)}" unless number&.finite? && number == number.floor
 
-        raise UsageError, "--capacity must be at least 1, not #{v}" unless number >= 1
+        raise UsageError, "--capacity must be at least 1, not #{shown(v)}" unless number >= 1
 
         opts[:capacity] = number.to_i
+        given["--capacity"] = v
       end
-      o.on("--error P", Float, "chance of #{miss} at capacity (default #{error})") { |v| opts[:error] = v }
+      o.on("--error P", "chance of #{miss} at capacity (default #{error})") do |v|
+        rate = Float(v, exception: false)
+        raise UsageError, "--error must be a probability above 0 and below 1, such as 0.001, not #{shown(v)}" unless rate&.positive? && rate < 1
+
+        opts[:error] = rate
+        given["--error"] = v
+      end
       opts[:capacity] = capacity
       opts[:error] = error
+    end
+
+    # A filter made from --capacity and --error (and --ttl): what the
+    # filter's class refuses, or memory that runs out, is told as those
+    # options, with the values the user gave (or the defaults taken).
+    def sized(opts)
+      yield
+    rescue ArgumentError, RangeError, NoMemoryError => e
+      given = { "--capacity" => opts[:capacity], "--error" => opts[:error], "--ttl" => opts[:ttl], **opts[:given] }.compact
+      options = given.map { |option, value| "#{option} #{shown(value.is_a?(Float) ? format('%g', value) : value.to_s)}" }.join(" and ")
+      reason = e.is_a?(NoMemoryError) ? "not enough memory for a filter of #{options} (#{e.message})" : "#{options}: #{e.message}"
+      raise UsageError, reason
+    end
+
+    # A value of the command line as it can be shown in a message: as typed
+    # when it is printable text, else quoted with escapes ("\xFF").
+    def shown(value)
+      text = value.dup.force_encoding(Encoding::UTF_8)
+      text.valid_encoding? && text.match?(/\A[[:print:]]+\z/) ? text : value.b.dump
     end
 
     # --metadata: a JSON object is kept as a Hash, anything else as text.
     def metadata(o, opts, default = "")
       o.on("--metadata TEXT", "a JSON object or any text to keep in the filter, shown by info#{default}") do |v|
-        value = JSON.parse(v) if v.start_with?("{")
-        opts[:metadata] = value.is_a?(Hash) ? value : v
+        text = v.dup.force_encoding(Encoding::UTF_8)
+        raise UsageError, "--metadata must be UTF-8 text, not #{shown(v)}" unless text.valid_encoding?
+
+        value = JSON.parse(text, max_nesting: Metadata::MAX_DEPTH) if text.start_with?("{")
+        opts[:metadata] = value.is_a?(Hash) ? value : text
+        Metadata.encode(opts[:metadata]) # its size: refused now, not after the input is read
       rescue JSON::ParserError => e
         raise UsageError, "--metadata starts with { but is not a JSON object (#{e.message[0, 60]})"
+      rescue ArgumentError, TypeError => e
+        raise UsageError, "--metadata: #{e.message}"
       end
     end
 
@@ -220,7 +269,7 @@ module Bloomc
         digits, unit = v.match(/\A(\d+)([KMG]?)\z/i)&.captures
         bytes = digits.to_i << { "" => 0, "K" => 10, "M" => 20, "G" => 30 }.fetch(unit.to_s.upcase)
         unless bytes.positive?
-          raise UsageError, "--max-line must be a positive whole number of bytes (K, M or G after it for KiB, MiB, GiB), not #{v}"
+          raise UsageError, "--max-line must be a positive whole number of bytes (K, M or G after it for KiB, MiB, GiB), not #{shown(v)}"
         end
 
         @max_line = bytes
@@ -228,9 +277,12 @@ module Bloomc
     end
 
     # Options and the remaining arguments; nil when --help was given (and printed).
+    # An argument that is not valid UTF-8 (a file name or a key of any
+    # bytes) is taken as bytes: OptionParser's patterns match it then, and
+    # each option says what it makes of it.
     def parse(argv)
       opts = {}
-      args = parser(@command, opts).parse(argv)
+      args = parser(@command, opts).parse(argv.map { |arg| arg.valid_encoding? ? arg : arg.b })
       if opts[:help]
         say(parser(@command, {}).help)
         return nil
@@ -242,13 +294,15 @@ module Bloomc
       opts, files = parse(argv) || (return OK)
       # Every tick sweeps the whole continuous filter: sized for what a ttl holds.
       opts[:capacity] ||= TTL_CAPACITY if opts[:ttl]
-      filter = if opts[:ttl]
-                 ContinuousBloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error], ttl: opts[:ttl]).start_timer
-               elsif opts[:capacity]
-                 BloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error])
-               else
-                 ScalableBloomFilter.new(error_rate: opts[:error], initial_capacity: GROWING_FROM)
-               end
+      filter = sized(opts) do
+        if opts[:ttl]
+          ContinuousBloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error], ttl: opts[:ttl]).start_timer
+        elsif opts[:capacity]
+          BloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error])
+        else
+          ScalableBloomFilter.new(error_rate: opts[:error], initial_capacity: GROWING_FROM)
+        end
+      end
       @stdout.sync = true # each chunk's new lines go out as they are found: works in a pipe
       out = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
       written = 0
@@ -259,19 +313,21 @@ module Bloomc
         @stdout.write(out)
         written += out.count("\n")
       end
-      warn_past_capacity(filter, "#{written} lines were new to a filter sized for --capacity #{filter.capacity} lines",
-                         "a new line was taken for a repeat and dropped")
-      OK
+      past_capacity(filter, "#{written} lines were new to a filter sized for --capacity #{filter.capacity} lines",
+                    "a new line was taken for a repeat and dropped")
     end
 
-    # One line on stderr when a filter holds more keys than its --capacity:
-    # its false-positive rate is then past the --error asked for.
-    def warn_past_capacity(filter, what, miss)
-      return unless filter.over_capacity?
+    # When a filter holds more keys than its --capacity and its
+    # false-positive rate is past the --error asked for: one line on
+    # stderr, and PAST_CAPACITY. OK otherwise.
+    def past_capacity(filter, what, miss)
+      return OK unless filter.over_capacity? && filter.false_positive_rate > filter.error_rate
 
+      @stderr.flush
       @stderr.puts("bloomc #{@command}: warning: #{what}; past it, the false-positive rate reached " \
                    "#{format('%.3g', filter.false_positive_rate)} (#{miss} at that rate), above --error " \
                    "#{format('%g', filter.error_rate)}: give a larger --capacity, or none for a filter that grows")
+      PAST_CAPACITY
     end
 
     def build(argv)
@@ -280,27 +336,34 @@ module Bloomc
 
       output = output_path(opts[:output])
       filter = build_fuse(files, opts) if opts[:kind] == "fuse"
-      filter ||= new_filter(opts[:kind] || (opts[:capacity] ? "bloom" : "scalable"), opts)
+      filter ||= sized(opts) { new_filter(opts[:kind] || (opts[:capacity] ? "bloom" : "scalable"), opts) }
       add_lines(filter, files) unless opts[:kind] == "fuse"
-      if filter.respond_to?(:distinct, true)
-        warn_past_capacity(filter, "#{filter.send(:distinct)} keys were new to a filter sized for --capacity #{filter.capacity}",
-                           "a key never added is found")
-      end
       filter.metadata = opts[:metadata] if opts.key?(:metadata)
       save(filter, output, opts[:output])
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
-      OK
+      return OK unless filter.respond_to?(:over_capacity?) && filter.capacity
+
+      new_keys = filter.respond_to?(:distinct, true) ? filter.send(:distinct) : filter.size
+      past_capacity(filter, "#{new_keys} keys were new to a filter sized for --capacity #{filter.capacity}", "a key never added is found")
     end
 
     # Each line of the files as a key. A kind whose adds never raise takes
     # the lines straight from the chunk, in C and on every core (add_lines:
-    # no Ruby String a key); the others take add_all's all or nothing.
+    # no Ruby String a key); the others take add_all's all or nothing, of
+    # the lines the filter does not hold yet, each once: a cuckoo filter
+    # keeps a copy of a key's fingerprint for each add, 8 at most, so a line
+    # given 9 times would not fit however large the filter (set semantics,
+    # as a scalable filter has of its own).
     def add_lines(filter, files)
       if filter.respond_to?(:add_lines, true)
         threads = Batch.threads_for(nil) # automatic, as add_all's
         each_chunk(files) { |lines, length| filter.send(:add_lines, lines, length, threads) }
       else
-        each_chunk(files) { |lines, length| filter.add_all(keys_of(lines.byteslice(0, length))) }
+        each_chunk(files) do |lines, length|
+          keys = keys_of(lines.byteslice(0, length)).uniq
+          held = filter.include_all(keys)
+          filter.add_all(keys.reject.with_index { |_, i| held[i] })
+        end
       end
     end
 
@@ -367,14 +430,14 @@ module Bloomc
     # --fields: 1,3 and 2-4 (from 1, as cut counts) to the map query_lines
     # takes (byte i not 0: field i + 1 chosen).
     def field_map(list)
-      numbers = list.split(",", -1).flat_map do |part|
+      numbers = (list.empty? ? [list] : list.split(",", -1)).flat_map do |part|
         from, to = part.match(/\A(\d+)(?:-(\d+))?\z/)&.captures
-        raise UsageError, "--fields is a list of field numbers from 1, such as 1,3 or 2-4, not #{list}" unless from
+        raise UsageError, "--fields is a list of field numbers from 1, such as 1,3 or 2-4, not #{shown(list)}" unless from
 
         first = from.to_i
         last = (to || from).to_i
         unless first.between?(1, MAX_FIELD) && last.between?(first, MAX_FIELD)
-          raise UsageError, "--fields #{part}: fields are numbered 1 .. #{MAX_FIELD}, a range low to high"
+          raise UsageError, "--fields #{shown(part)}: fields are numbered 1 .. #{MAX_FIELD}, a range low to high"
         end
 
         (first..last).to_a
@@ -473,8 +536,12 @@ module Bloomc
       OK
     end
 
-    # A FormatError names the path.
-    def load(path) = Bloomc.load_file(path)
+    # A FormatError names the path; so does a filter too large for memory.
+    def load(path)
+      Bloomc.load_file(path)
+    rescue NoMemoryError => e
+      raise UsageError, "#{shown(path)}: not enough memory to load this filter (#{e.message})"
+    end
 
     # The keys of a chunk of whole lines.
     def keys_of(lines)

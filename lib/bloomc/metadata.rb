@@ -12,6 +12,12 @@ module Bloomc
     # The most JSON text a filter carries: small beside any filter, and read
     # whole with the header.
     MAX_BYTES = 65_536
+    # The most Arrays and Hashes metadata nests, one in another (a Hash of
+    # Strings is 1 deep): JSON's own limit (its max_nesting), so that every
+    # value this takes is one the JSON library writes and reads back, and a
+    # deep or self-containing value is refused with ArgumentError before the
+    # stack runs out (SystemStackError, which `rescue => e` does not catch).
+    MAX_DEPTH = 100
 
     # Returns:: (String, Hash, nil) the filter's metadata, frozen (a Hash has
     #     String keys, as JSON gives them back), or nil when it has none
@@ -27,11 +33,13 @@ module Bloomc
     #     (String, Integer, finite Float, true, false, nil, Array, Hash; Symbol
     #     keys and values are taken as Strings)
     # Raises:: TypeError for another type anywhere in it
-    # Raises:: ArgumentError above 64 KiB of JSON, or for a String that is
-    #     not valid in its encoding
+    # Raises:: ArgumentError above 64 KiB of JSON, for Arrays and Hashes
+    #     nested more than MAX_DEPTH (100) deep or holding themselves, or for
+    #     a String that is not valid in its encoding
     # Raises:: FrozenError on a frozen filter
     # Raises:: Bloomc::UnsupportedError on a mapped filter, whose header has
     #     no room to grow in place
+    # On an error the filter keeps the metadata it had.
     def metadata=(value)
       raise FrozenError.new("can't modify frozen #{self.class}: #{inspect}", receiver: self) if frozen?
       if instance_variable_defined?(:@mapped) && @mapped
@@ -80,7 +88,7 @@ module Bloomc
       # @api private
       # The value of checked JSON text, deeply frozen.
       def decode(json) # :nodoc:
-        JSON.parse(json.dup.force_encoding(Encoding::UTF_8), freeze: true)
+        JSON.parse(json.dup.force_encoding(Encoding::UTF_8), freeze: true, max_nesting: MAX_DEPTH)
       end
 
       # @api private
@@ -89,7 +97,7 @@ module Bloomc
         text = json.dup.force_encoding(Encoding::UTF_8)
         raise FormatError, "the metadata is not UTF-8 text" unless text.valid_encoding?
 
-        value = JSON.parse(text)
+        value = JSON.parse(text, max_nesting: MAX_DEPTH)
         raise FormatError, "the metadata is a JSON #{value.class}, not a string or an object" unless value.is_a?(String) || value.is_a?(Hash)
 
         plain(value) # what metadata= would refuse (1e400 parses as Infinity), a file may not hold either
@@ -104,7 +112,10 @@ module Bloomc
 
       # +value+ with Symbols as Strings, refusing anything JSON cannot hold
       # as the same value (JSON.generate would write any object's to_s).
-      def plain(value)
+      # +within+: the Arrays and Hashes it lies in (their number its depth).
+      def plain(value, within = {}.compare_by_identity)
+        return container(value, within) if value.is_a?(Array) || value.is_a?(Hash)
+
         case value
         when String then valid(value)
         when Symbol then valid(value.name)
@@ -113,9 +124,21 @@ module Bloomc
           raise ArgumentError, "metadata cannot hold #{value}: JSON has no such number" unless value.finite?
 
           value
-        when Array then value.map { |item| plain(item) }
-        when Hash then value.to_h { |key, item| [hash_key(key), plain(item)] }
         else raise TypeError, "metadata cannot hold a #{value.class} (#{value.inspect[0, 40]}): give JSON values"
+        end
+      end
+
+      def container(value, within)
+        if within.key?(value)
+          raise ArgumentError, "metadata cannot hold #{value.is_a?(Array) ? 'an Array' : 'a Hash'} that contains itself: JSON has no such value"
+        end
+        raise ArgumentError, "metadata nests Arrays and Hashes more than #{MAX_DEPTH} deep" if within.size >= MAX_DEPTH
+
+        within[value] = true
+        begin
+          value.is_a?(Array) ? value.map { |item| plain(item, within) } : value.to_h { |key, item| [hash_key(key), plain(item, within)] }
+        ensure
+          within.delete(value) # the same Array twice side by side is no cycle
         end
       end
 

@@ -174,6 +174,19 @@ RSpec.describe "exe/bloomc", :slow do
       expect(File.exist?(path("small.bloom"))).to be(false)
     end
 
+    # Issue 32: a line 9 times or more made build exit 2 at any --capacity:
+    # a cuckoo filter keeps 8 copies of a fingerprint at most, and build
+    # added every line.
+    it "builds a cuckoo filter from lines that repeat, each added once" do
+      write("rep.txt", (["same\n"] * 20 + (1..50).map { |i| "key-#{i}\n" } * 10).join)
+      out, err, status = run("build", "--kind", "cuckoo", "--capacity", "1000", "-o", path("rep.bloom"), path("rep.txt"))
+      expect([out, err, status]).to eq(["", "", 0])
+      filter = Bloomc.load_file(path("rep.bloom"))
+      expect([filter.size, filter.count("same"), filter.all_include?((1..50).map { |i| "key-#{i}" })]).to eq([51, 1, true])
+      _, err, status = run("build", "--kind", "cuckoo", "-o", path("rep.bloom"), input: "x\n" * 9) # default --capacity too
+      expect([err, status, Bloomc.load_file(path("rep.bloom")).size]).to eq(["", 0, 1])
+    end
+
     it "builds a binary fuse filter from every line, 16-bit below an --error of 1/256" do
       write("k.txt", (1..1000).map { |i| "key-#{i}\n" }.join * 2)
       expect(run("build", "--kind", "fuse", "-o", path("f.bloom"), path("k.txt"))).to eq(["", "", 0])
@@ -249,10 +262,10 @@ RSpec.describe "exe/bloomc", :slow do
       expect(out.split("\n")).to eq(many)
     end
 
-    it "dedup past --capacity writes one warning line: how many lines came in new, and the rate reached" do
+    it "dedup past --capacity writes one warning line: how many lines came in new, and the rate reached; exits 3" do
       input = write("words.txt", many.first(50_000).map { |line| "#{line}\n" }.join)
       out, err, status = run("dedup", "--capacity", "10000", "--error", "0.01", input)
-      expect(status).to eq(0)
+      expect(status).to eq(3)
       written = out.count("\n")
       expect(written).to be_between(10_001, 49_999)
       expect(err.lines.size).to eq(1)
@@ -260,13 +273,34 @@ RSpec.describe "exe/bloomc", :slow do
       # within capacity: quiet
       expect(run("dedup", "--capacity", "60000", input)[1]).to eq("")
       # --ttl sizes by --capacity too, and warns alike from the live keys' estimate
-      expect(run("dedup", "--ttl", "60", "--capacity", "10000", "--error", "0.01", input)[1]).to include("warning: ")
+      expect(run("dedup", "--ttl", "60", "--capacity", "10000", "--error", "0.01", input).drop(1)).to match([/warning: /, 3])
+    end
+
+    # Issue 32: dedup --capacity 10 of 100,000 distinct lines printed 53 and
+    # exited 0, and build saved a filter whose rate was 1 and exited 0: a
+    # warning alone is silent to cron and `set -e`.
+    it "exits 3 past --capacity and --error, after all its output, in dedup and build; 0 within" do
+      input = write("distinct.txt", (1..100_000).map { |i| "#{i}\n" }.join)
+      out, err, status = run("dedup", "--capacity", "10", input)
+      expect([status, err[/\Abloomc dedup: warning: (\d+) lines were new/, 1]]).to eq([3, out.count("\n").to_s])
+      expect(out.split("\n")).to eq(out.split("\n").uniq)
+      _, err, status = run("build", "--capacity", "10", "-o", path("full.bloom"), input)
+      expect([status, err.lines.size, Bloomc.load_file(path("full.bloom")).false_positive_rate]).to eq([3, 1, 1.0])
+      # a cuckoo filter past --capacity whose rate is still within --error (its rate at capacity is below it)
+      expect(run("build", "--kind", "cuckoo", "--capacity", "1000", "-o", path("over.bloom"), input: (1..1020).map { |i| "#{i}\n" }.join))
+        .to eq(["", "", 0])
+      expect(Bloomc.load_file(path("over.bloom")).over_capacity?).to be(true)
+      expect(run("build", "--capacity", "100000", "-o", path("roomy.bloom"), input).drop(1)).to eq(["", 0])
+      expect(run("dedup", "--capacity", "100000", input).drop(1)).to eq(["", 0])
+      # a little past --capacity, the rate still within --error: no warning, 0
+      expect(run("dedup", "--capacity", "99990", "--error", "0.01", input).drop(1)).to eq(["", 0])
+      expect(run("--help")[0]).to include("3 dedup or build went past --capacity")
     end
 
     it "build past --capacity warns, and info reports the filter past its capacity" do
       input = write("keys.txt", many.first(5000).map { |line| "#{line}\n" }.join)
       _, err, status = run("build", "--capacity", "1000", "-o", path("small.bloom"), input)
-      expect(status).to eq(0)
+      expect(status).to eq(3)
       expect(err).to match(/\Abloomc build: warning: \d+ keys were new to a filter sized for --capacity 1000; past it/)
       out, err, status = run("info", path("small.bloom"))
       expect(status).to eq(0)
@@ -479,9 +513,9 @@ RSpec.describe "exe/bloomc", :slow do
         %w[nope] => /\Abloomc: unknown command "nope"/,
         %w[dedup --bogus] => /\Abloomc dedup: invalid option: --bogus\n\z/,
         %w[dedup --capacity lots] => /\Abloomc dedup: --capacity must be a whole number of lines, not lots\n\z/,
-        %w[dedup --error 2] => /\Abloomc dedup: error rate must be in \(0, 1\), got 2.0\n\z/,
-        %w[dedup --ttl 0.001] => /\Abloomc dedup: --ttl must be at least 0.02 seconds, not 0.001\n\z/,
-        %w[dedup --capacity 1e14] => /\Abloomc dedup: not enough memory for a filter of that --capacity and --error \(failed to allocate \d+ bytes .+ of m = \d+\)\n\z/,
+        %w[dedup --error 2] => /\Abloomc dedup: --error must be a probability above 0 and below 1, such as 0.001, not 2\n\z/,
+        %w[dedup --ttl 0.001] => /\Abloomc dedup: --ttl must be a number of seconds, 0.02 .. 4294967296, not 0.001\n\z/,
+        %w[dedup --capacity 1e14] => /\Abloomc dedup: not enough memory for a filter of --capacity 1e14 and --error 1e-06 \(failed to allocate \d+ bytes .+ of m = \d+\)\n\z/,
         %w[dedup --capacity 2.5] => /\Abloomc dedup: --capacity must be a whole number of lines, not 2.5\n\z/,
         %W[query f two\nlines] => /\Abloomc query: a KEY cannot contain a newline/,
         %w[build -o /dev/null x] => %r{\Abloomc build: /dev/null: not a regular file\n\z},
@@ -507,6 +541,60 @@ RSpec.describe "exe/bloomc", :slow do
       expect(err).to eq("bloomc info: #{path('text.txt')}: not a bloomc filter (bad magic)\n")
     end
 
+    # Issue 32: --fields '' said "no implicit conversion from nil to
+    # integer", any option of bytes not UTF-8 "invalid byte sequence in
+    # UTF-8", --error 0 "error rate must be in (0, 1), got 0.0".
+    it "names the option and its value as given in every option error" do
+      write("k.txt", "a\n")
+      run("build", "-o", path("k.bloom"), path("k.txt"))
+      ff = "\xFF".b
+      {
+        ["query", "--fields", "", path("k.bloom")] => /\Abloomc query: --fields is a list of field numbers from 1, such as 1,3 or 2-4, not ""\n\z/,
+        ["query", "--fields", ff, path("k.bloom")] => /\Abloomc query: --fields is a list .* not "\\xFF"\n\z/,
+        ["query", "-d", "ab", path("k.bloom")] => /\Abloomc query: --delimiter must be one byte other than a newline, not "ab"\n\z/,
+        ["dedup", "--capacity", ff] => /\Abloomc dedup: --capacity must be a whole number of lines, not "\\xFF"\n\z/,
+        ["dedup", "--capacity", "1e30"] => /\Abloomc dedup: --capacity 1e30 and --error 1e-06: capacity .* needs more bits/,
+        ["dedup", "--error", ff] => /\Abloomc dedup: --error must be a probability above 0 and below 1, such as 0.001, not "\\xFF"\n\z/,
+        %w[build --error 0 -o x] => /\Abloomc build: --error must be .* not 0\n\z/,
+        %w[build --error nan -o x] => /\Abloomc build: --error must be .* not nan\n\z/,
+        %w[build --kind fuse --error 1 -o x] => /\Abloomc build: --error must be .* not 1\n\z/,
+        ["dedup", "--ttl", ff] => /\Abloomc dedup: --ttl must be a number of seconds, 0.02 .. 4294967296, not "\\xFF"\n\z/,
+        %w[dedup --ttl 1e300] => /\Abloomc dedup: --ttl must be .* not 1e300\n\z/,
+        ["dedup", "--max-line", ff] => /\Abloomc dedup: --max-line must be .* not "\\xFF"\n\z/,
+        ["build", "--kind", ff, "-o", "x"] => /\Abloomc build: unknown --kind "\\xFF" \(/,
+        ["build", "--metadata", ff, "-o", "x"] => /\Abloomc build: --metadata must be UTF-8 text, not "\\xFF"\n\z/,
+        ["build", "--metadata", "a" * 70_000, "-o", "x"] => /\Abloomc build: --metadata: metadata of 70002 bytes of JSON: at most 65536\n\z/,
+        ["serve", "--port", ff, "."] => /\Abloomc serve: --port must be a whole number 0 .. 65535, not "\\xFF"\n\z/,
+        ["info", "#{ff}.bloom"] => /\Abloomc info: .*\.bloom: No such file or directory\n\z/
+      }.each do |args, message|
+        out, err, status = run(*args)
+        expect([args, out, status]).to eq([args, "", 2])
+        expect(err).to match(message)
+      end
+      # one byte of any value is a delimiter; a KEY of any bytes is looked up
+      expect(run("query", "-d", ff, "-f", "2", path("k.bloom"), input: "x#{ff}a\ny#{ff}b\n".b)).to eq(["x#{ff}a\n".b, "", 0])
+      expect(run("query", path("k.bloom"), ff, "a")).to eq(["a\n", "", 0])
+    end
+
+    # Issue 32: a saved filter too large for memory had info, query and
+    # merge blame "--capacity and --error", which they do not take.
+    it "says which saved filter is too large for memory in info, query and merge" do
+      skip "address-space limit under ASan" if ENV["LD_PRELOAD"].to_s.include?("asan")
+      skip "needs /proc/self/status" unless File.readable?("/proc/self/status")
+      File.binwrite(path("big.bloom"), Bloomc::BloomFilter.new(1 << 29, 3).add("x").dump(compress: true)) # 64 MiB of cells, 64 KiB saved
+      peak = "at_exit { $stderr.print ' VmPeak ', File.read('/proc/self/status')[/^VmPeak:\\s+(\\d+)/, 1] }; load ARGV.shift"
+      _, err, = Open3.capture3(RbConfig.ruby, "-I", lib, "-e", peak, exe, "info", path("none.bloom"))
+      room = (Integer(err[/ VmPeak (\d+)\z/, 1]) << 10) + (32 << 20) # its address space, and 32 MiB
+      [%w[info], %w[query], ["merge", "-o", path("m.bloom"), path("big.bloom")]].each do |command, *more|
+        reader, writer = IO.pipe
+        pid = Process.spawn(*bloomc, command, *more, path("big.bloom"), *(command == "query" ? ["x"] : []),
+                            out: File::NULL, err: writer, rlimit_as: room)
+        writer.close
+        expect([reader.read, Process.wait2(pid)[1].exitstatus])
+          .to match([/\Abloomc #{command}: .*big\.bloom: not enough memory to load this filter \(.*\)\n\z/, 2])
+      end
+    end
+
     it "reports a full disk, and a saturated filter's count, and writes through a symlink" do
       reader, writer = IO.pipe
       pid = Process.spawn(*bloomc, "--version", out: "/dev/full", err: writer)
@@ -514,7 +602,7 @@ RSpec.describe "exe/bloomc", :slow do
       expect([reader.read, Process.wait2(pid)[1].exitstatus]).to eq(["bloomc: <STDOUT>: No space left on device\n", 2])
       write("many.txt", (1..5000).map { |i| "#{i}\n" }.join)
       File.symlink(path("target.bloom"), path("link.bloom"))
-      expect(run("build", "--capacity", "10", "--error", "0.5", "-o", path("link.bloom"), path("many.txt"))[2]).to eq(0)
+      expect(run("build", "--capacity", "10", "--error", "0.5", "-o", path("link.bloom"), path("many.txt"))[2]).to eq(3) # saved, past --capacity
       expect([File.symlink?(path("link.bloom")), File.file?(path("target.bloom"))]).to eq([true, true])
       expect(run("info", path("link.bloom"))[0]).to include("estimated count: saturated (every cell set)")
     end

@@ -90,6 +90,30 @@ RSpec.describe "filter metadata" do
     expect(filter.metadata.encoding).to eq(Encoding::UTF_8)
   end
 
+  # Issue 32: 100 deep raised JSON::NestingError, 5,000 deep or a Hash that
+  # held itself SystemStackError, which `rescue => e` does not catch.
+  it "refuses Arrays and Hashes nested past MAX_DEPTH or holding themselves with ArgumentError, and leaves the old metadata" do
+    nested = ->(depth, leaf = "x") { Array.new(depth).reduce(leaf) { |inner, _| { "a" => inner } } }
+    filter = Bloomc::BloomFilter.new(1000, 4)
+    filter.metadata = { "kept" => [1, 2] }
+    same = [1, 2]
+    selfish = { "a" => 1 }.tap { |h| h["me"] = h }
+    inner = []
+    looped = [1, [inner]].tap { |a| inner << a }
+    { nested.call(101) => /more than 100 deep/, nested.call(5000) => /more than 100 deep/,
+      { "list" => nested.call(150).then { |h| [h] } } => /more than 100 deep/,
+      selfish => /a Hash that contains itself/, { "loop" => looped } => /an Array that contains itself/ }.each do |value, message|
+      expect { filter.metadata = value }.to raise_error(ArgumentError, message)
+      expect(filter.metadata).to eq({ "kept" => [1, 2] })
+      expect(filter.dump).to eq(filter.dup.dump)
+    end
+    filter.metadata = { "x" => same, "y" => same } # one Array twice, side by side: no loop
+    expect(filter.metadata).to eq({ "x" => [1, 2], "y" => [1, 2] })
+    expect(Bloomc::Metadata::MAX_DEPTH).to eq(100)
+    filter.metadata = nested.call(100) # JSON's own limit: written and read back
+    expect(Bloomc.load(filter.dump).metadata).to eq(nested.call(100))
+  end
+
   it "cannot be set on a frozen filter or a mapped one, and a mapped file keeps what it was saved with" do
     expect { Bloomc::BloomFilter.new(10, 1).freeze.metadata = "x" }.to raise_error(FrozenError)
     Dir.mktmpdir do |dir|
@@ -142,6 +166,7 @@ RSpec.describe "filter metadata" do
       zero = data.dup.tap { |d| d[from, 4] = [0].pack("L<") }
       expect { Bloomc.load(zero) }.to raise_error(Bloomc::FormatError, /metadata of 0 bytes/)
       expect { Bloomc.load(with_block(data, '{"x":1e400}')) }.to raise_error(Bloomc::FormatError, /JSON cannot give back/)
+      expect { Bloomc.load(with_block(data, "#{'{"a":' * 101}1#{'}' * 101}")) }.to raise_error(Bloomc::FormatError, /not JSON.*nesting/)
       expect(Bloomc.load(with_block(data, '"short"')).metadata).to eq("short")
     end
 

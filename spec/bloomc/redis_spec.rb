@@ -472,6 +472,46 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
             expect { Bloomc::Redis::ScalableBloomFilter.new(@redis, "#{name}-common") }.to raise_error(ArgumentError, /no filter named/)
           end
 
+          # Issue 32: a layer count of 0 or -1 hid every layer (include? of a
+          # key added said false), one of 100,000,000 had the client allocate
+          # that many layers' arguments, and layers and m raised TypeError or
+          # NoMethodError.
+          it "raises FormatError, never a false negative or an allocation, for a layer count, a count or bits it did not write" do
+            filter = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params).add_all(keys.first(250))
+            layers_key = "bloomc:{#{name}:0}:layers"
+            stored = @redis.get(layers_key)
+            %w[0 -1 100000000 1.5 two 100].each do |count|
+              @redis.set(layers_key, count)
+              fresh = Bloomc::Redis::ScalableBloomFilter.new(@redis, name) # knows of no layers yet
+              { "include?" => -> { fresh.include?(keys[0]) }, "include_all" => -> { fresh.include_all(keys.first(3)) },
+                "add" => -> { fresh.add("new") }, "add_new" => -> { fresh.add_new(%w[new]) }, "layers" => -> { fresh.layers },
+                "m" => -> { fresh.m }, "layer_count" => -> { fresh.layer_count }, "fill_ratio" => -> { fresh.fill_ratio },
+                "merge!" => -> { fresh.merge!(fresh) } }.each do |what, call|
+                expected = count == "two" ? Bloomc::Error : Bloomc::FormatError # the write scripts' own check of a counter: CommandError
+                expect(&call).to raise_error(expected, /layers/), "#{what} with a layer count of #{count}"
+              end
+            end
+            @redis.set(layers_key, stored)
+            @redis.set("bloomc:{#{name}:0}:layer:0:count", "many")
+            expect { filter.layers }.to raise_error(Bloomc::FormatError, /layer:0:count \("many"/)
+            @redis.set("bloomc:{#{name}:0}:layer:0:count", "100")
+            @redis.set("bloomc:{#{name}:0}:layer:#{stored.to_i - 1}:count", "-3")
+            expect { filter.add("another new key") }.to raise_error(Bloomc::FormatError, /count holds no count/)
+            expect { filter.layers }.to raise_error(Bloomc::FormatError, /count \("-3"/)
+            @redis.setrange("bloomc:{#{name}:0}:layer:0", 100_000, "\xff" * 1000) # 8,000 bits beyond the layer's m
+            expect { filter.fill_ratio }.to raise_error(Bloomc::FormatError, /layer:0 has \d+ bits set, beyond the layer's/)
+            filter.clear # every layer the parameters allow, whatever the count said
+            expect(filter.layer_count).to eq(1)
+            expect(filter.layers.map(&:count)).to eq([0])
+            meta = "bloomc:{#{name}}:meta"
+            { "m" => "12345", "k" => "1", "hash" => "2", "seed" => "0x7" }.each do |field, value|
+              was = @redis.hget(meta, field)
+              @redis.hset(meta, field, value)
+              expect { Bloomc::Redis::ScalableBloomFilter.new(@redis, name) }.to raise_error(Bloomc::FormatError, /unusable parameters \(/), field
+              @redis.hset(meta, field, was)
+            end
+          end
+
           describe "set operations" do
             # Filter i beside the example's own, in its hash slot on a cluster.
             define_method(:twin_name) do |i|
@@ -916,6 +956,30 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
           expect { Bloomc::Redis::ContinuousBloomFilter.new(redis, "bad-ttl", m: 100, k: 2, ttl: ttl) }.to raise_error(ArgumentError, /ttl must be/)
         end
         Bloomc::Redis::ContinuousBloomFilter.new(redis, "odd-ttl").destroy
+      end
+
+      # Issue 32: counts read back with to_i took "many" for 0 and a negative
+      # count as it was; a cells string longer than the filter gave a fill
+      # above 1.
+      it "raises FormatError for a count, a slot or a cells string it did not write" do
+        bloom = Bloomc::Redis::BloomFilter.new(redis, "tampered", capacity: 100, error_rate: 0.01)
+        bloom.add_all(%w[a b c])
+        %w[many -3 1.5].each do |count|
+          redis.set("bloomc:{tampered:0}:count", count)
+          expect { bloom.size }.to raise_error(Bloomc::FormatError, /tampered:0\}:count \(#{Regexp.escape(count.inspect)}: not a whole number/)
+          redis.set("bloomc:{tampered:0}:distinct", count)
+          expect { bloom.over_capacity? }.to raise_error(Bloomc::FormatError, /distinct/)
+        end
+        redis.set("bloomc:{tampered:0}:count", "3")
+        redis.set("bloomc:{tampered:0}:distinct", "3")
+        redis.setrange("bloomc:{tampered:0}:cells", 10_000, "\xff" * 200) # 1,600 bits, where m is 959
+        expect { bloom.fill_ratio }.to raise_error(Bloomc::FormatError, /cells has \d+ cells set, beyond the \d+ of a shard/)
+        bloom.destroy
+        continuous = Bloomc::Redis::ContinuousBloomFilter.new(redis, "tampered-slot", m: 100, k: 2, ttl: 60)
+        continuous << "a"
+        redis.set("bloomc:{tampered-slot:0}:slot", "15")
+        expect { continuous.to_local }.to raise_error(Bloomc::FormatError, /slot \("15": not a whole number in 0..14\)/)
+        continuous.destroy
       end
 
       it "raises ConnectionError, never a false answer, when Redis cannot be reached" do

@@ -250,7 +250,22 @@ module Bloomc
       # The sum of a counter over the shards.
       def counter_sum(part)
         counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, part)) } } }
-        counts.sum(&:to_i)
+        counts.each_with_index.sum { |count, i| stored_count(count, shard_key(i, part)) }
+      end
+
+      # A counter as Redis returned it (nil: absent, 0), checked: a whole
+      # number from 0 (up to +max+), as the scripts write it. Anything else
+      # was not written by bloomc (a SET by hand, another program's key):
+      # FormatError, rather than a count of 0 ("many".to_i) or a negative
+      # one that would hide the keys added.
+      def stored_count(text, key, max: nil)
+        return 0 if text.nil?
+
+        count = Integer(text, 10) if text.is_a?(String) && text.match?(/\A\d{1,20}\z/)
+        return count if count && (max.nil? || count <= max)
+
+        raise FormatError, "the filter #{name.inspect} in Redis has an unusable #{key} (#{text.inspect[0, 40]}: " \
+                           "not a whole number#{max ? " in 0..#{max}" : ' from 0'})"
       end
 
       def adopt(meta)
@@ -474,9 +489,15 @@ module Bloomc
       # The server lacks the script (a restart, SCRIPT FLUSH, a new node).
       def no_script?(error) = error.is_a?(StandardError) && error.message.start_with?("NOSCRIPT")
 
+      # Errors of the redis gem as ours. A script's CORRUPT reply is a value
+      # in Redis that bloomc did not write (a layer count of 0): FormatError.
       def guarded
         yield
       rescue ::Redis::BaseError, ::RedisClient::Error => e
+        if e.is_a?(::Redis::CommandError) || e.is_a?(::RedisClient::CommandError)
+          corrupt = e.message[%r{\ACORRUPT (.*?)(?: \(\w+://[^()]*\))?\z}m, 1] # without the client's " (redis://HOST:PORT)"
+          raise FormatError, "the filter #{name.inspect} in Redis is unusable: #{corrupt}" if corrupt
+        end
         raise ConnectionError, "Redis unreachable for filter #{name.inspect}: #{e.message} (#{e.class})" if Redis.connection_error?(e)
 
         raise CommandError, "Redis refused an operation on filter #{name.inspect}: #{e.message} (#{e.class})"

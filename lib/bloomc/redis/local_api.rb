@@ -94,8 +94,17 @@ module Bloomc
 
       private
 
-      # The cells that are not 0, per shard (each kind's occupied_shards).
-      def occupied = occupied_shards
+      # The cells that are not 0, per shard (each kind's occupied_shards). A
+      # shard has @layout.m cells: more set means a string longer than the
+      # scripts write (bits set by hand), a fill above 1.
+      def occupied
+        occupied_shards.each_with_index do |set, i|
+          next if set <= @layout.m
+
+          raise FormatError, "the filter #{name.inspect} in Redis is unusable: #{shard_key(i, 'cells')} has #{set} cells set, " \
+                             "beyond the #{@layout.m} of a shard"
+        end
+      end
 
       # Bits set per shard: BITCOUNT of each cells string, in one pipeline.
       def bit_counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.bitcount(shard_key(i, "cells")) } } }
@@ -205,7 +214,7 @@ module Bloomc
         sizes = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, "count")) } } }
         counts = occupied.each_with_index.map do |set, i|
           estimate = Stats.estimate(set, @layout.m, k)
-          estimate.finite? ? estimate.round : sizes[i].to_i
+          estimate.finite? ? estimate.round : stored_count(sizes[i], shard_key(i, "count"))
         end
         write_all(counts.each_with_index.map { |n, i| ["SET", shard_key(i, "distinct"), n] })
       end

@@ -1,7 +1,8 @@
 local layers = describe_layers(1)
 local bad = not_strings({KEYS[1], KEYS[2]}, {KEYS[1], KEYS[2]})
 if bad then return redis.error_reply(bad) end
-local n = tonumber(redis.call('GET', KEYS[1]) or '1')
+local n, corrupt = stored_layers(layers)
+if not n then return redis.error_reply(corrupt) end
 if n > #layers then return {-1, n} end
 for j = n, 1, -1 do
   if layer_has(layers, j) then
@@ -10,7 +11,10 @@ for j = n, 1, -1 do
   end
 end
 local top = n
-if tonumber(redis.call('GET', layer_key(top, ':count')) or '0') >= layers[top].capacity then
+local taken
+taken, corrupt = stored_count(layer_key(top, ':count'))
+if not taken then return redis.error_reply(corrupt) end
+if taken >= layers[top].capacity then
   if top == #layers then return {-1, n} end
   top = top + 1
   if layers[top].k == 0 then return redis.error_reply('CAPACITY the filter holds its max_capacity') end

@@ -179,7 +179,7 @@ module Bloomc
       # @return [self]
       def clear
         writable!
-        script(:scalable_clear, scalable_keys, [], once: true)
+        script(:scalable_clear, scalable_keys, [layer_limit], once: true) # every layer there may be, whatever the count says
         @known = 1
         self
       end
@@ -269,7 +269,7 @@ module Bloomc
       def combine_from(first, second, _op)
         writable!
         keys = [self, first, second].flat_map { |filter| filter.send(:scalable_keys) }
-        @known = script(:scalable_combine, keys, layer_shapes, once: true)
+        @known = checked_layers(script(:scalable_combine, keys, layer_shapes, once: true))
         self
       end
 
@@ -288,17 +288,45 @@ module Bloomc
       end
 
       def refresh_layers
-        (@known = guarded { redis.get(shard_key(0, "layers")) }.then { |n| n ? Integer(n) : 1 })
+        text = guarded { redis.get(shard_key(0, "layers")) }
+        return @known = 1 unless text
+
+        @known = checked_layers(text.match?(/\A\d{1,20}\z/) ? Integer(text, 10) : text)
       end
 
-      # Bits set per layer, in one pipeline.
+      # The most layers these parameters make (fewer than MAX_LAYERS under a
+      # max_capacity).
+      def layer_limit
+        @layer_limit ||= (0...Bloomc::ScalableBloomFilter::MAX_LAYERS).count { |i| layer_shape_of(i) }
+      end
+
+      # A layer count read from Redis (the layers key, or a script's answer),
+      # checked before it sizes anything: 1 .. layer_limit. A count of 0 or
+      # less would hide every layer (include? false for a key added), a huge
+      # one would have the client describe that many layers.
+      def checked_layers(count)
+        return count if count.is_a?(Integer) && count.between?(1, layer_limit)
+
+        raise FormatError, "the filter #{name.inspect} in Redis is unusable: #{shard_key(0, 'layers')} counts " \
+                           "#{count.inspect[0, 40]} layers, where its parameters make 1 .. #{layer_limit}"
+      end
+
+      # Bits set per layer, in one pipeline; no more than the layer's m.
       def layer_bits
         count = layer_count
-        guarded { redis.pipelined { |pipe| Array.new(count) { |i| pipe.bitcount("#{shard_key(0, 'layer')}:#{i}") } } }
+        bits = guarded { redis.pipelined { |pipe| Array.new(count) { |i| pipe.bitcount("#{shard_key(0, 'layer')}:#{i}") } } }
+        bits.each_with_index do |set, i|
+          next if set <= layer_shape_of(i)[1]
+
+          raise FormatError, "the filter #{name.inspect} in Redis is unusable: #{shard_key(0, 'layer')}:#{i} has #{set} bits set, " \
+                             "beyond the layer's #{layer_shape_of(i)[1]}"
+        end
       end
 
       def layer_counts(count)
-        guarded { redis.pipelined { |pipe| Array.new(count) { |i| pipe.get("#{shard_key(0, 'layer')}:#{i}:count") } } }.map(&:to_i)
+        keys = Array.new(count) { |i| "#{shard_key(0, 'layer')}:#{i}:count" }
+        texts = guarded { redis.pipelined { |pipe| keys.each { |key| pipe.get(key) } } }
+        texts.each_with_index.map { |text, i| stored_count(text, keys[i]) }
       end
 
       def add_one(key)
@@ -338,6 +366,7 @@ module Bloomc
           answers = capacity_errors { pipelined_scripts(name, calls, once: once) }
           stale = []
           answers.each_with_index do |(answer, layers), j|
+            checked_layers(layers) # before it sizes the next round's calls
             answer == -1 ? stale << pending[j] : results[pending[j]] = answer
             @known = layers if layers > @known
           end
@@ -379,19 +408,30 @@ module Bloomc
         raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} (#{stored[diff]}, asked for #{asked[diff]})" if diff
       end
 
+      # The parameters, each checked as new checks them, and the first
+      # layer's m and k and the hash, which follow from them, against those
+      # stored beside them.
       def adopt_extra(meta)
-        @seed = Integer(meta["seed"])
-        @hash = Integer(meta["hash"])
-        max = Integer(meta.fetch("max_capacity"))
-        @params = { error_rate: Float(meta.fetch("layer_error_rate")), initial_capacity: Integer(meta.fetch("initial_capacity")),
+        @seed = Integer(meta["seed"], 10)
+        @hash = Integer(meta["hash"], 10)
+        max = Integer(meta.fetch("max_capacity"), 10)
+        @params = { error_rate: Float(meta.fetch("layer_error_rate")), initial_capacity: Integer(meta.fetch("initial_capacity"), 10),
                     growth: Float(meta.fetch("growth")), tightening: Float(meta.fetch("tightening")),
-                    even_layers: Integer(meta.fetch("even_layers")), max_capacity: max.zero? ? nil : max }.freeze
+                    even_layers: Integer(meta.fetch("even_layers"), 10), max_capacity: max.zero? ? nil : max }.freeze
         @template = Bloomc::ScalableBloomFilter.new(**@params, seed: @seed)
         @shapes = []
         @layouts = [@layout]
         @known = 1
+        check_derived(meta)
       rescue KeyError => e
         raise ArgumentError, e.message
+      end
+
+      def check_derived(meta)
+        _, m, k = layer_shape_of(0)
+        { "m" => m, "k" => k, "hash" => Bloomc.hash_kind(:murmur3, @seed) }.each do |field, value|
+          raise ArgumentError, "#{field} #{meta[field]}, where the parameters give #{value}" unless meta[field] == value.to_s
+        end
       end
     end
   end

@@ -1,3 +1,3 @@
-local n = tonumber(redis.call('GET', KEYS[1]) or '1')
+local n = tonumber(ARGV[1])
 for j = 1, n do redis.call('DEL', layer_key(j, ''), layer_key(j, ':count')) end
 return redis.call('DEL', KEYS[1], KEYS[2])

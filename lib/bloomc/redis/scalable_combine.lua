@@ -10,8 +10,10 @@ local bad = not_strings(counters, counters)
 if bad then return redis.error_reply(bad) end
 local n = {}
 for _, base in ipairs({1, 4, 7}) do
-  n[base] = tonumber(redis.call('GET', KEYS[base]) or '1')
-  if n[base] > #ARGV / 2 then return redis.error_reply('ERR ' .. KEYS[base] .. ' counts more layers than the parameters allow') end
+  local text = redis.call('GET', KEYS[base]) or '1'
+  if not string.match(text, '^[1-9]%d*$') then return redis.error_reply('CORRUPT ' .. KEYS[base] .. ' holds no layer count (a whole number from 1)') end
+  n[base] = tonumber(text)
+  if n[base] > #ARGV / 2 then return redis.error_reply('CORRUPT ' .. KEYS[base] .. ' counts more layers than the parameters allow') end
   local bits, counts = {}, {}
   for j = 1, n[base] do bits[j], counts[j] = layer_key(base, j, ''), layer_key(base, j, ':count') end
   bad = not_strings(bits, {}) or not_strings(counts, counts)
