@@ -23,11 +23,13 @@ module Bloomc
     # request the app fails is answered 500 here and logged like any other,
     # its exception written to rack.errors.
     class RequestLog
+      # Wraps the Rack app +app+, writing each request's line to +out+.
       def initialize(app, out)
         @app = app
         @out = out
       end
 
+      # The app's answer to +env+ (500 when it raises), logged as it is returned.
       def call(env)
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         status, headers, body = begin

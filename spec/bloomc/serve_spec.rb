@@ -110,7 +110,7 @@ RSpec.describe "bloomc serve", :slow do
     out, err, status = Open3.capture3(RbConfig.ruby, "-I", lib, exe, "serve", File.join(@dir, "missing"))
     expect([out, err, status.exitstatus]).to eq(["", "bloomc serve: #{File.join(@dir, 'missing')}: no such directory\n", 2])
     _out, err, status = Open3.capture3(RbConfig.ruby, "-I", lib, exe, "serve", "--port", "70000", @dir)
-    expect([err, status.exitstatus]).to eq(["bloomc serve: --port must be 0 .. 65535, not 70000\n", 2])
+    expect([err, status.exitstatus]).to eq(["bloomc serve: --port must be a whole number 0 .. 65535, not 70000\n", 2])
     _out, err, status = Open3.capture3(RbConfig.ruby, "-I", lib, exe, "serve", "--bind", "nosuchhost.invalid", "--port", "0", @dir)
     expect([err.lines.size, err, status.exitstatus]).to match([1, /\Abloomc serve: cannot listen on nosuchhost\.invalid: /, 2])
   end
