@@ -78,7 +78,9 @@ static void add_journaled(void *arg, const bf_key_hash *h, size_t n, uint8_t *ou
     journaled_run *r = arg;
     for (size_t i = 0; i < n; i++) {
         bf_cuckoo_place p = bf_cuckoo_locate(r->f, h[i]);
-        if (out) out[i] = !bf_cuckoo_found(r->f, p);
+        /* add_new and dedup_lines add a key as add? does, only when it is
+         * not there: another copy would make one delete leave it present. */
+        if (out && !(out[i] = !bf_cuckoo_found(r->f, p))) continue;
         int added = bf_cuckoo_add_journaled(r->f, p.i1, p.fp, &r->journal);
         if (added < 0) rb_memerror();
         if (!added) batch_no_room(r);

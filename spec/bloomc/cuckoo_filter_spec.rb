@@ -168,22 +168,34 @@ RSpec.describe Bloomc::CuckooFilter do
       expect { filter.add_all(fits + ["dup"]) }.to raise_error(Bloomc::CapacityError, /found no room/)
       expect(state(filter)).to eq(before)
       expect(filter.include?("new-0")).to be(false)
-      expect { filter.add_new(fits + ["dup"]) }.to raise_error(Bloomc::CapacityError)
-      expect(state(filter)).to eq(before)
-      expect(filter.add_new(fits)).to include("new-0", "new-499", "dup")
-      expect([filter.size, filter.count("dup")]).to eq([300 + 508, 8])
+      full, = full_filter
+      before_full = state(full)
+      expect { full.add_new(keys(50, "more")) }.to raise_error(Bloomc::CapacityError, /no key of the batch was added/)
+      expect(state(full)).to eq(before_full)
+    end
+
+    it "adds with add_new and dedup_lines only the keys that are not there, as add? does: one delete takes one out" do
+      filter = described_class.new(capacity: 100, error_rate: 0.01)
+      expect(filter.add_new(%w[a a b] + ["dup"] * 20)).to eq(%w[a b dup])
+      expect(filter.add_new(%w[a])).to eq([])
+      expect(filter.size).to eq(3)
+      out = +""
+      filter.send(:dedup_lines, "c\n" * 20, out, 40)
+      expect([out, filter.size]).to eq(["c\n", 4])
+      filter.delete("a")
+      expect(filter.include?("a")).to be(false)
     end
 
     it "undoes dedup_lines whole, the lines it appended too" do
-      filter = described_class.new(capacity: 2000, error_rate: 0.01).tap { |f| f.add_all(keys(300, "old")) }
-      chunk = "#{keys(100, 'line').join("\n")}\n#{"dup\n" * 9}"
+      filter, taken, = full_filter
+      present = "#{taken.first(10).join("\n")}\n"
+      chunk = "#{present}#{keys(50, 'line').join("\n")}\n"
       out = +"kept"
       before = state(filter)
       expect { filter.send(:dedup_lines, chunk, out, chunk.bytesize) }.to raise_error(Bloomc::CapacityError)
       expect([state(filter), out]).to eq([before, "kept"])
-      fits = chunk.bytesize - 4 # without the last "dup\n"
-      expect(filter.send(:dedup_lines, chunk, out, fits)).to eq("kept#{keys(100, 'line').join("\n")}\ndup\n")
-      expect(filter.size).to eq(300 + 100 + 8)
+      expect(filter.send(:dedup_lines, chunk, out, present.bytesize)).to eq("kept") # all there: none written or added
+      expect(state(filter)).to eq(before)
     end
 
     it "undoes a batch whose relocations fail near 95% fill, and keeps one that fits as adds one by one would" do
