@@ -530,40 +530,68 @@ export function useWebAssembly(on = true) {
 }
 
 // A key's hash into H (the same as keyHash).
+//
+// Issue 32: Node 20's optimizer, inlining the call into WebAssembly, read a
+// typed array's field of the key before the check that it was one, and a
+// process that looked up both string and small-integer keys died of
+// SIGSEGV. So the key's type is settled here by typeof before anything else
+// is read from it, each type has a function of its own, and only
+// wasmMurmur, whose arguments are always two numbers, calls the module.
 function hashInto(key, seed, hash) {
-  let bytes;
-  let n;
-  let integer = false;
-  if (typeof key === "string") {
-    if (wasm !== null && hash === MURMUR3 && 3 * key.length <= WASM_KEY_BYTES) {
-      wasm.murmur(utf8.encodeInto(key, wasm.key).written, seed);
-      const w = wasm.words;
-      H[0] = w[1];
-      H[1] = w[0];
-      H[2] = w[3];
-      H[3] = w[2];
-      return;
-    }
-    n = utf8Into(key);
-    bytes = keyBuffer;
-  } else if (key instanceof Uint8Array) {
-    bytes = key;
-    n = key.length;
-  } else if (typeof key === "bigint" || (typeof key === "number" && Number.isSafeInteger(key))) {
-    bytes = integerBytes(key);
-    n = bytes.length;
-    integer = true;
-  } else throw new TypeError(`a key is a string, a Uint8Array or an integer, not ${typeof key}`);
-  if (hash === FNV1A) fnvFast(bytes, n, integer);
-  else if (wasm !== null && n <= WASM_KEY_BYTES) {
+  const type = typeof key;
+  if (type === "string") hashString(key, seed, hash);
+  else if (type === "number") {
+    if (!Number.isSafeInteger(key)) throw new TypeError(`a number key is a safe integer, not ${key}`);
+    hashNumber(key, seed, hash);
+  } else if (type === "bigint") {
+    const bytes = integerBytes(key);
+    hashBytes(bytes, bytes.length, seed, hash, true);
+  } else if (type === "object" && key instanceof Uint8Array) hashBytes(key, key.length, seed, hash, false);
+  else throw new TypeError(`a key is a string, a Uint8Array or an integer, not ${type}`);
+}
+
+function hashString(s, seed, hash) {
+  if (wasm !== null && hash !== FNV1A && 3 * s.length <= WASM_KEY_BYTES) {
+    wasmMurmur(utf8.encodeInto(s, wasm.key).written, seed);
+    return;
+  }
+  const n = utf8Into(s); // first: it may replace keyBuffer
+  hashBytes(keyBuffer, n, seed, hash, false);
+}
+
+// A safe integer's 8 bytes, little-endian two's complement (integerBytes
+// without BigInt), through a buffer of its own.
+const numberBytes = new Uint8Array(8);
+const numberView = new DataView(numberBytes.buffer);
+
+function hashNumber(v, seed, hash) {
+  numberView.setUint32(0, v >>> 0, true);
+  numberView.setUint32(4, Math.floor(v / 4294967296) >>> 0, true);
+  hashBytes(numberBytes, 8, seed, hash, true);
+}
+
+// The first n bytes of a Uint8Array (a key, keyBuffer or an integer's bytes).
+function hashBytes(bytes, n, seed, hash, integer) {
+  if (hash === FNV1A) {
+    fnvFast(bytes, n, integer);
+    return;
+  }
+  const s = integer ? (seed ^ INTEGER_SEED_TWEAK) >>> 0 : seed;
+  if (wasm !== null && n <= WASM_KEY_BYTES) {
     wasm.key.set(n === bytes.length ? bytes : bytes.subarray(0, n));
-    wasm.murmur(n, integer ? (seed ^ INTEGER_SEED_TWEAK) >>> 0 : seed);
-    const w = wasm.words;
-    H[0] = w[1];
-    H[1] = w[0];
-    H[2] = w[3];
-    H[3] = w[2];
-  } else murmurFast(bytes, n, integer ? (seed ^ INTEGER_SEED_TWEAK) >>> 0 : seed, bytes === keyBuffer && LITTLE_ENDIAN ? keyWords : null);
+    wasmMurmur(n, s);
+  } else murmurFast(bytes, n, s, bytes === keyBuffer && LITTLE_ENDIAN ? keyWords : null);
+}
+
+// MurmurHash3 of the n bytes at KEY_AT into H, in WebAssembly: the only
+// caller of the module, with two numbers (see hashInto).
+function wasmMurmur(n, seed) {
+  wasm.murmur(n, seed);
+  const w = wasm.words;
+  H[0] = w[1];
+  H[1] = w[0];
+  H[2] = w[3];
+  H[3] = w[2];
 }
 
 // ---- probes ----------------------------------------------------------------

@@ -16,7 +16,7 @@ RSpec.describe "the JavaScript reader", :slow do
 
   # Tests in js/test/ that do not come from a fixture (checksums, hashes,
   # refusals, metadata, fetch); each fixture adds two.
-  fixed_tests = 8
+  fixed_tests = 9
 
   # [type, value] as js/test/reader.test.js reads it, and the Ruby key.
   def fixture_key(key)
