@@ -1151,15 +1151,50 @@ function checkFieldCount(version, kind, fields) {
   if (!ok) throw new FormatError(`a version ${version} ${KINDS[kind]} does not have ${n} parameters`);
 }
 
+// The deflated body inflated, as a stream: it stops with FormatError as
+// soon as the output passes rawLength, the length the header declares, so a
+// small file that inflates to far more (a zip bomb) costs about rawLength,
+// not its whole output. DecompressionStream is the one inflater that both
+// browsers and Node (18+) have. Node's waits for each chunk of output to be
+// read; a browser's may inflate a whole write before it is read, so the
+// input goes in pieces of 16 KiB (64 KiB for bodies over 64 MiB), one at a
+// time: zlib inflates a byte to at most 1,032, so one piece gives at most
+// 16.5 MiB (or about rawLength) past the declared length.
 async function inflate(body, rawLength) {
-  const stream = new Blob([body]).stream().pipeThrough(new DecompressionStream("deflate"));
-  let out;
+  const piece = Math.min(65536, Math.max(16384, Math.ceil(rawLength / 1024)));
+  const stream = new DecompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  const reader = stream.readable.getReader();
+  const feeding = (async () => {
+    for (let at = 0; at < body.length; at += piece) await writer.write(body.subarray(at, at + piece));
+    await writer.close();
+  })();
+  feeding.catch(() => {}); // its failure is the reader's too, reported below
+  const chunks = [];
+  let total = 0;
   try {
-    out = new Uint8Array(await new Response(stream).arrayBuffer());
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > rawLength) throw new FormatError(`the deflated body holds more than the ${rawLength} bytes the header says`);
+      chunks.push(value);
+    }
+    await feeding;
   } catch (e) {
-    throw new FormatError(`the deflated body does not inflate (${e.message})`);
+    reader.cancel().catch(() => {});
+    writer.abort().catch(() => {});
+    if (e instanceof FormatError) throw e;
+    throw new FormatError(`the deflated body does not inflate (${e?.message ?? e})`);
   }
-  if (out.length !== rawLength) throw new FormatError("inflated body has the wrong length");
+  if (total !== rawLength) throw new FormatError("inflated body has the wrong length");
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
   return out;
 }
 

@@ -4,8 +4,10 @@ import { crc32c } from "../src/bloomc.js";
 
 const utf8 = new TextEncoder();
 
-// A file of the format, written here: header, optional metadata block, body.
-export function saved({ version = 1, kind = 1, flags = 0, fields, body, metadata }) {
+// A file of the format, written here: header, optional metadata block, body
+// (raw: the inflated length it declares, when flags has 1 and body is
+// deflated).
+export function saved({ version = 1, kind = 1, flags = 0, fields, body, metadata, raw = body.length }) {
   const n = fields.length;
   const meta = metadata === undefined ? null : utf8.encode(metadata);
   const headerEnd = 40 + 8 * n;
@@ -19,7 +21,7 @@ export function saved({ version = 1, kind = 1, flags = 0, fields, body, metadata
   view.setUint16(14, n, true);
   fields.forEach((f, i) => view.setBigUint64(16 + 8 * i, BigInt(f), true));
   view.setBigUint64(16 + 8 * n, BigInt(body.length), true);
-  view.setBigUint64(24 + 8 * n, BigInt(body.length), true);
+  view.setBigUint64(24 + 8 * n, BigInt(raw), true);
   view.setUint32(32 + 8 * n, crc32c(body), true);
   view.setUint32(36 + 8 * n, crc32c(out.subarray(0, 36 + 8 * n)), true);
   if (meta) {
