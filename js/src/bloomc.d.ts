@@ -11,13 +11,24 @@ export const KINDS: Readonly<Record<number, string>>;
 /** The media type bloomc's Rack application serves the binary format under. */
 export const MEDIA_TYPE: "application/vnd.bloomc";
 
-/** A damaged, foreign or unsupported file. */
+/**
+ * A damaged, foreign or unsupported file; from fetchFilter also a body that
+ * runs past the length its own header declares, or a deflated body that
+ * inflates past the length its header declares.
+ */
 export class FormatError extends Error {}
 
-/** A response that was neither a filter nor a 304; status 0 when there was no response at all. */
+/**
+ * A response that was neither a filter nor a 304 (status 0 when there was no
+ * response at all), or a 200 whose body broke off or is longer than
+ * maxBytes (status 200).
+ */
 export class FetchError extends Error {
   status: number;
 }
+
+/** fetchFilter's cap on a response body when not given maxBytes: 2^30 bytes (1 GiB). */
+export const DEFAULT_MAX_BYTES: number;
 
 /** A metadata document: a JSON string or object (version 3 files). */
 export type Metadata = string | { [key: string]: unknown };
@@ -88,9 +99,21 @@ export interface FetchOptions {
   fetch?: typeof globalThis.fetch;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * The most bytes a response body may have (default DEFAULT_MAX_BYTES, 1 GiB).
+   * The body is read as a stream: past this, or once a Content-Length or the
+   * file's own header (B + L) says it will pass it, the reading is cancelled
+   * and fetchFilter rejects with FetchError (status 200).
+   */
+  maxBytes?: number;
 }
 
-/** GETs a saved filter and checks it before resolving. */
+/**
+ * GETs a saved filter and checks it before resolving. Rejects with FetchError
+ * (a status other than 200/304, no response, a body that breaks off or
+ * passes maxBytes) or FormatError (bad magic as soon as the first bytes are
+ * in, a body past its header's B + L, or anything load refuses).
+ */
 export function fetchFilter(url: string | URL, options?: FetchOptions): Promise<FetchResult>;
 
 /** A filter at a URL, kept fresh by conditional GETs; a failed refresh keeps the last good filter. */

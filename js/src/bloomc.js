@@ -1188,14 +1188,7 @@ async function inflate(body, rawLength) {
     throw new FormatError(`the deflated body does not inflate (${e?.message ?? e})`);
   }
   if (total !== rawLength) throw new FormatError("inflated body has the wrong length");
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
+  return concat(chunks, total);
 }
 
 /**
@@ -1229,16 +1222,23 @@ export class FetchError extends Error {
   }
 }
 
+/** fetchFilter's cap on a response body when not given maxBytes: 1 GiB. */
+export const DEFAULT_MAX_BYTES = 2 ** 30;
+
 /**
  * Fetches a saved filter and checks it (load: magic, checksums, kind).
  * With `previous` (an earlier result), asks with If-None-Match and
  * If-Modified-Since, and on 304 returns previous again with changed false.
  * Resolves to {filter, etag, lastModified, status, changed}; rejects with
- * FetchError (a status other than 200 or 304, or no response) or
- * FormatError (the bytes are no good filter). Uses the global fetch
- * (browsers, Node 18+) unless given one.
+ * FetchError (a status other than 200 or 304, no response, a body that
+ * breaks off, or one longer than maxBytes) or FormatError (the bytes are no
+ * good filter, or run past the length their header declares). The body is
+ * read as a stream and the reading stops at the first of these it can tell.
+ * Uses the global fetch (browsers, Node 18+) unless given one.
  */
-export async function fetchFilter(url, { previous = null, fetch: fetchImpl = globalThis.fetch, headers = {}, signal } = {}) {
+export async function fetchFilter(url, {
+  previous = null, fetch: fetchImpl = globalThis.fetch, headers = {}, signal, maxBytes = DEFAULT_MAX_BYTES,
+} = {}) {
   const ask = { Accept: MEDIA_TYPE, ...headers };
   if (previous?.etag) ask["If-None-Match"] = previous.etag;
   if (previous?.lastModified) ask["If-Modified-Since"] = previous.lastModified;
@@ -1250,7 +1250,7 @@ export async function fetchFilter(url, { previous = null, fetch: fetchImpl = glo
   }
   if (response.status === 304 && previous) return { ...previous, status: 304, changed: false };
   if (response.status !== 200) throw new FetchError(`${url}: HTTP ${response.status}`, response.status);
-  const filter = await load(new Uint8Array(await response.arrayBuffer()));
+  const filter = await load(await readBody(url, response, maxBytes));
   return {
     filter,
     etag: response.headers.get("ETag"),
@@ -1258,6 +1258,82 @@ export async function fetchFilter(url, { previous = null, fetch: fetchImpl = glo
     status: 200,
     changed: true,
   };
+}
+
+// The file's own length, B + L, from its first bytes (head): null while
+// they do not yet tell it. Bad magic is a FormatError at once; the rest of
+// the header is load's to check.
+function declaredLength(head) {
+  if (head.length < 8) return null;
+  if (MAGIC.some((b, i) => head[i] !== b)) throw new FormatError("not a bloomc filter (bad magic)");
+  if (head.length < 16) return null;
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const at = 16 + 8 * view.getUint16(14, true);
+  if (head.length < at + 28) return null;
+  let bodyAt = Math.ceil((at + 24) / ALIGN) * ALIGN;
+  if (view.getUint16(12, true) & FLAG_METADATA) bodyAt = Math.ceil((at + 32 + view.getUint32(at + 24, true)) / ALIGN) * ALIGN;
+  return bodyAt + Number(view.getBigUint64(at, true));
+}
+
+function concat(chunks, total) {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+// A 200 response's body, read as a stream: a FetchError past maxBytes (or
+// when Content-Length already says so), a FormatError on bad magic or past
+// the length the file's header declares; either cancels the reading.
+async function readBody(url, response, maxBytes) {
+  const tooLong = () => new FetchError(`${url}: the body is longer than maxBytes (${maxBytes})`, 200);
+  const announced = Number(response.headers.get("Content-Length") ?? NaN);
+  if (announced > maxBytes) {
+    response.body?.cancel().catch(() => {});
+    throw tooLong();
+  }
+  if (!response.body) { // a fetch of its own may give a response without a stream
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    if (bytes.length > maxBytes) throw tooLong();
+    return bytes;
+  }
+  const reader = response.body.getReader();
+  const chunks = [];
+  let total = 0;
+  let declared = null;
+  try {
+    for (;;) {
+      let part;
+      try {
+        part = await reader.read();
+      } catch (e) {
+        throw new FetchError(`${url}: the body broke off (${e.message})`, 200);
+      }
+      if (part.done) break;
+      const chunk = part.value instanceof Uint8Array ? part.value : new Uint8Array(part.value);
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > maxBytes) throw tooLong();
+      if (declared === null) {
+        const head = concat(chunks, total); // kept as one chunk: the header is at most 512 KiB
+        chunks.length = 0;
+        chunks.push(head);
+        declared = declaredLength(head);
+        if (declared !== null && declared > maxBytes) throw tooLong();
+      }
+      if (declared !== null && total > declared) {
+        throw new FormatError(`the body runs past the ${declared} bytes its header declares`);
+      }
+    }
+  } catch (e) {
+    reader.cancel().catch(() => {});
+    throw e;
+  }
+  return concat(chunks, total);
 }
 
 /**

@@ -97,3 +97,113 @@ test("fetchFilter: previous gives a conditional GET; no server is a FetchError",
   await new Promise((resolve) => setTimeout(resolve, 10));
   await assert.rejects(fetchFilter(url), (e) => e instanceof FetchError && e.status === 0);
 });
+
+// A server whose every answer is a 200 streaming `source(i)` (a Uint8Array
+// for the i-th write, null to end), written as fast as the client reads;
+// `sent()` is the bytes written before the client went away or it ended.
+async function stream(source, headers = {}) {
+  let sent = 0;
+  let done;
+  const finished = new Promise((resolve) => (done = resolve));
+  const server = createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": "application/vnd.bloomc", ...headers });
+    let i = 0;
+    const pump = () => {
+      for (;;) {
+        if (res.destroyed) return;
+        const chunk = source(i++);
+        if (chunk === null) {
+          res.end();
+          return;
+        }
+        sent += chunk.length;
+        if (!res.write(chunk)) {
+          res.once("drain", pump);
+          return;
+        }
+      }
+    };
+    res.on("close", () => done());
+    pump();
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/f`,
+    sent: () => sent,
+    finished,
+    close: () => {
+      server.close();
+      server.closeAllConnections();
+    },
+  };
+}
+
+const MiB = 1 << 20;
+const junk = new Uint8Array(64 * 1024).fill(0x5a);
+
+test("fetchFilter: endless junk is refused at its first bytes (bad magic), and the download stops", { timeout: 20_000 }, async () => {
+  const server = await stream(() => junk);
+  try {
+    await assert.rejects(fetchFilter(server.url), (e) => e instanceof FormatError && /bad magic/.test(e.message));
+    await server.finished;
+    assert.ok(server.sent() < 16 * MiB, `${server.sent()} bytes sent`);
+  } finally {
+    server.close();
+  }
+});
+
+test("fetchFilter: a body longer than its header declares is refused as soon as it passes that length", { timeout: 20_000 }, async () => {
+  const server = await stream((i) => (i === 0 ? full : junk));
+  try {
+    await assert.rejects(fetchFilter(server.url), (e) => e instanceof FormatError && /runs past the 136 bytes/.test(e.message));
+    await server.finished;
+    assert.ok(server.sent() < 16 * MiB, `${server.sent()} bytes sent`);
+  } finally {
+    server.close();
+  }
+});
+
+test("fetchFilter: maxBytes caps the body with a FetchError, whether the header, Content-Length or the bytes tell", { timeout: 20_000 }, async () => {
+  // a header of 65,535 parameters that never ends: only the cap stops it
+  const endless = new Uint8Array(64 * 1024);
+  endless.set(full.subarray(0, 14));
+  endless[14] = 0xff;
+  endless[15] = 0xff;
+  let server = await stream((i) => (i === 0 ? endless : junk));
+  try {
+    await assert.rejects(fetchFilter(server.url, { maxBytes: 200_000 }),
+      (e) => e instanceof FetchError && e.status === 200 && /longer than maxBytes \(200000\)/.test(e.message));
+    await server.finished;
+    assert.ok(server.sent() < 16 * MiB, `${server.sent()} bytes sent`);
+  } finally {
+    server.close();
+  }
+
+  // a header declaring 2^40 bytes of body: refused when the header is in
+  const huge = full.slice(0, 64);
+  new DataView(huge.buffer).setBigUint64(16 + 8 * 5, 1n << 40n, true);
+  server = await stream((i) => (i === 0 ? huge : junk));
+  try {
+    await assert.rejects(fetchFilter(server.url), (e) => e instanceof FetchError && /maxBytes \(1073741824\)/.test(e.message));
+    await server.finished;
+    assert.ok(server.sent() < 16 * MiB, `${server.sent()} bytes sent`);
+  } finally {
+    server.close();
+  }
+
+  // a good filter over a cap: by Content-Length, and without it
+  server = await stream((i) => (i === 0 ? full : null), { "Content-Length": String(full.length) });
+  try {
+    await assert.rejects(fetchFilter(server.url, { maxBytes: 100 }), FetchError);
+    assert.equal((await fetchFilter(server.url, { maxBytes: full.length })).filter.has("x"), true);
+  } finally {
+    server.close();
+  }
+  server = await stream((i) => (i < full.length ? full.subarray(i, i + 1) : null));
+  try {
+    await assert.rejects(fetchFilter(server.url, { maxBytes: 100 }), FetchError);
+    assert.equal((await fetchFilter(server.url)).filter.has("x"), true); // a byte a write
+  } finally {
+    server.close();
+  }
+});
