@@ -9,7 +9,7 @@ require "tmpdir"
 # saved plain and deflated, with every hash and seed option, and Ruby's
 # answer for each of 100,000 keys added and 100,000 never added (multibyte,
 # NUL, empty, byte-string and Integer keys among them); `node --test` must
-# give the same answer for every one.
+# give the same answer for every one. And mutated files must not break it.
 RSpec.describe "the JavaScript reader", :slow do
   node = ENV.fetch("NODE", "node")
   available = system("#{node} --version > /dev/null 2>&1")
@@ -106,5 +106,22 @@ RSpec.describe "the JavaScript reader", :slow do
       expect(out).to match(/^# pass (\d+)/)
       expect(out[/^# pass (\d+)/, 1].to_i).to eq(fixed_tests + (2 * all.size))
     end
+  end
+
+  # js/fuzz/fuzz.mjs: mutations of the golden files of every kind and format
+  # version (spec/fixtures/format_v*), plain and deflated, from a fixed seed,
+  # in a node under --max-old-space-size=64 whose peak RSS is bounded; every
+  # one must load or raise the reader's FormatError (no other error, hang or
+  # crash). About 15 s.
+  it "survives mutated files under a memory cap, with FormatError or a working filter" do
+    skip "#{node} is not installed" unless available || ENV["BLOOMC_NODE_REQUIRED"]
+
+    root = File.expand_path("../..", __dir__)
+    cases = ENV.fetch("JS_FUZZ_CASES", "50000")
+    dirs = (1..3).map { |version| File.join(SpecHelpers::FIXTURES, "format_v#{version}") }
+    out, status = Open3.capture2e(node, "js/fuzz/fuzz.mjs", "--cases", cases, "--seed", "1", *dirs, chdir: root)
+    expect(status.success?).to be(true), out
+    expect(out).to match(/^js fuzz: #{cases} cases .*: \d+ loaded, \d+ refused/)
+    RSpec.configuration.reporter.message(out.lines.first(2).join.chomp)
   end
 end
