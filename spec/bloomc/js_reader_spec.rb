@@ -15,8 +15,9 @@ RSpec.describe "the JavaScript reader", :slow do
   available = system("#{node} --version > /dev/null 2>&1")
 
   # Tests in js/test/ that do not come from a fixture (checksums, hashes,
-  # refusals, metadata, fetch); each fixture adds two.
-  fixed_tests = 9
+  # refusals, metadata, fetch and its limits, inflate limits, mixed key
+  # types in one process); each fixture adds two.
+  fixed_tests = 14
 
   # [type, value] as js/test/reader.test.js reads it, and the Ruby key.
   def fixture_key(key)
