@@ -5,6 +5,14 @@
  */
 export type Key = string | Uint8Array | bigint | number;
 
+/**
+ * A filter's hash (the `hash` parameter of kinds 1 and 3; the other kinds
+ * use 0): 0 MurmurHash3 (`hash: :murmur3`), 1 FNV-1a (bloombroom's layout),
+ * 2 MurmurHash3 with each probe value through fmix64 before it picks a cell
+ * (`hash: :murmur3_mixed`).
+ */
+export type Hash = 0 | 1 | 2;
+
 /** Kind numbers of the format and their Ruby class names. */
 export const KINDS: Readonly<Record<number, string>>;
 
@@ -72,10 +80,14 @@ export function crc32c(bytes: Uint8Array, crc?: number): number;
 /** MurmurHash3 x64_128 in BigInt arithmetic: [h1, h2]. */
 export function murmur3x64_128(bytes: Uint8Array, seed: number): [bigint, bigint];
 export function fnv1a64(bytes: Uint8Array): bigint;
-/** A key's [h1, h2] as the lookups compute it (0: MurmurHash3 with seed, 1: FNV-1a). */
-export function keyHash(key: Key, seed: number, hash: 0 | 1): [bigint, bigint];
+/** A key's [h1, h2] as the lookups compute it (0 and 2: MurmurHash3 with seed, 1: FNV-1a). */
+export function keyHash(key: Key, seed: number, hash: Hash): [bigint, bigint];
 /** The same from the BigInt reference implementations. */
-export function keyHashReference(key: Key, seed: number, hash: 0 | 1): [bigint, bigint];
+export function keyHashReference(key: Key, seed: number, hash: Hash): [bigint, bigint];
+/** A key's k probe positions in [0, m) as the lookups compute them (m below 2^53). */
+export function probes(key: Key, seed: number, hash: Hash, k: number, m: number): number[];
+/** The same in BigInt arithmetic, as ext/bloomc/bf_probe.h gives them. */
+export function probesReference(key: Key, seed: number, hash: Hash, k: number, m: bigint): bigint[];
 /** Whether lookups hash in WebAssembly (the default where allowed); false forces JavaScript. */
 export function useWebAssembly(on?: boolean): boolean;
 /** Checks a saved filter (magic, version, kind, flags, checksums, padding) and splits it up. */
@@ -147,8 +159,8 @@ export class BloomFilter implements Filter {
   m: bigint;
   k: number;
   seed: number;
-  /** 0: MurmurHash3, 1: FNV-1a (bloombroom's layout). */
-  hash: 0 | 1;
+  /** 0: MurmurHash3, 1: FNV-1a (bloombroom's layout), 2: MurmurHash3 with mixed probes. */
+  hash: Hash;
   count: bigint;
 }
 export class BlockedBloomFilter implements Filter {
@@ -172,7 +184,7 @@ export class ContinuousBloomFilter implements Filter {
   m: bigint;
   k: number;
   seed: number;
-  hash: 0 | 1;
+  hash: Hash;
   slot: number;
   ticks: bigint;
   /** Seconds. */

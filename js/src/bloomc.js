@@ -121,6 +121,9 @@ export function fnv1a64(bytes) {
 const utf8 = new TextEncoder();
 const MURMUR3 = 0;
 const FNV1A = 1;
+// MurmurHash3's key hash and probe values, each probe value passed through
+// fmix64 before it is mapped onto [0, m) (ext/bloomc/bf_probe.h).
+const MURMUR3_MIXED = 2;
 // Integer keys are hashed apart from Strings of the same bytes (ext/bloomc/keys.c).
 const INTEGER_SEED_TWEAK = 0x9e3779b9;
 const INTEGER_FNV_TWEAK = 0x9e3779b97f4a7c15n;
@@ -150,7 +153,7 @@ function integerBytes(value) {
 }
 
 /**
- * The key's hash [h1, h2] for a filter's seed and hash function (0:
+ * The key's hash [h1, h2] for a filter's seed and hash function (0 and 2:
  * MurmurHash3, 1: FNV-1a), in BigInt arithmetic straight from the
  * algorithms: the reference that keyHash, the lookups' own, is tested against.
  */
@@ -179,6 +182,29 @@ export function keyHash(key, seed, hash) {
 
 // floor(x * m / 2^64), in [0, m).
 const reduce = (x, m) => (x * m) >> 64n;
+
+/**
+ * The k probe positions in [0, m) of a key, in BigInt arithmetic as
+ * bf_probe.h gives them, for hash 0 (MurmurHash3: x_0 = h1, y_0 = h2, then
+ * x += y, y += i + 1, each x mapped by floor(x * m / 2^64)), 1 (FNV-1a:
+ * (h1 + h2 * (i + 1)) mod m) or 2 (as 0, each x through fmix64 first): the
+ * reference that the lookups' probes are tested against. m a bigint.
+ */
+export function probesReference(key, seed, hash, k, m) {
+  const [h1, h2] = keyHashReference(key, seed, hash);
+  const out = [];
+  let x = h1;
+  let y = h2;
+  for (let i = 0; i < k; i++) {
+    if (hash === FNV1A) out.push(((h1 + h2 * BigInt(i + 1)) & MASK64) % m);
+    else {
+      out.push(reduce(hash === MURMUR3_MIXED ? fmix64(x) : x, m));
+      x = (x + y) & MASK64;
+      y = (y + BigInt(i + 1)) & MASK64;
+    }
+  }
+  return out;
+}
 
 // ---- the same in 32-bit halves, for lookups --------------------------------
 // BigInt is exact but slow and allocates. A lookup keeps every 64-bit value
@@ -404,9 +430,15 @@ function utf8Into(s) {
 // murmur(len, seed) hashes the len bytes at KEY_AT and stores h1 and h2,
 // little-endian, at 0 and 8. The bytes after the key may be anything: the
 // tail's loads are masked to the key's bytes.
+//
+// mix(k, m), for hash 2 and m < 2^32: the k probe positions of the hash h1,
+// h2 at 0 and 8, each x_i through fmix64 and mapped by
+// floor(x * m / 2^64) = (hi(x) * m + (lo(x) * m >> 32)) >> 32, as uint32 at
+// POS_AT.
 
 const KEY_AT = 64;
-const WASM_KEY_BYTES = 65536 - KEY_AT - 16; // one page; the tail's loads read up to 16 bytes on
+const POS_AT = 65536 - 4 * 128; // the positions of up to 128 probes, at the end of the page
+const WASM_KEY_BYTES = POS_AT - KEY_AT - 16; // the tail's loads read up to 16 bytes on
 
 // Signed LEB128 of a 64-bit value (i32.const and i64.const immediates).
 function sleb(value) {
@@ -479,16 +511,37 @@ function murmurModule() {
     ...i64(33), ...shrU, ...get(0), ...xor,
     0x0b,
   ];
+  const [k, m, x, y, i, v, m64] = [0, 1, 2, 3, 4, 5, 6];
+  const low32 = [...i64(0xffffffff), ...and];
+  const mix = [
+    3, 2, 0x7e, 1, 0x7f, 2, 0x7e, // locals: x, y (i64); i (i32); v, m64 (i64)
+    ...i32(0), ...load64(0), ...set(x), ...i32(0), ...load64(8), ...set(y),
+    ...get(m), ...extend, ...set(m64),
+    0x02, 0x40, 0x03, 0x40, // block, loop
+    ...get(i), ...get(k), 0x4f, 0x0d, 1, // br_if out when i >= k
+    ...get(x), 0x10, 1, ...set(v), // v = fmix64(x)
+    ...get(i), ...i32(2), 0x74, // the address: 4 i
+    ...get(v), ...i64(32), ...shrU, ...get(m64), ...mul,
+    ...get(v), ...low32, ...get(m64), ...mul, ...i64(32), ...shrU, ...add,
+    ...i64(32), ...shrU, 0xa7, // i32.wrap_i64
+    0x36, 2, ...uleb(POS_AT), // i32.store at POS_AT + 4 i
+    ...get(x), ...get(y), ...add, ...set(x), // x += y
+    ...get(i), ...i32(1), 0x6a, 0x22, i, // i += 1 (and kept on the stack)
+    ...extend, ...get(y), ...add, ...set(y), // y += i + 1, by the old i
+    0x0c, 0, // br loop
+    0x0b, 0x0b,
+    0x0b,
+  ];
   const section = (id, bytes) => [id, ...uleb(bytes.length), ...bytes];
   const name = (s) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
   const code = [...locals, ...body];
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [2, 0x60, 2, 0x7f, 0x7f, 0, 0x60, 1, 0x7e, 1, 0x7e]), // types: (i32, i32) -> (), (i64) -> i64
-    ...section(3, [2, 0, 1]), // functions: murmur, fmix
+    ...section(3, [3, 0, 1, 0]), // functions: murmur, fmix, mix
     ...section(5, [1, 0x00, 1]), // memory: one page
-    ...section(7, [2, ...name("memory"), 2, 0, ...name("murmur"), 0, 0]),
-    ...section(10, [2, ...uleb(code.length), ...code, ...uleb(fmix.length), ...fmix]),
+    ...section(7, [3, ...name("memory"), 2, 0, ...name("murmur"), 0, 0, ...name("mix"), 0, 2]),
+    ...section(10, [3, ...uleb(code.length), ...code, ...uleb(fmix.length), ...fmix, ...uleb(mix.length), ...mix]),
   ]);
 }
 
@@ -503,7 +556,8 @@ function uleb(n) {
   return out;
 }
 
-let wasm = startWebAssembly(); // {murmur, key: Uint8Array at KEY_AT, words: Uint32Array of the results}
+// {murmur, mix, key: Uint8Array at KEY_AT, words: Uint32Array of the hash, positions: Uint32Array at POS_AT}
+let wasm = startWebAssembly();
 
 function startWebAssembly() {
   if (!LITTLE_ENDIAN || typeof WebAssembly !== "object") return null;
@@ -511,8 +565,10 @@ function startWebAssembly() {
     const { exports } = new WebAssembly.Instance(new WebAssembly.Module(murmurModule()), {});
     return {
       murmur: exports.murmur,
+      mix: exports.mix,
       key: new Uint8Array(exports.memory.buffer, KEY_AT, WASM_KEY_BYTES),
       words: new Uint32Array(exports.memory.buffer, 0, 4),
+      positions: new Uint32Array(exports.memory.buffer, POS_AT, 128),
     };
   } catch {
     return null;
@@ -583,8 +639,9 @@ function hashBytes(bytes, n, seed, hash, integer) {
   } else murmurFast(bytes, n, s, bytes === keyBuffer && LITTLE_ENDIAN ? keyWords : null);
 }
 
-// MurmurHash3 of the n bytes at KEY_AT into H, in WebAssembly: the only
-// caller of the module, with two numbers (see hashInto).
+// MurmurHash3 of the n bytes at KEY_AT into H, in WebAssembly: with
+// wasmMix, the only callers of the module, each with two numbers (see
+// hashInto).
 function wasmMurmur(n, seed) {
   wasm.murmur(n, seed);
   const w = wasm.words;
@@ -594,10 +651,24 @@ function wasmMurmur(n, seed) {
   H[3] = w[2];
 }
 
+// The k (1..128) mixed probe positions (hash 2) of the hash in H for m below
+// 2^32, in WebAssembly: wasm.positions holds them.
+function wasmMix(k, m) {
+  const w = wasm.words; // H may come from the JavaScript hash: it goes in again
+  w[0] = H[1];
+  w[1] = H[0];
+  w[2] = H[3];
+  w[3] = H[2];
+  wasm.mix(k, m);
+}
+
 // ---- probes ----------------------------------------------------------------
 // A probe walk over [0, m) from the hash in H, as bf_probe.h: MurmurHash3's
-// x_i = h1 + i*h2 + (i^3 - i)/6 mapped by multiply-shift, or FNV-1a's
-// (h1 + h2 * (i + 1)) mod m. For the kinds off the hot path.
+// x_i = h1 + i*h2 + (i^3 - i)/6 mapped by multiply-shift (hash 0), the same
+// with each x_i through fmix64 first (hash 2), or FNV-1a's
+// (h1 + h2 * (i + 1)) mod m (hash 1). Any kind takes any of them by passing
+// its hash to probeStart (and to checkBasics); BloomFilter has loops of its
+// own for speed, the other kinds walk with probeNext.
 
 let pxh = 0;
 let pxl = 0;
@@ -606,8 +677,11 @@ let pyl = 0;
 let pi = 0;
 let pm = 0;
 let pfnv = false;
+let pmix = false;
+let pready = false; // the k positions are in wasm.positions already
 
-function probeStart(m, hash) {
+// A walk of k probes (1..128) over [0, m) for hash 0, 1 or 2.
+function probeStart(m, hash, k) {
   pxh = H[0];
   pxl = H[1];
   pyh = H[2];
@@ -615,13 +689,21 @@ function probeStart(m, hash) {
   pi = 0;
   pm = m;
   pfnv = hash === FNV1A;
+  pmix = hash === MURMUR3_MIXED;
+  pready = pmix && wasm !== null && m <= 0xffffffff;
+  if (pready) wasmMix(k, m);
 }
 
 function probeNext() {
   pi++;
   // h1, h2 < 2^32 and i <= 128: exact in a double, no wrap mod 2^64
   if (pfnv) return (pxl + pyl * pi) % pm;
-  const pos = reduceNumber(pxh, pxl, pm);
+  if (pready) return wasm.positions[pi - 1];
+  let pos;
+  if (pmix) {
+    fmix(pxh, pxl);
+    pos = reduceNumber(rh, rl, pm);
+  } else pos = reduceNumber(pxh, pxl, pm);
   let l = pxl + pyl; // x += y
   pxh = (pxh + pyh + (l > 0xffffffff ? 1 : 0)) >>> 0;
   pxl = l >>> 0;
@@ -629,6 +711,18 @@ function probeNext() {
   pyh = (pyh + (l > 0xffffffff ? 1 : 0)) >>> 0;
   pyl = l >>> 0;
   return pos;
+}
+
+/**
+ * The k probe positions in [0, m) of a key as lookups compute them (m a
+ * number below 2^53), for hash 0, 1 or 2: the same as probesReference.
+ */
+export function probes(key, seed, hash, k, m) {
+  hashInto(key, seed >>> 0, hash);
+  probeStart(m, hash, k);
+  const out = [];
+  for (let i = 0; i < k; i++) out.push(probeNext());
+  return out;
 }
 
 // Cell i of width w (1..32) of a cell field (docs/FORMAT.md: lowest bit
@@ -654,7 +748,7 @@ function bitSet(body, i) {
 function checkBasics(k, seed, hash) {
   if (k < 1 || k > 128) throw new FormatError(`k ${k} is not 1..128`);
   if (seed > 0xffffffff) throw new FormatError(`seed ${seed} is not 32 bits`);
-  if (hash !== MURMUR3 && hash !== FNV1A) throw new FormatError(`unknown hash ${hash}`);
+  if (hash !== MURMUR3 && hash !== FNV1A && hash !== MURMUR3_MIXED) throw new FormatError(`unknown hash ${hash}`);
 }
 
 // Bytes of a field of count cells of width bits (bf_buckets_nbytes).
@@ -689,6 +783,7 @@ export class BloomFilter {
       }
       return true;
     }
+    if (this.hash === MURMUR3_MIXED) return this.probeMixed(body, k, m);
     let xh = H[0];
     let xl = H[1];
     let yh = H[2];
@@ -719,6 +814,37 @@ export class BloomFilter {
     return true;
   }
 
+  // has() for hash 2, once the key's hash is in H: the same walk, each
+  // probe value through fmix64 before it is mapped.
+  probeMixed(body, k, m) {
+    if (wasm !== null && m <= 0xffffffff) {
+      wasmMix(k, m);
+      const positions = wasm.positions;
+      for (let i = 0; i < k; i++) {
+        const pos = positions[i];
+        if (!((body[pos >>> 3] >> (pos & 7)) & 1)) return false;
+      }
+      return true;
+    }
+    let xh = H[0];
+    let xl = H[1];
+    let yh = H[2];
+    let yl = H[3];
+    const small = m <= 0xffffffff;
+    for (let i = 1; i <= k; i++) {
+      fmix(xh, xl);
+      const pos = small ? reduce32(rh, rl, m) : reduceNumber(rh, rl, m);
+      if (!((body[Math.floor(pos / 8)] >> (pos % 8)) & 1)) return false;
+      let l = xl + yl;
+      xh = (xh + yh + (l > 0xffffffff ? 1 : 0)) >>> 0;
+      xl = l >>> 0;
+      l = yl + i;
+      yh = (yh + (l > 0xffffffff ? 1 : 0)) >>> 0;
+      yl = l >>> 0;
+    }
+    return true;
+  }
+
   // The BigInt path, for m of 2^53 bits or more.
   hasExact(key) {
     const [h1, h2] = keyHashReference(key, this.seed, this.hash);
@@ -728,7 +854,7 @@ export class BloomFilter {
       let pos;
       if (this.hash === FNV1A) pos = ((h1 + h2 * BigInt(i + 1)) & MASK64) % this.m;
       else {
-        pos = reduce(x, this.m);
+        pos = reduce(this.hash === MURMUR3_MIXED ? fmix64(x) : x, this.m);
         x = (x + y) & MASK64;
         y = (y + BigInt(i + 1)) & MASK64;
       }
@@ -813,7 +939,7 @@ export class ContinuousBloomFilter {
 
   has(key) {
     hashInto(key, this.seed, this.hash);
-    probeStart(this.mNumber, this.hash);
+    probeStart(this.mNumber, this.hash, this.k);
     const body = this.body;
     for (let i = 0; i < this.k; i++) {
       const pos = probeNext();
@@ -842,7 +968,7 @@ export class CountingBloomFilter {
 
   has(key) {
     hashInto(key, this.seed, MURMUR3);
-    probeStart(this.mNumber, MURMUR3);
+    probeStart(this.mNumber, MURMUR3, this.k);
     for (let i = 0; i < this.k; i++) if (cellAt(this.body, probeNext(), this.width) === 0) return false;
     return true;
   }
@@ -914,7 +1040,7 @@ export class A2BloomFilter {
   has(key) {
     hashInto(key, this.seed, MURMUR3);
     for (const at of [this.active * this.halfBytes, (1 - this.active) * this.halfBytes]) {
-      probeStart(this.half, MURMUR3);
+      probeStart(this.half, MURMUR3, this.k);
       let all = true;
       for (let i = 0; i < this.k && all; i++) all = bitAt(this.body, at, probeNext()) === 1;
       if (all) return true;
@@ -952,7 +1078,7 @@ export class ScalableBloomFilter {
     hashInto(key, this.seed, MURMUR3);
     const body = this.body;
     for (const layer of this.newestFirst) {
-      probeStart(layer.m, MURMUR3);
+      probeStart(layer.m, MURMUR3, layer.k);
       let all = true;
       for (let i = 0; i < layer.k && all; i++) all = bitAt(body, layer.at, probeNext()) === 1;
       if (all) return true;

@@ -25,6 +25,7 @@ test("string, integer and byte keys in one process: no crash under Node's defaul
     const files = [
       ["bloom.bloom", { kind: 1, fields: [8192, 7, 0, 0, 0], body: noise(1024) }],
       ["blocked.bloom", { kind: 2, fields: [16, 8, 1, 0], body: noise(1024, 7) }],
+      ["bloom_mixed.bloom", { kind: 1, fields: [8192, 7, 3, 2, 0], body: noise(1024, 11) }], // hash 2
     ].map(([name, parts]) => {
       writeFileSync(join(dir, name), saved(parts));
       return join(dir, name);
@@ -32,7 +33,7 @@ test("string, integer and byte keys in one process: no crash under Node's defaul
     // and the Ruby spec's filters of every kind, when it runs these tests
     const fixtures = process.env.BLOOMC_JS_FIXTURES;
     if (fixtures) files.push(...readdirSync(fixtures).filter((n) => n.endsWith(".bloom")).map((n) => join(fixtures, n)));
-    for (const set of [files.slice(0, 1), files.slice(1, 2), files]) {
+    for (const set of [files.slice(0, 1), files.slice(1, 2), files.slice(2, 3), files]) {
       const run = spawnSync(process.execPath, [child, ...set], { encoding: "utf8", env: { ...process.env, ROUNDS: set === files ? "20" : "100" } });
       assert.equal(run.signal, null, `node died of ${run.signal} on ${set.length} file(s)\n${run.stderr}`);
       assert.equal(run.status, 0, run.stderr);

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
-  crc32c, fnv1a64, FormatError, keyHash, keyHashReference, load, murmur3x64_128, parse, useWebAssembly,
+  crc32c, fnv1a64, FormatError, keyHash, keyHashReference, load, murmur3x64_128, parse, probes, probesReference,
+  useWebAssembly,
 } from "../src/bloomc.js";
 import { saved } from "./saved.js";
 
@@ -26,6 +27,11 @@ test("CRC32C, MurmurHash3 x64_128 and FNV-1a 64 give the published check values"
 
 // Each of these runs with the hash in WebAssembly (where it runs) and in JavaScript.
 const modes = useWebAssembly() ? [true, false] : [false];
+
+test("the WebAssembly module compiles here (Node has WebAssembly: a module that fails would hide behind the fallback)", () => {
+  assert.equal(typeof WebAssembly, "object");
+  assert.deepEqual(modes, [true, false]);
+});
 
 test("the lookups' hash, in WebAssembly and in 32-bit halves, is the BigInt reference's", () => {
   for (const mode of modes) {
@@ -52,6 +58,29 @@ function compareHashes() {
     assert.deepEqual(keyHash(text, seed, 0), keyHashReference(text, seed, 0), `murmur3 of ${text}`);
   }
 }
+
+test("the probe positions of hashes 0, 1 and 2, in WebAssembly and in 32-bit halves, are the BigInt reference's", () => {
+  let state = 0x9e3779b9;
+  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0);
+  const sizes = [1, 2, 11, 97, 24_543, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 15, 2 ** 45 + 3, 2 ** 53 - 1];
+  for (const mode of modes) {
+    useWebAssembly(mode);
+    for (let round = 0; round < 600; round++) {
+      const key = [`key-${round}`, next() - 2 ** 31, new Uint8Array([round & 0xff, next() & 0xff]), BigInt(next()) << 50n][round % 4];
+      const seed = round % 7 === 0 ? 0xffffffff : next();
+      const m = sizes[round % sizes.length];
+      const k = 1 + (next() % 40);
+      for (const hash of [0, 1, 2]) {
+        const s = hash === 1 ? 0 : seed;
+        const want = probesReference(key, s, hash, k, BigInt(m)).map(Number);
+        assert.deepEqual(probes(key, s, hash, k, m), want, `hash ${hash}, m ${m}, k ${k}, key ${String(key)}`);
+      }
+    }
+  }
+  useWebAssembly(true);
+  // hash 2 is hash 0's walk with each value mixed: they part at the first probe
+  assert.notDeepEqual(probes("a", 0, 2, 5, 1 << 30), probes("a", 0, 0, 5, 1 << 30));
+});
 
 test("a damaged or foreign file is refused with FormatError", () => {
   assert.throws(() => parse(utf8.encode("not a filter at all, not even close")), FormatError);

@@ -15,9 +15,9 @@ RSpec.describe "the JavaScript reader", :slow do
   available = system("#{node} --version > /dev/null 2>&1")
 
   # Tests in js/test/ that do not come from a fixture (checksums, hashes,
-  # refusals, metadata, fetch and its limits, inflate limits, mixed key
-  # types in one process); each fixture adds two.
-  fixed_tests = 14
+  # probes, WebAssembly, refusals, metadata, fetch and its limits, inflate
+  # limits, mixed key types in one process); each fixture adds two.
+  fixed_tests = 16
 
   # [type, value] as js/test/reader.test.js reads it, and the Ruby key.
   def fixture_key(key)
@@ -77,7 +77,10 @@ RSpec.describe "the JavaScript reader", :slow do
       "continuous_fnv1a" => continuous(added, hash: :fnv1a),
       "fuse8" => Bloomc::BinaryFuseFilter.new(added, seed: 12),
       "fuse16" => Bloomc::BinaryFuseFilter.new(added, fingerprint_bits: 16, seed: 2**32 - 1),
-      "fuse_empty" => Bloomc::BinaryFuseFilter.new([])
+      "fuse_empty" => Bloomc::BinaryFuseFilter.new([]),
+      # hash 2: each probe value through fmix64 (plain, then deflated)
+      "bloom_mixed" => Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01, hash: :murmur3_mixed).add_all(added),
+      "continuous_mixed" => continuous(added, seed: 13, hash: :murmur3_mixed)
     )
   end
 
