@@ -94,7 +94,7 @@ async function watch() {
     console.log(`js fuzz: ${summary.cases} cases from ${summary.seeds} files, plain and deflated (seed ${seed}): ` +
       `${summary.loaded} loaded, ${summary.refused} refused; peak RSS ${mib(summary.maxRSS)} MiB ` +
       `(bound ${maxRss}, heap ${heap}), slowest case ${summary.slowest} ms`);
-    console.log(`  refusals: ${reasons.join(", ")}`);
+    if (reasons.length > 0) console.log(`  refusals: ${reasons.join(", ")}`);
   }
   if (problem) {
     console.log(`js fuzz FAILED: ${problem}`);
