@@ -21,13 +21,13 @@ module WireBench
             "JSON gzip (in process)", "doc hex", "doc hex zlib"].freeze
 
   # [label, filter] rows: the background document's example (3,000 keys at
-  # 1%: m 28,756, k 7) full and nearly empty, and a million-key filter
+  # 1%, sized as bloomc sizes it: m 28,780, k 7) full and nearly empty, and a million-key filter
   # sparse and full.
   def rows
-    seed_doc = ->(n) { Bloomc::BloomFilter.new(28_756, 7).add_all(Array.new(n) { |i| "user-#{i}" }) }
+    seed_doc = ->(n) { Bloomc::BloomFilter.new(capacity: 3000, error_rate: 0.01).add_all(Array.new(n) { |i| "user-#{i}" }) }
     million = ->(n) { Bloomc::BloomFilter.new(capacity: 1_000_000, error_rate: 0.01).add_all(Array.new(n) { |i| "key-#{i}" }) }
-    [["3,000 at 1% (m 28,756, k 7), 3,000 keys", seed_doc.call(3000)],
-     ["3,000 at 1% (m 28,756, k 7), 2 keys", seed_doc.call(2)],
+    [["3,000 at 1% (m 28,780, k 7), 3,000 keys", seed_doc.call(3000)],
+     ["3,000 at 1% (m 28,780, k 7), 2 keys", seed_doc.call(2)],
      ["1M at 1%, 1,000 keys (sparse)", million.call(1000)],
      ["1M at 1%, 1M keys (full)", million.call(1_000_000)]]
   end

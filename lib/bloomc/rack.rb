@@ -94,13 +94,76 @@ module Bloomc
       end
     end
 
+    # What the index tells of a filter's load (docs/HTTP.md, "The index"):
+    # the capacity and error rate it was sized for, the keys it holds as
+    # over_capacity? counts them, whether it is past its capacity, and the
+    # false-positive rate it meets now. Each is nil where the filter has none
+    # (or a rate is not a finite number).
+    class Load
+      # The kinds whose over_capacity? needs no capacity: a scalable filter
+      # compares its layers' rates with its error rate, and an A2, stable or
+      # fuse filter is never past its capacity by design. Any other kind
+      # without a capacity cannot tell (nil), though its over_capacity? says
+      # false.
+      WITHOUT_CAPACITY = %w[Bloomc::ScalableBloomFilter Bloomc::A2BloomFilter Bloomc::StableBloomFilter
+                            Bloomc::BinaryFuseFilter].freeze
+
+      attr_reader :capacity, :error_rate, :keys, :over_capacity, :false_positive_rate
+
+      def initialize(capacity = nil, error_rate = nil, keys = nil, over_capacity = nil, false_positive_rate = nil)
+        @capacity = capacity
+        @error_rate = error_rate
+        @keys = keys
+        @over_capacity = over_capacity
+        @false_positive_rate = false_positive_rate
+      end
+
+      # The load of +filter+: read once per entry, from a filter made from
+      # the very bytes the entry serves. A rate costs one scan of the cells.
+      def self.of(filter)
+        capacity = finite(filter.capacity) if filter.respond_to?(:capacity)
+        error_rate = finite(filter.error_rate) if filter.respond_to?(:error_rate)
+        error_rate = nil unless error_rate&.positive? # 0: sized by capacity alone
+        over = if filter.respond_to?(:over_capacity?) && (capacity || WITHOUT_CAPACITY.include?(filter.class.name))
+                 filter.over_capacity? == true
+               end
+        rate = finite(filter.false_positive_rate) if filter.respond_to?(:false_positive_rate)
+        new(capacity, error_rate, keys_of(filter, capacity), over, rate)
+      end
+
+      # The keys over_capacity? compares with the capacity: the keys new to
+      # the filter where its kind counts them (a key added twice counts
+      # once), a continuous filter's live keys as its fill implies them, or
+      # its adds.
+      def self.keys_of(filter, capacity)
+        if filter.is_a?(ContinuousBloomFilter)
+          estimate = filter.estimated_count
+          estimate.finite? ? estimate.round : nil
+        elsif capacity && filter.respond_to?(:distinct, true)
+          filter.send(:distinct)
+        elsif filter.respond_to?(:size)
+          filter.size
+        end
+      end
+
+      def self.finite(value)
+        value.is_a?(Numeric) && value.real? && value.finite? ? value : nil
+      end
+
+      def to_h
+        { "capacity" => capacity, "error_rate" => error_rate, "keys" => keys, "over_capacity" => over_capacity,
+          "false_positive_rate" => false_positive_rate }
+      end
+    end
+
     # A servable filter's bytes (checked), with its JSON representation made
     # when first asked for; or the reason it is not servable.
     class Entry
       attr_reader :binary, :kind, :metadata, :error, :identity
 
-      # +bytes+ a dump of +filter+ (its metadata is shown in the index).
-      def initialize(bytes, filter, changed_at, identity: nil, error: nil, level: GZIP_CHANGING)
+      # +bytes+ a dump of +filter+ (its metadata is shown in the index);
+      # +filter_load+ its Load when +filter+ was made from these bytes.
+      def initialize(bytes, filter, changed_at, identity: nil, error: nil, level: GZIP_CHANGING, filter_load: nil)
         @identity = identity
         @error = error
         @level = level
@@ -109,19 +172,33 @@ module Bloomc
         @binary = Representation.new(bytes, MEDIA_TYPE, changed_at, level: level)
         @kind = Format::KINDS.fetch(bytes.unpack1("S<", offset: 10)).to_s
         @metadata = filter.respond_to?(:metadata) ? filter.metadata : nil
+        @filter_load = filter_load
       end
 
       # The entry of a file's bytes, checked as Bloomc.load checks them (the
       # magic, both checksums and the kind's own checks of its cells), or
-      # the reason they are not served.
+      # the reason they are not served. The filter the check made is read
+      # for the index's Load there and then, and not kept.
       def self.checked(bytes, changed_at, identity: nil)
-        new(bytes, Format.load(bytes), changed_at, identity: identity, level: GZIP_LASTING)
+        filter = Format.load(bytes)
+        new(bytes, filter, changed_at, identity: identity, level: GZIP_LASTING, filter_load: Load.of(filter))
       rescue FormatError => e
         failed(e.message, identity)
       end
 
       def self.failed(reason, identity)
         new(nil, nil, nil, identity: identity, error: reason)
+      end
+
+      # The Load of the bytes served, for the index. A filter held in the
+      # process changes under its dump, so its Load is read from the dump
+      # itself (loaded once, when the index first asks for this entry),
+      # never from the filter as it is by then. Two threads may both read
+      # it, to the same Load.
+      def filter_load
+        @filter_load ||= Load.of(Format.load(binary.body))
+      rescue FormatError
+        @filter_load = Load.new
       end
 
       def json
@@ -136,7 +213,7 @@ module Bloomc
 
     # A filter published by name: its lock and the entry of its last dump.
     Published = Struct.new(:object, :lock, :entry, :periods, :periodic)
-    private_constant :Representation, :Entry, :Published
+    private_constant :Representation, :Load, :Entry, :Published
 
     # dir:: (String, Pathname, nil) a directory of saved filters
     #     (NAME.bloom), looked at on every request; nil for in-process filters
@@ -425,7 +502,7 @@ module Bloomc
     def index_entry(name, entry)
       rep = entry.binary
       { "name" => name, "url" => name, "json_url" => "#{name}.json", "kind" => entry.kind, "bytes" => rep.body.bytesize,
-        "etag" => rep.etag, "last_modified" => rep.last_modified, "metadata" => entry.metadata }
+        "etag" => rep.etag, "last_modified" => rep.last_modified, "metadata" => entry.metadata }.merge(entry.filter_load.to_h)
     end
 
     def directory_names

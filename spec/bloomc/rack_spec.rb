@@ -194,10 +194,67 @@ else
         res = get("/words")
         expect(words).to eq("name" => "words", "url" => "words", "json_url" => "words.json", "kind" => "BloomFilter",
                             "bytes" => res.body.bytesize, "etag" => res.headers["etag"], "last_modified" => past.httpdate,
-                            "metadata" => nil)
+                            "metadata" => nil, "capacity" => nil, "error_rate" => nil, "keys" => 3, "over_capacity" => nil,
+                            "false_positive_rate" => words_filter(3).false_positive_rate)
         expect(get("/index.json", "HTTP_IF_NONE_MATCH" => index.headers["etag"]).status).to eq(304)
         save("more")
         expect(get("/index.json", "HTTP_IF_NONE_MATCH" => index.headers["etag"]).status).to eq(200)
+      end
+
+      # The index's word on each filter's load (issue 32): what a client
+      # needs to tell a saturated filter's "maybe" from a healthy one's.
+      def load_fields(entry) = entry.slice("capacity", "error_rate", "keys", "over_capacity", "false_positive_rate")
+
+      it "tells in the index whether each filter is past its capacity, and its false-positive rate" do
+        within = Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01).add_all(Array.new(500) { |i| "in-#{i}" })
+        over = Bloomc::BloomFilter.new(capacity: 100, error_rate: 0.01).add_all(Array.new(1000) { |i| "past-#{i}" })
+        save("within", within)
+        save("past", over)
+        save("mk", words_filter(3)) # built from m and k: no capacity, no error rate
+        filters = JSON.parse(get("/index.json").body)["filters"].to_h { |f| [f["name"], load_fields(f)] }
+        expect(filters["within"]).to eq("capacity" => 1000, "error_rate" => 0.01, "keys" => 500, "over_capacity" => false,
+                                        "false_positive_rate" => within.false_positive_rate)
+        expect(filters["within"]["false_positive_rate"]).to be < 0.01
+        expect(filters["past"]).to eq("capacity" => 100, "error_rate" => 0.01, "keys" => over.send(:distinct),
+                                      "over_capacity" => true, "false_positive_rate" => over.false_positive_rate)
+        expect(filters["past"]["keys"]).to be > 100
+        expect(filters["past"]["false_positive_rate"]).to be > 0.5
+        expect(filters["mk"]).to eq("capacity" => nil, "error_rate" => nil, "keys" => 3, "over_capacity" => nil,
+                                    "false_positive_rate" => words_filter(3).false_positive_rate)
+      end
+
+      it "gives null for a rate that is not a number, and for a kind that has none" do
+        save("words")
+        fuse = Bloomc::BinaryFuseFilter.build(%w[a b c])
+        save("fuse", fuse)
+        allow_any_instance_of(Bloomc::BloomFilter).to receive(:false_positive_rate).and_return(Float::NAN)
+        filters = JSON.parse(get("/index.json").body)["filters"].to_h { |f| [f["name"], load_fields(f)] }
+        expect(filters["words"]["false_positive_rate"]).to be_nil
+        # A fuse filter is sized for the keys it was built from: never past a
+        # capacity, and with no error rate of its own.
+        expect(filters["fuse"]).to eq("capacity" => nil, "error_rate" => nil, "keys" => 3, "over_capacity" => false,
+                                      "false_positive_rate" => fuse.false_positive_rate)
+
+        # A filter whose kind has no rate to tell: the filter the app loads
+        # from the served bytes, without its false_positive_rate.
+        allow(Bloomc::Format).to receive(:load).and_wrap_original do |original, *args|
+          original.call(*args).tap { |filter| filter.singleton_class.send(:undef_method, :false_positive_rate) }
+        end
+        save("words", words_filter(4), at: past + 1)
+        entry = JSON.parse(get("/index.json").body)["filters"].find { |f| f["name"] == "words" }
+        expect(load_fields(entry)).to eq("capacity" => nil, "error_rate" => nil, "keys" => 4, "over_capacity" => nil,
+                                         "false_positive_rate" => nil)
+      end
+
+      it "reads a file's load once per version of the file, with the bytes it serves" do
+        save("words", Bloomc::BloomFilter.new(capacity: 100, error_rate: 0.01).add_all(%w[a b]))
+        first = JSON.parse(get("/index.json").body)["filters"].first
+        expect(Bloomc::Format).not_to receive(:load)
+        3.times { expect(JSON.parse(get("/index.json").body)["filters"].first).to eq(first) }
+        RSpec::Mocks.space.proxy_for(Bloomc::Format).reset
+        save("words", Bloomc::BloomFilter.new(capacity: 100, error_rate: 0.01).add_all(Array.new(300) { |i| "k#{i}" }),
+             at: past + 1)
+        expect(load_fields(JSON.parse(get("/index.json").body)["filters"].first)["over_capacity"]).to be(true)
       end
 
       it "honours SCRIPT_NAME: mounted under a prefix, its routes and the index's relative URLs still hold" do
@@ -580,6 +637,21 @@ else
         expect(Bloomc::Format.json_representation(filter)["metadata"]).to eq("source" => "spec")
       end
 
+      it "tells the load of the bytes it serves: read from the dump once, again after the filter changed" do
+        filter = Bloomc::BloomFilter.new(capacity: 100, error_rate: 0.01).add_all(%w[a b])
+        app.publish("recent", filter)
+        index = -> { JSON.parse(get("/index.json").body)["filters"].first }
+        expect(index.call.values_at("keys", "over_capacity")).to eq([2, false])
+        expect(Bloomc::Format).not_to receive(:load) # the same dump: the load already read
+        2.times { expect(index.call.values_at("keys", "over_capacity")).to eq([2, false]) }
+        RSpec::Mocks.space.proxy_for(Bloomc::Format).reset
+        app.synchronize("recent") { filter.add_all(Array.new(400) { |i| "k#{i}" }) }
+        entry = index.call
+        served = Bloomc.load(get("/recent").body)
+        expect(entry.values_at("etag", "over_capacity", "false_positive_rate"))
+          .to eq([get("/recent").headers["etag"], true, served.false_positive_rate])
+      end
+
       it "shadows a file of the same name while published" do
         app = described_class.new(dir)
         save("words")
@@ -700,6 +772,14 @@ else
         periodic.drop("2026-11-24T12")
         expect(get("/changed/2026-11-24T12").status).to eq(404)
         expect(JSON.parse(get("/index.json").body)["filters"].size).to eq(1)
+      end
+
+      it "tells each period's load in the index" do
+        full = Bloomc::BloomFilter.new(capacity: 10, error_rate: 0.01).add_all(Array.new(200) { |i| "k#{i}" })
+        periodic.open_period("2026-11-24T14", full)
+        loads = JSON.parse(get("/index.json").body)["filters"].to_h { |f| [f["name"], f.values_at("capacity", "over_capacity")] }
+        expect(loads).to eq("changed/2026-11-24T12" => [nil, nil], "changed/2026-11-24T13" => [nil, nil],
+                            "changed/2026-11-24T14" => [10, true])
       end
     end
 

@@ -149,14 +149,27 @@ RSpec.describe "bloomc serve", :slow do
       end
     end
 
+    # Under `rake sanitize` the ASan runtime is preloaded for the extension;
+    # Chromium is not the code under test and has an allocator of its own.
+    define_method(:new_browser) do
+      Ferrum::Browser.new(browser_path: chromium, headless: true, timeout: 20, process_timeout: 30,
+                          browser_options: { "no-sandbox" => nil, "disable-gpu" => nil },
+                          env: { "LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil })
+    end
+
+    # The answer cell of the filter NAME: its text, and whether it is styled
+    # as a warning.
+    def answer_cell(page, name)
+      page.evaluate(<<~JS)
+        ((cell) => ({ text: cell.textContent, warn: cell.classList.contains("warn") }))(
+          document.querySelector('tr[data-name="#{name}"] td.answer'))
+      JS
+    end
+
     it "answers typed keys as Ruby does, and a reload revalidates with 304s" do
       save_filters
       start_server
-      # Under `rake sanitize` the ASan runtime is preloaded for the extension;
-      # Chromium is not the code under test and has an allocator of its own.
-      browser = Ferrum::Browser.new(browser_path: chromium, headless: true, timeout: 20, process_timeout: 30,
-                                    browser_options: { "no-sandbox" => nil, "disable-gpu" => nil },
-                                    env: { "LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil })
+      browser = new_browser
       begin
         page = browser.create_page
         page.go_to(@url)
@@ -178,6 +191,47 @@ RSpec.describe "bloomc serve", :slow do
           reload = log_lines(first_load.size + reload.size + 1).drop(first_load.size) until reload.grep(%r{"GET /(words|blocked) }).size >= 2
         end
         expect(reload.grep(%r{"GET /(words|blocked) }).map { |l| l[/" (\d{3}) /, 1] }).to eq(%w[304 304]), reload.join
+      ensure
+        browser.quit
+      end
+    end
+
+    it "says, in words and not in green, that a filter past its capacity may be wrong when it answers maybe" do
+      healthy = Bloomc::BloomFilter.new(capacity: 2000, error_rate: 0.01).add_all(keys.first(1000))
+      healthy.save(File.join(@dir, "words.bloom"))
+      full = Bloomc::BloomFilter.new(capacity: 100, error_rate: 0.01).add_all(keys)
+      full.save(File.join(@dir, "full.bloom"))
+      # A key never added that the saturated filter still finds, and that
+      # the healthy one does not.
+      stranger = (0..).lazy.map { |i| "stranger-#{i}" }.find { |key| full.include?(key) && !healthy.include?(key) }
+      start_server
+      browser = new_browser
+      begin
+        page = browser.create_page
+        page.go_to(@url)
+        wait_until_ready(page)
+        rate = JSON.parse(get("index.json").body)["filters"].find { |f| f["name"] == "full" }["false_positive_rate"]
+        expect(rate).to be > 0.5
+
+        expect(ask(page, stranger)).to eq("full" => "true", "words" => "false")
+        full_answer = answer_cell(page, "full")
+        expect(full_answer["warn"]).to be(true)
+        expect(full_answer["text"])
+          .to match(/\Amaybe — but this filter is past its capacity \([\d,]+ keys for 100\); its false-positive rate is about \d+%\z/)
+        expect(full_answer["text"]).to include("about #{(rate * 100).round}%")
+        expect(ask(page, keys.first)).to eq("full" => "true", "words" => "true") # added to both
+        expect(answer_cell(page, "words")).to eq("text" => "maybe", "warn" => false)
+        expect(answer_cell(page, "full")["warn"]).to be(true)
+        colors = %w[full words].map { |name| page.evaluate("getComputedStyle(document.querySelector('tr[data-name=#{name}] td.answer')).color") }
+        expect(colors[0]).not_to eq(colors[1]) # both say maybe: the healthy one in green, the full one not
+
+        list = page.evaluate(<<~JS).to_h
+          Array.from(document.querySelectorAll("#filters tr")).map((row) =>
+            [row.dataset.name, row.querySelector(".warning")?.textContent ?? ""])
+        JS
+        expect(list["words"]).to eq("")
+        expect(list["full"]).to include("past its capacity")
+        expect(page.at_css("#status").text).to include("1 of them is past its capacity")
       ensure
         browser.quit
       end
