@@ -814,8 +814,9 @@ export class BloomFilter {
     return true;
   }
 
-  // has() for hash 2, once the key's hash is in H: the same walk, each
-  // probe value through fmix64 before it is mapped.
+  // has() for hash 2, once the key's hash is in H: the positions from
+  // WebAssembly read here (the shared walk's calls cost a third of the
+  // lookups), else the shared walk.
   probeMixed(body, k, m) {
     if (wasm !== null && m <= 0xffffffff) {
       wasmMix(k, m);
@@ -826,21 +827,10 @@ export class BloomFilter {
       }
       return true;
     }
-    let xh = H[0];
-    let xl = H[1];
-    let yh = H[2];
-    let yl = H[3];
-    const small = m <= 0xffffffff;
-    for (let i = 1; i <= k; i++) {
-      fmix(xh, xl);
-      const pos = small ? reduce32(rh, rl, m) : reduceNumber(rh, rl, m);
+    probeStart(m, MURMUR3_MIXED, k);
+    for (let i = 0; i < k; i++) {
+      const pos = probeNext();
       if (!((body[Math.floor(pos / 8)] >> (pos % 8)) & 1)) return false;
-      let l = xl + yl;
-      xh = (xh + yh + (l > 0xffffffff ? 1 : 0)) >>> 0;
-      xl = l >>> 0;
-      l = yl + i;
-      yh = (yh + (l > 0xffffffff ? 1 : 0)) >>> 0;
-      yl = l >>> 0;
     }
     return true;
   }

@@ -99,24 +99,14 @@ module Bloomc
     # over_capacity? counts them, whether it is past its capacity, and the
     # false-positive rate it meets now. Each is nil where the filter has none
     # (or a rate is not a finite number).
-    class Load
+    Load = Struct.new(:capacity, :error_rate, :keys, :over_capacity, :false_positive_rate) do
       # The kinds whose over_capacity? needs no capacity: a scalable filter
       # compares its layers' rates with its error rate, and an A2, stable or
       # fuse filter is never past its capacity by design. Any other kind
       # without a capacity cannot tell (nil), though its over_capacity? says
       # false.
-      WITHOUT_CAPACITY = %w[Bloomc::ScalableBloomFilter Bloomc::A2BloomFilter Bloomc::StableBloomFilter
-                            Bloomc::BinaryFuseFilter].freeze
-
-      attr_reader :capacity, :error_rate, :keys, :over_capacity, :false_positive_rate
-
-      def initialize(capacity = nil, error_rate = nil, keys = nil, over_capacity = nil, false_positive_rate = nil)
-        @capacity = capacity
-        @error_rate = error_rate
-        @keys = keys
-        @over_capacity = over_capacity
-        @false_positive_rate = false_positive_rate
-      end
+      self::WITHOUT_CAPACITY = %w[Bloomc::ScalableBloomFilter Bloomc::A2BloomFilter Bloomc::StableBloomFilter
+                                  Bloomc::BinaryFuseFilter].freeze
 
       # The load of +filter+: read once per entry, from a filter made from
       # the very bytes the entry serves. A rate costs one scan of the cells.
@@ -124,7 +114,7 @@ module Bloomc
         capacity = finite(filter.capacity) if filter.respond_to?(:capacity)
         error_rate = finite(filter.error_rate) if filter.respond_to?(:error_rate)
         error_rate = nil unless error_rate&.positive? # 0: sized by capacity alone
-        over = if filter.respond_to?(:over_capacity?) && (capacity || WITHOUT_CAPACITY.include?(filter.class.name))
+        over = if filter.respond_to?(:over_capacity?) && (capacity || self::WITHOUT_CAPACITY.include?(filter.class.name))
                  filter.over_capacity? == true
                end
         rate = finite(filter.false_positive_rate) if filter.respond_to?(:false_positive_rate)
@@ -150,10 +140,8 @@ module Bloomc
         value.is_a?(Numeric) && value.real? && value.finite? ? value : nil
       end
 
-      def to_h
-        { "capacity" => capacity, "error_rate" => error_rate, "keys" => keys, "over_capacity" => over_capacity,
-          "false_positive_rate" => false_positive_rate }
-      end
+      # The index's fields, named as in docs/HTTP.md.
+      def to_h = super.transform_keys(&:to_s)
     end
 
     # A servable filter's bytes (checked), with its JSON representation made

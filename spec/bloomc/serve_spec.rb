@@ -157,6 +157,21 @@ RSpec.describe "bloomc serve", :slow do
                           env: { "LD_PRELOAD" => nil, "ASAN_OPTIONS" => nil })
     end
 
+    # Starts the server, opens its front page in a new browser, waits for
+    # the filters, and yields the page; the browser is closed after.
+    def with_front_page
+      start_server
+      browser = new_browser
+      begin
+        page = browser.create_page
+        page.go_to(@url)
+        wait_until_ready(page)
+        yield page
+      ensure
+        browser.quit
+      end
+    end
+
     # The answer cell of the filter NAME: its text, and whether it is styled
     # as a warning.
     def answer_cell(page, name)
@@ -168,12 +183,7 @@ RSpec.describe "bloomc serve", :slow do
 
     it "answers typed keys as Ruby does, and a reload revalidates with 304s" do
       save_filters
-      start_server
-      browser = new_browser
-      begin
-        page = browser.create_page
-        page.go_to(@url)
-        wait_until_ready(page)
+      with_front_page do |page|
         words = Bloomc.load_file(File.join(@dir, "words.bloom"))
         blocked = Bloomc.load_file(File.join(@dir, "blocked.bloom"))
         expect(page.evaluate("document.querySelector('tr[data-name=words] td.meta').textContent")).to eq('{"source":"serve_spec"}')
@@ -191,8 +201,6 @@ RSpec.describe "bloomc serve", :slow do
           reload = log_lines(first_load.size + reload.size + 1).drop(first_load.size) until reload.grep(%r{"GET /(words|blocked) }).size >= 2
         end
         expect(reload.grep(%r{"GET /(words|blocked) }).map { |l| l[/" (\d{3}) /, 1] }).to eq(%w[304 304]), reload.join
-      ensure
-        browser.quit
       end
     end
 
@@ -204,12 +212,7 @@ RSpec.describe "bloomc serve", :slow do
       # A key never added that the saturated filter still finds, and that
       # the healthy one does not.
       stranger = (0..).lazy.map { |i| "stranger-#{i}" }.find { |key| full.include?(key) && !healthy.include?(key) }
-      start_server
-      browser = new_browser
-      begin
-        page = browser.create_page
-        page.go_to(@url)
-        wait_until_ready(page)
+      with_front_page do |page|
         rate = JSON.parse(get("index.json").body)["filters"].find { |f| f["name"] == "full" }["false_positive_rate"]
         expect(rate).to be > 0.5
 
@@ -232,8 +235,6 @@ RSpec.describe "bloomc serve", :slow do
         expect(list["words"]).to eq("")
         expect(list["full"]).to include("past its capacity")
         expect(page.at_css("#status").text).to include("1 of them is past its capacity")
-      ensure
-        browser.quit
       end
     end
   end
