@@ -105,6 +105,8 @@ RSpec.configure do |config|
   config.expect_with(:rspec) { |c| c.syntax = :expect }
   config.order = :random
   Kernel.srand config.seed
+  # The rate grid takes minutes: `rake spec:grid` (--tag grid) runs it.
+  config.filter_run_excluding :grid unless config.inclusion_filter.rules.key?(:grid)
 
   # The gem and the files the specs require loaded with a warning: the run
   # fails before its first example.

@@ -11,31 +11,104 @@ double bf_bloom_rate(uint64_t m, uint32_t k, double n)
     return pow(fill, k);
 }
 
-int bf_bloom_size(double n, double p, uint64_t *m_out, uint32_t *k_out)
+/* The exact path's budget: throws times reachable counts of set bits. */
+#define EXACT_STEPS 25000
+#define EXACT_STATES 160
+
+double bf_bloom_expected_rate(uint64_t m, uint32_t k, double n)
+{
+    double throws = (double)k * n;
+    if (!(throws > 0)) return 0;
+    double reach = fmin(throws, (double)m);
+    if (n == floor(n) && throws * reach <= EXACT_STEPS) {
+        /* P(X = j) after each throw: a throw lands on a set bit with
+         * chance j/m. reach <= throws, so at most sqrt(25,000) + 1 states. */
+        size_t states = (size_t)reach + 1, t_max = (size_t)throws;
+        double dist[EXACT_STATES] = {1};
+        for (size_t t = 0; t < t_max; t++) {
+            size_t top = t + 1 < states - 1 ? t + 1 : states - 1;
+            for (size_t j = top; j > 0; j--)
+                dist[j] = dist[j] * ((double)j / (double)m) + dist[j - 1] * ((double)(m - (j - 1)) / (double)m);
+            dist[0] = 0;
+        }
+        double rate = 0;
+        for (size_t j = 1; j < states; j++) rate += dist[j] * pow((double)j / (double)m, k);
+        return rate;
+    }
+    /* E[f^k] ~ mu^k + C(k,2) mu^(k-2) Var[f], f = X/m. With a = (1-1/m)^N and
+     * b = (1-2/m)^N: Var[X] = m^2 (b - a^2) + m (a - b), where
+     * b - a^2 = a^2 expm1(N log1p(-1/(m-1)^2)) keeps its digits at any m. */
+    double mu = bf_bloom_rate(m, 1, throws);
+    if (m < 2 || k < 2) return pow(mu, k);
+    double md = (double)m;
+    double a = exp(throws * log1p(-1.0 / md)), b = exp(throws * log1p(-2.0 / md));
+    double spread = a * a * expm1(throws * log1p(-1.0 / ((md - 1) * (md - 1))));
+    double var = spread + (a - b) / md; /* Var[X] / m^2 */
+    return pow(mu, k) + (double)k * (k - 1) / 2 * pow(mu, k - 2.0) * fmax(var, 0);
+}
+
+/* The formula's m from its closed form, raised while rounding still puts
+ * the rate above p (kept step for step: v2 scalable files are checked
+ * against layer shapes sized this way). 0 when it gets nowhere. */
+static uint64_t formula_bits(double start, uint32_t k, double n, double p)
+{
+    double m = start;
+    for (int step = 0; m <= (double)BF_BITS_MAX && bf_bloom_rate((uint64_t)m, k, n) > p && step < 64; step++)
+        m += fmax(1, ceil(m * 1e-12));
+    return m <= (double)BF_BITS_MAX && bf_bloom_rate((uint64_t)m, k, n) <= p ? (uint64_t)m : 0;
+}
+
+/* The fewest m >= from at which the expected rate of k probes and n keys
+ * is within p, or 0 past BF_BITS_MAX: doubling steps out, then halving
+ * back, in integers (a double cannot count single bits past 2^53). */
+static uint64_t expected_bits(uint64_t from, uint32_t k, double n, double p)
+{
+    if (bf_bloom_expected_rate(from, k, n) <= p) return from;
+    uint64_t bad = from, step = 1;
+    for (;;) {
+        if (step > BF_BITS_MAX - bad) {
+            if (bf_bloom_expected_rate(BF_BITS_MAX, k, n) > p) return 0;
+            step = BF_BITS_MAX - bad;
+            break;
+        }
+        if (bf_bloom_expected_rate(bad + step, k, n) <= p) break;
+        bad += step;
+        step *= 2;
+    }
+    uint64_t good = bad + step;
+    while (good - bad > 1) {
+        uint64_t mid = bad + (good - bad) / 2;
+        if (bf_bloom_expected_rate(mid, k, n) <= p) good = mid;
+        else bad = mid;
+    }
+    return good;
+}
+
+int bf_bloom_size(double n, double p, bf_sizing sizing, uint64_t *m_out, uint32_t *k_out)
 {
     /* The optimum over real k is near k = -log2 p; the best whole k is one
-     * of its neighbours. For each, m solves the formula in closed form; it
-     * is rounded up, then raised while rounding in the formula still puts
-     * the rate above p. */
-    double ideal = -log2(p), best = INFINITY;
+     * of its neighbours (two either side when judged by the expected rate,
+     * whose optimum sits lower for small m). For each, the formula's m in
+     * closed form is where the search starts: the expected rate is never
+     * below the formula's. */
+    double ideal = -log2(p), reach = sizing == BF_SIZING_EXPECTED ? 2 : 1;
+    uint64_t best = 0;
     uint32_t best_k = 0;
-    double lo = floor(ideal) - 1, hi = ceil(ideal) + 1;
-    if (lo < 1) lo = 1;
-    if (hi > BF_K_MAX) hi = BF_K_MAX;
+    double lo = fmax(1, floor(ideal) - reach), hi = fmin(BF_K_MAX, ceil(ideal) + reach);
     if (lo > hi) lo = hi;
     for (uint32_t k = (uint32_t)lo; k <= (uint32_t)hi; k++) {
         double fill = pow(p, 1.0 / k);
-        double m = ceil(-1.0 / expm1(log1p(-fill) / ((double)k * n)));
-        if (!(m >= 1)) m = 1;
-        for (int step = 0; m <= (double)BF_BITS_MAX && bf_bloom_rate((uint64_t)m, k, n) > p && step < 64; step++)
-            m += fmax(1, ceil(m * 1e-12));
-        if (m <= (double)BF_BITS_MAX && bf_bloom_rate((uint64_t)m, k, n) <= p && m < best) {
+        double start = ceil(-1.0 / expm1(log1p(-fill) / ((double)k * n)));
+        if (!(start >= 1)) start = 1;
+        if (!(start <= (double)BF_BITS_MAX)) continue;
+        uint64_t m = sizing == BF_SIZING_EXPECTED ? expected_bits((uint64_t)start, k, n, p) : formula_bits(start, k, n, p);
+        if (m && (!best || m < best)) {
             best = m;
             best_k = k;
         }
     }
     if (!best_k) return 0;
-    *m_out = (uint64_t)best;
+    *m_out = best;
     *k_out = best_k;
     return 1;
 }

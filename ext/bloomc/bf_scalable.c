@@ -49,7 +49,8 @@ int bf_scalable_layer_shape(const bf_scalable_params *p, size_t i, uint64_t *cap
         if (c > p->max_capacity - taken) c = p->max_capacity - taken;
     }
     double rate = bf_scalable_layer_rate(p, i);
-    if (!(rate > 0) || !bf_bloom_size((double)c, rate, m, k)) return 0;
+    bf_sizing sizing = p->hash == BF_HASH_MURMUR3_MIXED ? BF_SIZING_EXPECTED : BF_SIZING_FORMULA;
+    if (!(rate > 0) || !bf_bloom_size((double)c, rate, sizing, m, k)) return 0;
     *capacity = c;
     return 1;
 }
@@ -61,6 +62,7 @@ int bf_scalable_params_valid(const bf_scalable_params *p)
     if (!(p->growth >= BF_SCALABLE_GROWTH_MIN && p->growth <= BF_SCALABLE_GROWTH_MAX)) return 0;
     if (!(p->tightening > 0 && p->tightening < 1)) return 0;
     if (p->even_layers > BF_SCALABLE_LAYERS_MAX) return 0;
+    if (p->hash != BF_HASH_MURMUR3 && p->hash != BF_HASH_MURMUR3_MIXED) return 0;
     if (p->max_capacity && layers_to_max(p) > BF_SCALABLE_LAYERS_MAX) return 0;
     uint64_t c, m;
     uint32_t k;
@@ -78,7 +80,7 @@ int bf_scalable_same_params(const bf_scalable *a, const bf_scalable *b)
     const bf_scalable_params *p = &a->params, *q = &b->params;
     return a->seed == b->seed && p->error_rate == q->error_rate && p->initial_capacity == q->initial_capacity &&
            p->growth == q->growth && p->tightening == q->tightening && p->even_layers == q->even_layers &&
-           p->max_capacity == q->max_capacity;
+           p->max_capacity == q->max_capacity && p->hash == q->hash;
 }
 
 size_t bf_scalable_nbytes(const bf_scalable *f)
@@ -123,13 +125,13 @@ size_t bf_scalable_attach(bf_scalable *f, uint8_t *body)
 static uint64_t first_round(const bf_scalable *f, bf_key_hash h, size_t whole)
 {
     uint64_t values[FIRST_PROBES];
-    bf_probe_values(h, BF_HASH_MURMUR3, FIRST_PROBES, values);
+    bf_probe_values(h, f->params.hash, FIRST_PROBES, values);
     uint64_t passed = 0;
     for (size_t j = 0; j < f->nlayers; j++) {
         const bf_layer *l = &f->layers[j];
         unsigned all = 1;
         if (j == whole) {
-            bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, l->bits.nbits);
+            bf_probe p = bf_probe_start(h, f->params.hash, l->bits.nbits);
             for (uint32_t t = 0; t < l->k; t++) all &= (unsigned)bf_bits_get(&l->bits, bf_probe_next(&p));
         } else {
             for (uint32_t t = 0; t < FIRST_PROBES && t < l->k; t++)
@@ -147,7 +149,7 @@ static int some_passed_has(const bf_scalable *f, bf_key_hash h, uint64_t passed,
     for (size_t j = f->nlayers; passed && j-- > 0;) {
         if (!(passed >> j & 1)) continue;
         const bf_layer *l = &f->layers[j];
-        if (j == whole || l->k <= FIRST_PROBES || bf_bloom_test_probes(&l->bits, l->k, BF_HASH_MURMUR3, h)) return 1;
+        if (j == whole || l->k <= FIRST_PROBES || bf_bloom_test_probes(&l->bits, l->k, f->params.hash, h)) return 1;
     }
     return 0;
 }
@@ -168,7 +170,7 @@ bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h)
     /* With one layer that takes keys, setting its bits tells whether the key
      * was new in the same pass. */
     f->count++;
-    if (!bf_bloom_set_probes(&top->bits, top->k, BF_HASH_MURMUR3, h)) return BF_SCALABLE_PRESENT;
+    if (!bf_bloom_set_probes(&top->bits, top->k, f->params.hash, h)) return BF_SCALABLE_PRESENT;
     top->count++;
     return BF_SCALABLE_ADDED;
 }
@@ -226,7 +228,9 @@ double bf_scalable_design_fpr(const bf_scalable *f)
     double miss = 1;
     for (size_t i = 0; i < f->nlayers; i++) {
         const bf_layer *l = &f->layers[i];
-        miss *= 1 - bf_bloom_rate(l->bits.nbits, l->k, (double)l->count);
+        double rate = f->params.hash == BF_HASH_MURMUR3_MIXED ? bf_bloom_expected_rate(l->bits.nbits, l->k, (double)l->count)
+                                                             : bf_bloom_rate(l->bits.nbits, l->k, (double)l->count);
+        miss *= 1 - rate;
     }
     return 1 - miss;
 }

@@ -17,7 +17,10 @@
  *
  * A key is hashed once (MurmurHash3 x64_128, h1 and h2); every layer derives
  * its k probes from that pair as the plain filter does (bf_probe.h), over its
- * own m. A layer's bits are a bf_bits field that the caller allocates
+ * own m. The parameters' hash says how: BF_HASH_MURMUR3_MIXED (new filters)
+ * mixes each probe and sizes each layer by its expected rate;
+ * BF_HASH_MURMUR3 (filters made before) keeps unmixed probes and layers
+ * sized by the formula, so that their saved layer shapes still check. A layer's bits are a bf_bits field that the caller allocates
  * (bf_scalable_layer_shape says how large), so the core never allocates. */
 #ifndef BF_SCALABLE_H
 #define BF_SCALABLE_H
@@ -49,6 +52,7 @@ typedef struct {
     double tightening;     /* 0 < r < 1 */
     uint32_t even_layers;  /* 0 .. BF_SCALABLE_LAYERS_MAX */
     uint64_t max_capacity; /* 0: none */
+    bf_hash_kind hash;     /* BF_HASH_MURMUR3 or BF_HASH_MURMUR3_MIXED */
 } bf_scalable_params;
 
 typedef struct {
@@ -106,8 +110,9 @@ uint64_t bf_scalable_room(const bf_scalable *f, uint64_t want);
 uint64_t bf_scalable_distinct(const bf_scalable *f);
 /* The chance that a key never added is found now: 1 - prod(1 - fill_i^k_i). */
 double bf_scalable_current_fpr(const bf_scalable *f);
-/* The same from the formula at each layer's key count: at most error_rate
- * unless a union put more keys in a layer than its capacity. */
+/* The same from each layer's key count, by the rate its layers were sized
+ * by (bf_bloom_size): at most error_rate unless a union put more keys in a
+ * layer than its capacity. */
 double bf_scalable_design_fpr(const bf_scalable *f);
 /* The keys a layer's fill implies (Swamidass and Baldi's estimate);
  * UINT64_MAX when every bit is set. */

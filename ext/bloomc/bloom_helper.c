@@ -24,7 +24,17 @@ static VALUE bloom_helper_s_optimal_m_k(VALUE mod, VALUE capacity, VALUE error)
 {
     uint64_t m;
     uint32_t k;
-    if (!bf_bloom_size(NUM2DBL(capacity), NUM2DBL(error), &m, &k)) return Qnil;
+    if (!bf_bloom_size(NUM2DBL(capacity), NUM2DBL(error), BF_SIZING_EXPECTED, &m, &k)) return Qnil;
+    return rb_assoc_new(ULL2NUM(m), UINT2NUM(k));
+}
+
+/* :nodoc: formula_m_k(capacity, error): [m, k] as bloomc sized filters
+ * before sizing by the expected rate (to recognise them), or nil. */
+static VALUE bloom_helper_s_formula_m_k(VALUE mod, VALUE capacity, VALUE error)
+{
+    uint64_t m;
+    uint32_t k;
+    if (!bf_bloom_size(NUM2DBL(capacity), NUM2DBL(error), BF_SIZING_FORMULA, &m, &k)) return Qnil;
     return rb_assoc_new(ULL2NUM(m), UINT2NUM(k));
 }
 
@@ -32,6 +42,12 @@ static VALUE bloom_helper_s_optimal_m_k(VALUE mod, VALUE capacity, VALUE error)
 static VALUE bloom_helper_s_formula_rate(VALUE mod, VALUE m, VALUE k, VALUE n)
 {
     return DBL2NUM(bf_bloom_rate(bloomc_count_arg(m, "m", BF_BITS_MAX), (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX), NUM2DBL(n)));
+}
+
+/* :nodoc: the expected rate of m bits and k independent probes at n keys. */
+static VALUE bloom_helper_s_expected_rate(VALUE mod, VALUE m, VALUE k, VALUE n)
+{
+    return DBL2NUM(bf_bloom_expected_rate(bloomc_count_arg(m, "m", BF_BITS_MAX), (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX), NUM2DBL(n)));
 }
 
 /* For RDoc and YARD, which learn which Ruby class a C variable holds only
@@ -49,6 +65,9 @@ void bloomc_init_bloom_helper(VALUE mBloomc)
     rb_define_singleton_method(mBloomHelper, "probe_values", bloom_helper_s_probe_values, 4);
     rb_define_singleton_method(mBloomHelper, "optimal_m_k", bloom_helper_s_optimal_m_k, 2);
     rb_define_singleton_method(mBloomHelper, "formula_rate", bloom_helper_s_formula_rate, 3);
-    rb_funcall(mBloomHelper, rb_intern("private_class_method"), 3, ID2SYM(rb_intern("probe_values")),
-               ID2SYM(rb_intern("optimal_m_k")), ID2SYM(rb_intern("formula_rate")));
+    rb_define_singleton_method(mBloomHelper, "expected_rate", bloom_helper_s_expected_rate, 3);
+    rb_define_singleton_method(mBloomHelper, "formula_m_k", bloom_helper_s_formula_m_k, 2);
+    rb_funcall(mBloomHelper, rb_intern("private_class_method"), 5, ID2SYM(rb_intern("probe_values")),
+               ID2SYM(rb_intern("optimal_m_k")), ID2SYM(rb_intern("formula_rate")), ID2SYM(rb_intern("expected_rate")),
+               ID2SYM(rb_intern("formula_m_k")));
 }

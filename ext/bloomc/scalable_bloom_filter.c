@@ -15,7 +15,7 @@ typedef struct {
 } scalable;
 
 static bf_scalable *get_filter(VALUE self) { return bloomc_filter_core(self, &scalable_kind); }
-static bf_key_hash key_hash(const bf_scalable *f, VALUE key) { return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3); }
+static bf_key_hash key_hash(const bf_scalable *f, VALUE key) { return bloomc_key_hash(key, f->seed, f->params.hash); }
 static double double_arg(VALUE v) { return NUM2DBL(rb_to_float(v)); }
 
 /* The bytes of c's layers' bits (0: more than this machine holds). */
@@ -54,15 +54,16 @@ static int add_or_grow(void *core, bf_key_hash h, int report)
 }
 
 /* :nodoc: setup(error_rate, initial_capacity, growth, tightening,
- * even_layers, max_capacity or 0, seed), once the Ruby layer has checked
- * their types. */
+ * even_layers, max_capacity or 0, seed, hash kind), once the Ruby layer has
+ * checked their types. */
 static VALUE scalable_setup(VALUE self, VALUE error_rate, VALUE initial, VALUE growth, VALUE tightening, VALUE even,
-                            VALUE max_capacity, VALUE seed)
+                            VALUE max_capacity, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &scalable_kind);
     scalable c = {.f.nlayers = 1};
     c.f.params = (bf_scalable_params){double_arg(error_rate), bloomc_count_arg(initial, "initial_capacity", BF_BITS_MAX),
-                                      double_arg(growth), double_arg(tightening), (uint32_t)NUM2UINT(even), NUM2ULL(max_capacity)};
+                                      double_arg(growth), double_arg(tightening), (uint32_t)NUM2UINT(even), NUM2ULL(max_capacity),
+                                      bloomc_hash_kind_arg(hash)};
     c.f.seed = bloomc_uint32_arg(seed, "seed");
     /* valid parameters give a first layer */
     if (!bf_scalable_params_valid(&c.f.params) || !bf_scalable_layer_init(&c.f.params, 0, &c.layers[0]))
@@ -258,7 +259,7 @@ static void save(const void *core, uint64_t *out)
 {
     const bf_scalable *f = core;
     const bf_scalable_params *p = &f->params;
-    uint64_t fixed[FIXED_FIELDS] = {f->seed, double_bits(p->error_rate), p->initial_capacity, double_bits(p->growth),
+    uint64_t fixed[FIXED_FIELDS] = {bloomc_seed_with_hash(f->seed, p->hash), double_bits(p->error_rate), p->initial_capacity, double_bits(p->growth),
                                     double_bits(p->tightening), p->even_layers, p->max_capacity, f->count, f->nlayers};
     memcpy(out, fixed, sizeof fixed);
     for (size_t i = 0; i < f->nlayers; i++) {
@@ -279,8 +280,8 @@ static size_t load(void *core, const uint64_t *v)
     c->f = (bf_scalable){
         .nlayers = (size_t)v[8], /* checked by nfields_in */
         .params = {bits_double(v[1]), v[2], bits_double(v[3]), bits_double(v[4]),
-                   (uint32_t)bloomc_state_check(v[5], 0, BF_SCALABLE_LAYERS_MAX, "even layers"), v[6]},
-        .seed = (uint32_t)bloomc_state_check(v[0], 0, UINT32_MAX, "seed"),
+                   (uint32_t)bloomc_state_check(v[5], 0, BF_SCALABLE_LAYERS_MAX, "even layers"), v[6], bloomc_hash_of_seed(v[0])},
+        .seed = (uint32_t)v[0],
         .count = v[7],
     };
     if (!bf_scalable_params_valid(&c->f.params)) bloomc_format_error("no scalable filter has those parameters");
@@ -305,7 +306,7 @@ static void numbers(void *core, bloomc_numbers *out)
     bf_scalable *f = core;
     uint64_t m = 0;
     for (size_t i = 0; i < f->nlayers; i++) m += f->layers[i].bits.nbits;
-    *out = (bloomc_numbers){m, &f->count, NULL, 0, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){m, &f->count, NULL, 0, f->seed, f->params.hash};
 }
 
 static const bloomc_kind scalable_kind = {
@@ -313,7 +314,7 @@ static const bloomc_kind scalable_kind = {
     .core_size = sizeof(scalable),
     .nfields = FIXED_FIELDS,
     .shape_fields = 7, /* seed and parameters */
-    .methods = BLOOMC_SIZE,
+    .methods = BLOOMC_SIZE | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
@@ -340,7 +341,7 @@ static void classes_for_rdoc_and_yard(void)
 void bloomc_init_scalable_bloom_filter(VALUE mBloomc)
 {
     VALUE cScalableBloomFilter = bloomc_define_filter(mBloomc, "ScalableBloomFilter", &scalable_kind);
-    rb_define_private_method(cScalableBloomFilter, "setup", scalable_setup, 7);
+    rb_define_private_method(cScalableBloomFilter, "setup", scalable_setup, 8);
     rb_define_method(cScalableBloomFilter, "add", scalable_add, 1);
     rb_define_method(cScalableBloomFilter, "<<", scalable_add, 1);
     rb_define_method(cScalableBloomFilter, "add?", scalable_add_p, 1);

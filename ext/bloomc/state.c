@@ -50,6 +50,16 @@ uint64_t bloomc_state_check(uint64_t value, uint64_t min, uint64_t max, const ch
     return value;
 }
 
+uint64_t bloomc_seed_with_hash(uint32_t seed, bf_hash_kind hash) { return (uint64_t)hash << 32 | seed; }
+
+bf_hash_kind bloomc_hash_of_seed(uint64_t field)
+{
+    uint64_t hash = field >> 32;
+    if (hash != BF_HASH_MURMUR3 && hash != BF_HASH_MURMUR3_MIXED)
+        bloomc_format_error("seed parameter %" PRIu64 ": hash id %" PRIu64 " is not 0 or 2", field, hash);
+    return (bf_hash_kind)hash;
+}
+
 const uint8_t *bloomc_state_body(VALUE body, size_t expected)
 {
     StringValue(body);

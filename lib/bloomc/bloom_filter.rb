@@ -101,24 +101,25 @@ module Bloomc
     #   @return [self]
 
     # call-seq:
-    #   new(m, k, seed: 0)
-    #   new(capacity:, error_rate:, seed: 0)
+    #   new(m, k, seed: 0, hash: :murmur3_mixed)
+    #   new(capacity:, error_rate:, seed: 0, hash: :murmur3_mixed)
     #
     # m:: (Integer) number of bits, > 0
     # k:: (Integer) bits set per key, 1..MAX_K
     #
     # <tt>new(capacity:, error_rate:, seed: 0)</tt>:
-    # Sized by ::find_m_k: the fewest bits whose rate at +capacity+ keys
-    # is at most +error_rate+.
+    # Sized by ::find_m_k: the fewest bits whose expected rate at +capacity+
+    # keys is at most +error_rate+.
     #
     # capacity:: (Integer) expected number of keys, > 0
     # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
-    # hash:: (Symbol) :murmur3; :murmur3_mixed, each probe remixed so that a
-    #         key's probes are independent at any m; or :fnv1a for
+    # hash:: (Symbol) :murmur3_mixed (the default), each probe remixed so
+    #         that a key's probes are independent at any m; :murmur3, the
+    #         unmixed probes of filters made before it; or :fnv1a for
     #         bloombroom's exact bit layout
     # Raises:: ArgumentError, TypeError for sizes or rates out of range
-    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3)
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3_mixed)
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, seed, Bloomc.hash_kind(hash, seed))
     end
@@ -129,11 +130,14 @@ module Bloomc
     end
 
     # The fewest bits +m+, and the whole number of probes +k+ that goes with
-    # them, for which a filter holding +capacity+ keys errs at most at rate
-    # +error+ by the formula (1 - (1 - 1/m)**(k * capacity))**k. Every filter
-    # sized by capacity: and error_rate: uses it (the blocked and A² filters
-    # add their own models). BloomHelper::find_m_k keeps bloombroom's
-    # numbers, whose rounding errs up to 0.7% above the rate asked for.
+    # them, for which a filter holding +capacity+ keys errs on average at
+    # most at rate +error+: the expected rate E[(X/m)**k] over its set bits
+    # X, not the formula (1 - (1 - 1/m)**(k * capacity))**k, which is below
+    # it for small m (capacity 1 at 0.001: 1.8x; docs/FILTERS.md, "The rate
+    # at every size"). Every filter sized by capacity: and error_rate: uses
+    # it (the blocked and A² filters add their own models).
+    # BloomHelper::find_m_k keeps bloombroom's numbers, whose rounding errs
+    # up to 0.7% above the rate asked for.
     #
     # capacity:: (Integer, Float) expected number of keys, > 0
     # error:: (Float) target false-positive rate, 0 < error < 1
@@ -143,7 +147,7 @@ module Bloomc
     #
     # Example:
     #
-    #   Bloomc::BloomFilter.find_m_k(10_000, 0.01) # => [95931, 7]
+    #   Bloomc::BloomFilter.find_m_k(10_000, 0.01) # => [95932, 7]
     def self.find_m_k(capacity, error)
       BloomHelper.send(:check_capacity, capacity)
       BloomHelper.send(:check_error_rate, error)
@@ -163,7 +167,7 @@ module Bloomc
     end
 
     private def inspect_fields
-      "m=#{m} k=#{k} size=#{size}#{" hash=#{hash_function}" unless hash_kind.zero?}"
+      "m=#{m} k=#{k} size=#{size}#{" hash=#{hash_function}" unless hash_function == :murmur3_mixed}"
     end
   end
 

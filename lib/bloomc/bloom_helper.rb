@@ -11,12 +11,14 @@ module Bloomc
     # key:: (String, Symbol, Integer)
     # k:: (Integer) number of probes, 1..MAX_K
     # m:: (Integer, nil) the filter's size, to get positions
-    # hash:: (Symbol) :murmur3 (enhanced double hashing over MurmurHash3
-    #     x64_128) or :fnv1a (bloombroom's a + b * (i + 1) over FNV-1a 64)
+    # hash:: (Symbol) :murmur3_mixed (the filters' default: enhanced double
+    #     hashing over MurmurHash3 x64_128, each value through fmix64),
+    #     :murmur3 (the same unmixed) or :fnv1a (bloombroom's a + b * (i + 1)
+    #     over FNV-1a 64)
     # Returns:: (Array<Integer>)
     # Raises:: ArgumentError for k or m out of range or an unknown hash
     # Raises:: TypeError for an unsupported key
-    def self.multi_hash(key, k, m = nil, hash: :murmur3)
+    def self.multi_hash(key, k, m = nil, hash: :murmur3_mixed)
       probe_values(key, k, m, Bloomc.hash_kind(hash))
     end
 

@@ -142,22 +142,23 @@ module Bloomc
     attr_reader :ttl
 
     # call-seq:
-    #   new(m, k, ttl, seed: 0, hash: :murmur3)
-    #   new(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)
+    #   new(m, k, ttl, seed: 0, hash: :murmur3_mixed)
+    #   new(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3_mixed)
     #
     # m:: (Integer) number of 4-bit buckets
     # k:: (Integer) buckets per key, 1..MAX_K
     # ttl:: (Numeric) seconds a key lives; 0 for a clock that only
     #     inc_time_slot advances
     #
-    # <tt>new(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3)</tt>:
+    # <tt>new(capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3_mixed)</tt>:
     # Sized by BloomHelper::find_m_k for +capacity+ keys alive at once.
     #
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
-    # hash:: (Symbol) :murmur3, :murmur3_mixed (each probe remixed), or
-    #         :fnv1a for bloombroom's exact layout
+    # hash:: (Symbol) :murmur3_mixed (the default: each probe remixed),
+    #         :murmur3 (unmixed, as filters made before it), or :fnv1a for
+    #         bloombroom's exact layout
     # Raises:: ArgumentError, TypeError for sizes, rates or ttls out of range
-    def initialize(*args, capacity: nil, error_rate: nil, ttl: nil, seed: 0, hash: :murmur3)
+    def initialize(*args, capacity: nil, error_rate: nil, ttl: nil, seed: 0, hash: :murmur3_mixed)
       case args.size
       when 3 then m, k, ttl_arg = args
       when 0 then m = k = ttl_arg = nil

@@ -122,16 +122,20 @@ module Bloomc
     #     rate evenly, 0..64 (0 with tightening 0.85: the paper's schedule)
     # max_capacity:: (Integer, nil) the most keys it takes
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
-    # hash:: (Symbol) :murmur3 (the only one)
+    # hash:: (Symbol) :murmur3_mixed (the default: each probe remixed, each
+    #     layer sized by the rate it will really have) or :murmur3 (the
+    #     unmixed probes and formula-sized layers of filters made before)
     # Raises:: ArgumentError, TypeError for parameters out of range
     def initialize(error_rate:, initial_capacity: DEFAULT_INITIAL_CAPACITY, growth: DEFAULT_GROWTH,
                    tightening: DEFAULT_TIGHTENING, even_layers: DEFAULT_EVEN_LAYERS, max_capacity: nil, seed: 0,
-                   hash: :murmur3)
-      raise ArgumentError, "a scalable filter hashes with :murmur3 only, not #{hash.inspect}" unless hash == :murmur3
+                   hash: :murmur3_mixed)
+      unless %i[murmur3_mixed murmur3].include?(hash)
+        raise ArgumentError, "a scalable filter hashes with :murmur3_mixed or :murmur3, not #{hash.inspect}"
+      end
 
       ScalableBloomFilter.check(error_rate: error_rate, initial_capacity: initial_capacity, growth: growth,
                                 tightening: tightening, even_layers: even_layers, max_capacity: max_capacity)
-      setup(error_rate, initial_capacity, growth, tightening, even_layers, max_capacity || 0, seed)
+      setup(error_rate, initial_capacity, growth, tightening, even_layers, max_capacity || 0, seed, Bloomc.hash_kind(hash))
     end
 
     # @api private
@@ -230,7 +234,12 @@ module Bloomc
 
     private def shape
       { error_rate: error_rate, initial_capacity: initial_capacity, growth: growth, tightening: tightening,
-        even_layers: even_layers, max_capacity: max_capacity, seed: seed }
+        even_layers: even_layers, max_capacity: max_capacity, seed: seed, hash_function: hash_function }
+    end
+
+    # Returns:: (Symbol) :murmur3_mixed, or :murmur3 for a filter made before
+    def hash_function
+      HASH_FUNCTIONS.key(hash_kind)
     end
 
     private def inspect_fields

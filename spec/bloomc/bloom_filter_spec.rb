@@ -11,7 +11,7 @@ RSpec.describe Bloomc::BloomFilter do
 
     it "sizes itself from capacity: and error_rate: by .find_m_k, and remembers them" do
       filter = described_class.new(capacity: 10_000, error_rate: 0.001)
-      expect([filter.m, filter.k]).to eq([143_777, 10])
+      expect([filter.m, filter.k]).to eq([143_779, 10])
       expect([filter.capacity, filter.error_rate]).to eq([10_000, 0.001])
       expect([described_class.new(1000, 3).capacity, described_class.new(1000, 3).error_rate]).to eq([nil, nil])
     end
@@ -91,29 +91,60 @@ RSpec.describe Bloomc::BloomFilter do
 
     grid = [1, 2, 10, 100, 1000, 10_000, 100_000].product([0.5, 0.1, 0.01, 0.001, 1e-4, 1e-6, 1e-9])
 
-    it "keeps its promise: at capacity the formula's rate is at most the error rate asked for" do
+    def expected_rate(m, k, n) = Bloomc::BloomHelper.send(:expected_rate, m, k, n)
+
+    # E[(X/m)^k] over X's exact distribution, X the bits set by k * n
+    # independent throws into m: a reference for the core's expected rate.
+    def exact_expected_rate(m, k, n)
+      dist = [1.0] # dist[j]: P(j bits set)
+      (k * n).times do
+        dist = (0..[dist.size, m].min).map do |j|
+          (j < dist.size ? dist[j] * j / m : 0) + (j.positive? && j - 1 < dist.size ? dist[j - 1] * (m - j + 1) / m : 0)
+        end
+      end
+      dist.each_with_index.sum { |p, j| p * (j.to_f / m)**k }
+    end
+
+    it "keeps its promise: at capacity the expected rate, never below the formula's, is at most the error rate asked for" do
       require "bigdecimal"
       grid.each do |n, p|
         m, k = described_class.find_m_k(n, p)
+        expect(expected_rate(m, k, n)).to be <= p, "n=#{n} p=#{p}: m=#{m} k=#{k}"
         expect(formula_rate(m, k, n)).to be <= BigDecimal(p.to_r, 40), "n=#{n} p=#{p}: m=#{m} k=#{k}"
       end
     end
 
     it "takes the fewest bits that do: one bit less errs above the rate at any nearby k" do
-      require "bigdecimal"
       grid.each do |n, p|
         m, k = described_class.find_m_k(n, p)
         ((k - 2).clamp(1, 128)..(k + 2).clamp(1, 128)).each do |other_k|
-          expect(formula_rate(m - 1, other_k, n)).to be > BigDecimal(p.to_r, 40), "n=#{n} p=#{p}: m=#{m - 1} k=#{other_k} suffices"
+          expect(expected_rate(m - 1, other_k, n)).to be > p, "n=#{n} p=#{p}: m=#{m - 1} k=#{other_k} suffices"
         end
       end
+    end
+
+    it "sizes small filters by the rate they will have, which the formula puts too low" do
+      # capacity 1 at 0.001: the formula's m 15, k 9 has an expected rate of 1.8x
+      expect(expected_rate(15, 9, 1) / formula_rate(15, 9, 1)).to be_within(0.1).of(1.8)
+      expect(described_class.find_m_k(1, 0.001)).to eq([17, 7])
+      expect(described_class.find_m_k(1, 0.01)).to eq([11, 6])
+      expect(described_class.find_m_k(3, 0.0001)).to eq([61, 11])
+    end
+
+    it "computes the expected rate as the exact distribution of set bits does, and to 0.1% where it approximates" do
+      [[11, 6, 1], [17, 7, 1], [61, 11, 3], [145, 9, 10], [300, 7, 30], [960, 7, 100], [480, 13, 20]].each do |m, k, n|
+        exact = exact_expected_rate(m, k, n)
+        expect(expected_rate(m, k, n)).to be_within(exact * 1e-3).of(exact), "m=#{m} k=#{k} n=#{n}"
+      end
+      # above the formula, by less as m grows
+      expect(expected_rate(95_932, 7, 10_000)).to be_within(1e-6).of(formula_rate(95_932, 7, 10_000).to_f)
     end
 
     it "differs from bloombroom's sizing, which can err above the rate (BloomHelper keeps it for the drop-in)" do
       require "bigdecimal"
       m, k = Bloomc::BloomHelper.find_m_k(100_000, 0.01)
       expect(formula_rate(m, k, 100_000)).to be > BigDecimal("0.01")
-      expect(described_class.find_m_k(100_000, 0.01)).to eq([959_296, 7])
+      expect(described_class.find_m_k(100_000, 0.01)).to eq([959_298, 7])
     end
 
     it "measures at most the rate asked for, at capacity (fixed keys, 1,000,000 absent ones)" do

@@ -160,39 +160,42 @@ RSpec.describe "the binary format" do
       expect { Bloomc.load(header) }.to raise_error(Bloomc::FormatError, /2 parameters are too few for a version 2 header/)
     end
 
-    it "ScalableBloomFilter, decoded by hand: kind 9, its parameters, each layer's shape, and each layer's bits as a plain filter's" do
-      filter = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9)
-      # which keys went into which layer: a new key goes into the newest
-      in_layer = Hash.new { |h, i| h[i] = [] }
-      keys.each { |key| in_layer[filter.layers.size - 1] << key if filter.add?(key) }
-      data = filter.dump
-      expect(data).to eq(File.binread(FormatSamples.path("scalable", 2)))
-      layers = filter.layers
-      expect(layers.map(&:capacity)).to eq([4, 8, 16, 32])
-      version, kind, flags, n = data.unpack("S<4", offset: 8)
-      expect([version, kind, flags, n]).to eq([2, 9, 0, 9 + 4 * 4])
-      # seed, error rate, initial capacity, growth, tightening, even layers,
-      # max capacity (0: none), adds, layers
-      expect(data.unpack("Q<9", offset: 16)).to eq([9, bits_of(0.01), 4, bits_of(2.0), bits_of(0.8), 10, 0, 40, 4])
-      # m, k, capacity and count of each layer
-      expect(data.unpack("Q<16", offset: 88).each_slice(4).to_a).to eq(layers.map { |l| [l.m, l.k, l.capacity, l.count] })
-      expect(layers.map(&:count)).to eq(in_layer.values_at(0, 1, 2, 3).map(&:size))
-      stored, raw, body_crc, header_crc = data.unpack("Q<2L<2", offset: 16 + 8 * n)
-      bytes = layers.map { |l| (l.m + 63) / 64 * 8 }
-      expect([stored, raw]).to eq([bytes.sum, bytes.sum])
-      header_end = 16 + 8 * n + 24
-      at = (header_end + 63) / 64 * 64
-      expect(at).to eq(256)
-      expect(data.byteslice(header_end, at - header_end)).to eq("\0" * (at - header_end))
-      expect(header_crc).to eq(Bloomc::CRC32C.checksum(data.byteslice(0, header_end - 4)))
-      body = data.byteslice(at, stored)
-      expect(data.bytesize).to eq(at + stored)
-      expect(body_crc).to eq(Bloomc::CRC32C.checksum(body))
-      # each layer is a plain filter of its m and k holding its keys, hashed with the filter's seed
-      layers.each_with_index do |layer, i|
-        plain = Bloomc::BloomFilter.new(layer.m, layer.k, seed: 9).add_all(in_layer[i])
-        slice = body.byteslice(bytes.first(i).sum, bytes[i])
-        expect(slice).to eq([plain.bits.to_s.ljust(bytes[i] * 8, "0")].pack("b*")), "layer #{i}"
+    # the hash id sits in the seed parameter's bits 32 and up
+    [[:murmur3, "scalable", 9], [:murmur3_mixed, "scalable_mixed", 9 | 2 << 32]].each do |hash, golden, seed_field|
+      it "ScalableBloomFilter (#{hash}), decoded by hand: kind 9, its parameters, each layer's shape, and each layer's bits as a plain filter's" do
+        filter = Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9, hash: hash)
+        # which keys went into which layer: a new key goes into the newest
+        in_layer = Hash.new { |h, i| h[i] = [] }
+        keys.each { |key| in_layer[filter.layers.size - 1] << key if filter.add?(key) }
+        data = filter.dump
+        expect(data).to eq(File.binread(FormatSamples.path(golden, 2)))
+        layers = filter.layers
+        expect(layers.map(&:capacity)).to eq([4, 8, 16, 32])
+        version, kind, flags, n = data.unpack("S<4", offset: 8)
+        expect([version, kind, flags, n]).to eq([2, 9, 0, 9 + 4 * 4])
+        # seed, error rate, initial capacity, growth, tightening, even layers,
+        # max capacity (0: none), adds, layers
+        expect(data.unpack("Q<9", offset: 16)).to eq([seed_field, bits_of(0.01), 4, bits_of(2.0), bits_of(0.8), 10, 0, 40, 4])
+        # m, k, capacity and count of each layer
+        expect(data.unpack("Q<16", offset: 88).each_slice(4).to_a).to eq(layers.map { |l| [l.m, l.k, l.capacity, l.count] })
+        expect(layers.map(&:count)).to eq(in_layer.values_at(0, 1, 2, 3).map(&:size))
+        stored, raw, body_crc, header_crc = data.unpack("Q<2L<2", offset: 16 + 8 * n)
+        bytes = layers.map { |l| (l.m + 63) / 64 * 8 }
+        expect([stored, raw]).to eq([bytes.sum, bytes.sum])
+        header_end = 16 + 8 * n + 24
+        at = (header_end + 63) / 64 * 64
+        expect(at).to eq(256)
+        expect(data.byteslice(header_end, at - header_end)).to eq("\0" * (at - header_end))
+        expect(header_crc).to eq(Bloomc::CRC32C.checksum(data.byteslice(0, header_end - 4)))
+        body = data.byteslice(at, stored)
+        expect(data.bytesize).to eq(at + stored)
+        expect(body_crc).to eq(Bloomc::CRC32C.checksum(body))
+        # each layer is a plain filter of its m and k holding its keys, hashed with the filter's seed
+        layers.each_with_index do |layer, i|
+          plain = Bloomc::BloomFilter.new(layer.m, layer.k, seed: 9, hash: hash).add_all(in_layer[i])
+          slice = body.byteslice(bytes.first(i).sum, bytes[i])
+          expect(slice).to eq([plain.bits.to_s.ljust(bytes[i] * 8, "0")].pack("b*")), "layer #{i}"
+        end
       end
     end
   end

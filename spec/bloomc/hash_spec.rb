@@ -231,15 +231,22 @@ RSpec.describe Bloomc::BloomHelper do
       expect(values.uniq.size).to eq(128)
     end
 
-    it "derives the probes from MurmurHash3 x64_128 with seed 0 by enhanced double hashing" do
+    it "derives the probes from MurmurHash3 x64_128 with seed 0 by enhanced double hashing (hash: :murmur3)" do
       mask = 2**64 - 1
       %w[key hello 日本].each do |key|
         h = Bloomc::Murmur3.hash128(key)
         h1 = h & mask
         h2 = h >> 64
         expected = (0...8).map { |i| (h1 + i * h2 + (i**3 - i) / 6) & mask }
-        expect(described_class.multi_hash(key, 8)).to eq(expected)
+        expect(described_class.multi_hash(key, 8, hash: :murmur3)).to eq(expected)
       end
+    end
+
+    it "gives the probes of the filters' default, :murmur3_mixed, when no hash: is given" do
+      expect(described_class.multi_hash("key", 8)).to eq(described_class.multi_hash("key", 8, hash: :murmur3_mixed))
+      expect(described_class.multi_hash("key", 8)).not_to eq(described_class.multi_hash("key", 8, hash: :murmur3))
+      filter = Bloomc::BloomFilter.new(1000, 8) << "key"
+      expect(filter.bits.each_with_index.select { |b, _| b == 1 }.map(&:last)).to eq(described_class.multi_hash("key", 8, 1000).uniq.sort)
     end
 
     it "maps the probes onto 0...m when m is given" do

@@ -449,7 +449,7 @@ else
         doc = JSON.parse(res.body)
         expect(doc).to include("kind" => "BloomFilter", "kind_number" => 1, "format_version" => 2, "metadata" => nil,
                                "sizing" => { "capacity" => 3000, "error_rate" => 0.01, "keys_new" => 2 })
-        expect(doc["parameters"]).to eq("m" => filter.m, "k" => filter.k, "seed" => 9, "hash" => 0, "count" => 2)
+        expect(doc["parameters"]).to eq("m" => filter.m, "k" => filter.k, "seed" => 9, "hash" => 2, "count" => 2)
         cells = [doc["cells"]].pack("H*")
         expect(cells.bytesize).to eq((filter.m + 63) / 64 * 8)
         set = (0...filter.m).select { |i| cells.getbyte(i / 8)[i % 8] == 1 }

@@ -504,7 +504,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
             expect(filter.layer_count).to eq(1)
             expect(filter.layers.map(&:count)).to eq([0])
             meta = "bloomc:{#{name}}:meta"
-            { "m" => "12345", "k" => "1", "hash" => "2", "seed" => "0x7" }.each do |field, value|
+            { "m" => "12345", "k" => "1", "hash" => "1", "seed" => "0x7" }.each do |field, value|
               was = @redis.hget(meta, field)
               @redis.hset(meta, field, value)
               expect { Bloomc::Redis::ScalableBloomFilter.new(@redis, name) }.to raise_error(Bloomc::FormatError, /unusable parameters \(/), field
@@ -923,6 +923,31 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
           expect(Bloomc::Redis::BloomFilter.new(redis, "limits", capacity: kept, error_rate: kept_rate, shards: 8192).capacity).to eq(kept)
           filter.destroy
         end
+      end
+
+      # Before :murmur3_mixed became the default, capacity: and error_rate:
+      # sized by the formula and hashed with :murmur3: such a filter opens by
+      # them alone, keeping its hash and its m; with hash: :murmur3_mixed it
+      # is refused.
+      it "reopens a filter made before :murmur3_mixed by capacity: and error_rate:, keeping its hash" do
+        old_m, old_k = Bloomc::BloomHelper.send(:formula_m_k, 1000, 0.01)
+        expect(old_m).not_to eq(Bloomc.sizing_arguments(nil, nil, 1000, 0.01)[0])
+        [Bloomc::Redis::BloomFilter, Bloomc::Redis::ContinuousBloomFilter].each do |klass|
+          klass.new(redis, "before", m: old_m, k: old_k, hash: :murmur3, **extra.fetch(klass, {})).add("kept")
+          redis.hset("bloomc:{before}:meta", "capacity", "1000", "error_rate", "0.01")
+          reopened = klass.new(redis, "before", capacity: 1000, error_rate: 0.01, **extra.fetch(klass, {}))
+          expect([reopened.m, reopened.k, reopened.hash_function]).to eq([old_m, old_k, :murmur3])
+          expect(reopened.include?("kept")).to be(true)
+          expect { klass.new(redis, "before", capacity: 1000, error_rate: 0.01, hash: :murmur3_mixed, **extra.fetch(klass, {})) }
+            .to raise_error(ArgumentError, /different hash/)
+          fresh = klass.new(redis, "after", capacity: 1000, error_rate: 0.01, **extra.fetch(klass, {}))
+          expect(fresh.hash_function).to eq(:murmur3_mixed)
+          %w[before after].each { |name| klass.new(redis, name).destroy }
+        end
+        old = Bloomc::Redis::ScalableBloomFilter.new(redis, "before", error_rate: 0.01, initial_capacity: 100, hash: :murmur3)
+        expect(Bloomc::Redis::ScalableBloomFilter.new(redis, "before", error_rate: 0.01, initial_capacity: 100).m).to eq(old.m)
+        expect(old.m).not_to eq(Bloomc::Redis::ScalableBloomFilter.new(redis, "after", error_rate: 0.01, initial_capacity: 100).m)
+        %w[before after].each { |name| Bloomc::Redis::ScalableBloomFilter.new(redis, name).destroy }
       end
 
       it "refuses parameters in Redis it cannot use, and rounds a ttl up to whole milliseconds" do

@@ -405,9 +405,10 @@ RSpec.describe Bloomc::ScalableBloomFilter do
 
     it "refuses a batch that crosses it whole, and takes one that fits exactly" do
       before = filter.dup
-      three = numbered_keys(3, "three")
+      three = (0..).lazy.map { |i| "three-#{i}" }.reject { |key| filter.include?(key) }.first(3) # all three new
+      one_more = absent_key(filter.dup.add_all(%w[two-a two-b]), "one more") # new after those two too
       [-> { filter.add_all(three) }, -> { filter.add_new(three) }, -> { filter.add_new(taken + three) },
-       -> { filter.add_all(["two-a", "two-b", "two-a", "one more"]) }].each do |call|
+       -> { filter.add_all(["two-a", "two-b", "two-a", one_more]) }].each do |call|
         expect { call.call }.to raise_error(Bloomc::CapacityError)
         expect(filter).to eq(before)
         expect(filter.include_all(three)).to eq([false] * 3)
@@ -517,6 +518,9 @@ RSpec.describe Bloomc::ScalableBloomFilter do
         expect(union.layers[0].count).to be_between(1, merged)
       end
       expect(union.estimated_count).to eq(Float::INFINITY)
+      # a full layer counts the keys of both: a few more take its count past
+      # what its share of the rate allows
+      3.times { union.merge!(build.call.add("other-#{merged}")).then { merged += 1 } }
       expect(union.distinct_count).to eq(union.layers.sum(&:count))
       expect(union.distinct_count).to be <= merged
       expect(union.over_capacity?).to be(true)

@@ -94,6 +94,7 @@ module BadInputMatrix
     when :must_be_nil then v.nil? ? [:ok] : [ArgumentError]
     when :boolean then [true, false].include?(v) ? [:ok] : [TypeError]
     when :murmur3_only then v == :murmur3 ? [:ok] : [ArgumentError]
+    when :murmur3_either then %i[murmur3 murmur3_mixed].include?(v) ? [:ok] : [ArgumentError]
     when :position
       return [TypeError] unless v.is_a?(Integer)
 
@@ -131,7 +132,7 @@ module BadInputMatrix
 
       v.is_a?(Integer) ? [ArgumentError] : [ArgumentError, TypeError]
     when :hash_name
-      return [:ok] if %i[murmur3 fnv1a].include?(v)
+      return [:ok] if %i[murmur3_mixed murmur3 fnv1a].include?(v)
 
       v.is_a?(Symbol) ? [ArgumentError] : [ArgumentError, TypeError]
     when :count_or_zero
@@ -1020,7 +1021,7 @@ module BadInputMatrix
     seed: { ok: ->(_h, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     size: { ok: ->(h, _, _, r, _) { r == h.count } },
     bits: { ok: ->(h, _, _, r, _) { r.is_a?(Bloomc::BitField) && r.size == h.obj.m && r.total_set <= [h.count * h.obj.k, h.obj.m].min } },
-    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3 fnv1a].include?(r) } },
+    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3 fnv1a].include?(r) } },
     "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
@@ -1063,7 +1064,7 @@ module BadInputMatrix
     ttl: { ok: ->(_, _, _, r, _) { r.is_a?(Numeric) && r >= 0 } },
     seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     buckets: { ok: ->(h, _, _, r, _) { r.is_a?(Bloomc::BitBucketField) && r.bits == 4 && r.size == h.obj.m } },
-    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3 fnv1a].include?(r) } },
+    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3 fnv1a].include?(r) } },
     "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
@@ -1145,6 +1146,7 @@ module BadInputMatrix
     },
     m: { ok: ->(h, _, _, r, _) { r == h.obj.layers.sum(&:m) } },
     seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
+    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3].include?(r) } },
     error_rate: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.positive? && r < 1 } },
     initial_capacity: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r >= h.obj.layers[0].capacity } },
     growth: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.between?(1, 64) } },
@@ -1260,7 +1262,7 @@ module BadInputMatrix
     next false unless r.all? { |v| (0...m).cover?(v) }
     next true if m > 10_000
 
-    filter = Bloomc::BloomFilter.new(m, k, hash: kw.fetch(:hash, :murmur3))
+    filter = Bloomc::BloomFilter.new(m, k, hash: kw.fetch(:hash, :murmur3_mixed))
     filter << key
     filter.bits.each_with_index.select { |b, _| b == 1 }.map(&:last) == r.uniq.sort
   end
@@ -1842,7 +1844,7 @@ module BadInputMatrix
     Bloomc::ScalableBloomFilter => [
       { kw: { error_rate: [:scalable_error, 0.01], initial_capacity: [:scalable_initial, 100], growth: [:scalable_growth, 2],
               tightening: [:scalable_tightening, 0.8], even_layers: [:scalable_even, 10], max_capacity: [:scalable_max, nil],
-              seed: [:seed, 5], hash: %i[murmur3_only murmur3] },
+              seed: [:seed, 5], hash: %i[murmur3_either murmur3] },
         extra_positional: :never,
         extra_kw: { capacity: :never, bogus: :never },
         expect: lambda { |_, kw|

@@ -7,14 +7,21 @@
 module FormatSamples
   KEYS = Array.new(40) { |i| "golden-#{i}" }.freeze
 
-  # Filters built from m and k: format version 1.
+  # A filter as bloomc sized it before sizing by the expected rate: the
+  # shape those golden files hold, with capacity and error rate remembered.
+  def self.sized_before(filter, capacity, error_rate) = filter.tap { |f| f.send(:remember_sizing, capacity, error_rate) }
+
+  # Filters built from m and k: format version 1. "bloom" and "continuous"
+  # (and what is built from them) pin hash: :murmur3, the default when they
+  # were written: filters made before :murmur3_mixed load and answer as
+  # they did.
   BUILDERS = {
-    "bloom" => -> { Bloomc::BloomFilter.new(1000, 4, seed: 7).add_all(KEYS) },
+    "bloom" => -> { Bloomc::BloomFilter.new(1000, 4, seed: 7, hash: :murmur3).add_all(KEYS) },
     "bloom_fnv1a" => -> { Bloomc::BloomFilter.new(999, 3, hash: :fnv1a).add_all(KEYS) },
     "bloom_mixed" => -> { Bloomc::BloomFilter.new(97, 6, seed: 5, hash: :murmur3_mixed).add_all(KEYS.first(12)) },
     "blocked" => -> { Bloomc::BlockedBloomFilter.new(1024, 5, seed: 1).add_all(KEYS) },
     "continuous" => lambda {
-      Bloomc::ContinuousBloomFilter.new(600, 4, 2.5, seed: 3).tap do |f|
+      Bloomc::ContinuousBloomFilter.new(600, 4, 2.5, seed: 3, hash: :murmur3).tap do |f|
         KEYS.each_slice(10) { |slice| f.add_all(slice).inc_time_slot }
       end
     },
@@ -37,22 +44,33 @@ module FormatSamples
   # three sizing parameters), and the scalable kind: format version 2.
   BUILDERS_V2 = {
     # 40 keys for a capacity of 30: past it, and the count of new keys says so
-    "bloom_sized" => -> { Bloomc::BloomFilter.new(capacity: 30, error_rate: 0.01, seed: 7).add_all(KEYS) },
+    "bloom_sized" => lambda {
+      sized_before(Bloomc::BloomFilter.new(289, 6, seed: 7, hash: :murmur3), 30, 0.01).add_all(KEYS)
+    },
     "continuous_sized" => lambda {
+      sized_before(Bloomc::ContinuousBloomFilter.new(481, 7, 2.5, seed: 3, hash: :murmur3), 50, 0.01).tap do |f|
+        KEYS.each_slice(10) { |slice| f.add_all(slice).inc_time_slot }
+      end
+    },
+    "counting_sized" => -> { sized_before(Bloomc::CountingBloomFilter.new(960, 7, width: 2), 100, 0.01).add_all(KEYS * 3) },
+    # today's defaults: sized by the expected rate, probes mixed
+    "bloom_sized_mixed" => -> { Bloomc::BloomFilter.new(capacity: 30, error_rate: 0.01, seed: 7).add_all(KEYS) },
+    "continuous_sized_mixed" => lambda {
       Bloomc::ContinuousBloomFilter.new(capacity: 50, error_rate: 0.01, ttl: 2.5, seed: 3).tap do |f|
         KEYS.each_slice(10) { |slice| f.add_all(slice).inc_time_slot }
       end
     },
-    "counting_sized" => -> { Bloomc::CountingBloomFilter.new(capacity: 100, error_rate: 0.01, width: 2).add_all(KEYS * 3) },
     "a2_sized" => -> { Bloomc::A2BloomFilter.new(capacity: 15, error_rate: 0.01).add_all(KEYS) },
     "cuckoo_sized" => -> { Bloomc::CuckooFilter.new(capacity: 50, error_rate: 0.001).add_all(KEYS) },
     # layers of 4, 8, 16 and 32 keys
-    "scalable" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9).add_all(KEYS) },
+    "scalable" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9, hash: :murmur3).add_all(KEYS) },
     # layers of 3, 5, 7, 10 and 15 keys; a sixth would be cut to 5, to end at 45
     "scalable_max" => lambda {
       Bloomc::ScalableBloomFilter.new(error_rate: 0.05, initial_capacity: 3, growth: 1.5, tightening: 0.5, even_layers: 2,
-                                      max_capacity: 45).add_all(KEYS)
-    }
+                                      max_capacity: 45, hash: :murmur3).add_all(KEYS)
+    },
+    # today's default: probes mixed, layers sized by their expected rate
+    "scalable_mixed" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9).add_all(KEYS) }
   }.freeze
 
   # Filters with metadata: format version 3, whose header always has a sized

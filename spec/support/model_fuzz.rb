@@ -740,7 +740,11 @@ module ModelFuzz
       end
     end
 
-    def positions(key, m = @filter.m) = Bloomc::BloomHelper.multi_hash(key, @filter.k, m)
+    def positions(key, m = @filter.m) = Bloomc::BloomHelper.multi_hash(key, @filter.k, m, hash: probe_hash)
+
+    # The counting kinds without a hash: field probe as :murmur3 does.
+    def probe_hash = @filter.respond_to?(:hash_function) ? @filter.hash_function : :murmur3
+
     def deletes? = %i[counting rm].include?(@kind)
 
     def model_add(key)

@@ -7,8 +7,8 @@ module Bloomc
     # A Bloom filter of m bits in Redis, answering exactly as
     # Bloomc::BloomFilter.new(m, k, seed:, hash:) would.
     class BloomFilter < Filter
-      # @overload initialize(redis, name, m:, k:, seed: 0, hash: :murmur3, shards: 1)
-      # @overload initialize(redis, name, capacity:, error_rate:, seed: 0, hash: :murmur3, shards: 1)
+      # @overload initialize(redis, name, m:, k:, seed: 0, hash: :murmur3_mixed, shards: 1)
+      # @overload initialize(redis, name, capacity:, error_rate:, seed: 0, hash: :murmur3_mixed, shards: 1)
       # @overload initialize(redis, name)
       #   Opens an existing filter with the parameters stored beside it.
       # @raise [ArgumentError] when the stored filter has other parameters
@@ -74,7 +74,7 @@ module Bloomc
       def meta_for(shape, shards)
         m, k = Bloomc.sizing_arguments(shape[:m], shape[:k], shape[:capacity], shape[:error_rate])
         seed = shape[:seed] || 0
-        hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
+        hash = Bloomc.hash_kind(shape[:hash] || :murmur3_mixed, seed)
         RedisLayout.new(m, k, seed, hash, 1, true) # checks m, k and seed
         { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
           "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => "0", **limits_meta(shape) }

@@ -10,8 +10,8 @@ module Bloomc
     # Bloomc::ContinuousBloomFilter (a key copied by from_local: up to
     # 2.5 * ttl); see SCRIPTS for how.
     class ContinuousBloomFilter < Filter
-      # @overload initialize(redis, name, m:, k:, ttl:, seed: 0, hash: :murmur3, shards: 1)
-      # @overload initialize(redis, name, capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3, shards: 1)
+      # @overload initialize(redis, name, m:, k:, ttl:, seed: 0, hash: :murmur3_mixed, shards: 1)
+      # @overload initialize(redis, name, capacity:, error_rate:, ttl:, seed: 0, hash: :murmur3_mixed, shards: 1)
       # @overload initialize(redis, name)
       # @param ttl [Numeric] seconds, at least 0.002 (the clock ticks every
       #   ttl / 2, in whole milliseconds)
@@ -142,7 +142,7 @@ module Bloomc
         period_ms = [(exact * 500).ceil, 1].max
 
         seed = shape[:seed] || 0
-        hash = Bloomc.hash_kind(shape[:hash] || :murmur3, seed)
+        hash = Bloomc.hash_kind(shape[:hash] || :murmur3_mixed, seed)
         RedisLayout.new(m, k, seed, hash, 1, true)
         { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
           "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => period_ms.to_s, **limits_meta(shape) }

@@ -209,16 +209,20 @@ module Bloomc
           raise ArgumentError, "the filter #{name.inspect} in Redis is a #{stored['kind']}, not a #{kind}"
         end
 
+        # Opened without hash:, a filter made before :murmur3_mixed keeps its
+        # :murmur3 (and the layer shapes that go with it).
+        asked = meta_for(shape.merge(hash: :murmur3), shards || 1) if asked && shape.key?(:hash) && shape[:hash].nil? && stored["hash"] == "0"
         check_asked(asked, stored, shape) if asked
         adopt(stored)
       end
 
       # The stored parameters must be those asked for. An m and k from
-      # capacity: and error_rate: may be those Bloomc.sizing_arguments picks
-      # or those BloomHelper.find_m_k does, as bloomc sized filters before
-      # (a filter an earlier version created has them and no capacity or
-      # error_rate in its meta); capacity and error_rate are compared when
-      # both sides have them (a filter opened by m: and k: keeps its own).
+      # capacity: and error_rate: may be those Bloomc.sizing_arguments picks,
+      # or those bloomc picked before: by the formula, or by
+      # BloomHelper.find_m_k (a filter an earlier version created has them
+      # and no capacity or error_rate in its meta); capacity and error_rate
+      # are compared when both sides have them (a filter opened by m: and k:
+      # keeps its own).
       def check_asked(asked, stored, shape)
         if shape[:capacity] && sizings(shape).include?(stored.values_at("m", "k").map { |v| Integer(v, 10, exception: false) })
           asked = asked.merge("m" => stored["m"], "k" => stored["k"])
@@ -234,7 +238,8 @@ module Bloomc
       # The [m, k] that capacity: and error_rate: may have given.
       def sizings(shape)
         capacity, error_rate = shape.values_at(:capacity, :error_rate)
-        [Bloomc.sizing_arguments(nil, nil, capacity, error_rate), BloomHelper.find_m_k(capacity, error_rate)]
+        [Bloomc.sizing_arguments(nil, nil, capacity, error_rate), BloomHelper.send(:formula_m_k, capacity, error_rate),
+         BloomHelper.find_m_k(capacity, error_rate)]
       end
 
       # The limits to store: capacity: and error_rate: as given (a whole

@@ -31,15 +31,15 @@ module Bloomc
       private_constant :AHEAD, :PARAMETERS
 
       # @overload initialize(redis, name, error_rate:, initial_capacity: 8192, growth: 2, tightening: 0.8,
-      #                      even_layers: 10, max_capacity: nil, seed: 0)
+      #                      even_layers: 10, max_capacity: nil, seed: 0, hash: :murmur3_mixed)
       #   The parameters of Bloomc::ScalableBloomFilter.new.
       # @overload initialize(redis, name)
       #   Opens an existing filter with the parameters stored beside it.
       def initialize(redis, name, error_rate: nil, initial_capacity: nil, growth: nil, tightening: nil, even_layers: nil,
-                     max_capacity: nil, seed: nil)
+                     max_capacity: nil, seed: nil, hash: nil)
         super()
         shape = { scalable_error_rate: error_rate, initial_capacity: initial_capacity, growth: growth, tightening: tightening,
-                  even_layers: even_layers, max_capacity: max_capacity, seed: seed }
+                  even_layers: even_layers, max_capacity: max_capacity, seed: seed, hash: hash }
         open(redis, name, shape, nil) # rubocop:disable Security/Open -- Filter#open, not Kernel#open
       end
 
@@ -393,9 +393,9 @@ module Bloomc
         raise ArgumentError, "error_rate: is required" if params[:error_rate].nil?
 
         seed = shape[:seed] || 0
-        template = Bloomc::ScalableBloomFilter.new(**params, seed: seed) # checks them all
+        template = Bloomc::ScalableBloomFilter.new(**params, seed: seed, hash: shape[:hash] || :murmur3_mixed) # checks them all
         _, m, k = template.send(:layer_shape, 0)
-        { "kind" => kind, "m" => m.to_s, "k" => k.to_s, "seed" => seed.to_s, "hash" => Bloomc.hash_kind(:murmur3, seed).to_s,
+        { "kind" => kind, "m" => m.to_s, "k" => k.to_s, "seed" => seed.to_s, "hash" => template.send(:hash_kind).to_s,
           "shards" => "1", "width" => "1", "period_ms" => "0", "layer_error_rate" => Float(params[:error_rate]).to_s,
           "initial_capacity" => params[:initial_capacity].to_s, "growth" => Float(params[:growth]).to_s,
           "tightening" => Float(params[:tightening]).to_s, "even_layers" => params[:even_layers].to_s,
@@ -418,7 +418,9 @@ module Bloomc
         @params = { error_rate: Float(meta.fetch("layer_error_rate")), initial_capacity: Integer(meta.fetch("initial_capacity"), 10),
                     growth: Float(meta.fetch("growth")), tightening: Float(meta.fetch("tightening")),
                     even_layers: Integer(meta.fetch("even_layers"), 10), max_capacity: max.zero? ? nil : max }.freeze
-        @template = Bloomc::ScalableBloomFilter.new(**@params, seed: @seed)
+        # :murmur3_mixed or, for a filter made before it, :murmur3 (any other
+        # hash id: ArgumentError from new)
+        @template = Bloomc::ScalableBloomFilter.new(**@params, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
         @shapes = []
         @layouts = [@layout]
         @known = 1
@@ -429,7 +431,7 @@ module Bloomc
 
       def check_derived(meta)
         _, m, k = layer_shape_of(0)
-        { "m" => m, "k" => k, "hash" => Bloomc.hash_kind(:murmur3, @seed) }.each do |field, value|
+        { "m" => m, "k" => k, "hash" => @template.send(:hash_kind) }.each do |field, value|
           raise ArgumentError, "#{field} #{meta[field]}, where the parameters give #{value}" unless meta[field] == value.to_s
         end
       end

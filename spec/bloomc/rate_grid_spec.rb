@@ -1,0 +1,46 @@
+# frozen_string_literal: true
+
+require "spec_helper"
+
+# The rate asked for is a ceiling at every size: each kind with an error
+# rate, over RateGrid's capacities and rates, and the scalable filter at
+# 1,000 times its initial capacity. Minutes of lookups, so tagged :grid and
+# run by `rake spec:grid` (its own CI step); BLOOMC_GRID_TABLE=1 prints the
+# rows of docs/FILTERS.md's table.
+RSpec.describe "The rate at every size", :grid do
+  def check(kind, point)
+    puts RateGrid.row(kind, point) if ENV["BLOOMC_GRID_TABLE"]
+    expect(RateGrid.broken(point)).to eq([]), "#{kind} capacity #{point.capacity} at #{point.rate}: #{point.to_h}"
+  end
+
+  {
+    "BloomFilter" => ->(c, r, seed) { Bloomc::BloomFilter.new(capacity: c, error_rate: r, seed: seed) },
+    "ContinuousBloomFilter" => ->(c, r, seed) { Bloomc::ContinuousBloomFilter.new(capacity: c, error_rate: r, ttl: 0, seed: seed) },
+    "BlockedBloomFilter" => ->(c, r, seed) { Bloomc::BlockedBloomFilter.new(capacity: c, error_rate: r, seed: seed) }
+  }.each do |kind, build|
+    it "#{kind}: the mean rate at capacity stays within error_rate, and false_positive_rate says so" do
+      RateGrid::CAPACITIES.each do |capacity|
+        RateGrid::RATES.each do |rate|
+          check(kind, RateGrid.measure(capacity, rate) { |seed| build.call(capacity, rate, seed) })
+        end
+      end
+    end
+  end
+
+  it "ScalableBloomFilter: the mean rate at 1,000 times the initial capacity stays within error_rate" do
+    RateGrid::SCALABLE_INITIAL.product(RateGrid::SCALABLE_GROWTH, RateGrid::SCALABLE_RATES).each do |initial, growth, rate|
+      point = RateGrid.measure(initial, rate, keys: initial * RateGrid::SCALABLE_FILL) do |seed|
+        Bloomc::ScalableBloomFilter.new(error_rate: rate, initial_capacity: initial, growth: growth, seed: seed)
+      end
+      check("ScalableBloomFilter growth #{growth}", point)
+    end
+  end
+
+  # The grid can fail: the probes and sizing of filters made before break it.
+  it "fails unmixed probes sized by the formula (BloomFilter hash: :murmur3, capacity 1 at 0.001)" do
+    m, k = Bloomc::BloomHelper.send(:formula_m_k, 1, 0.001)
+    point = RateGrid.measure(1, 0.001) { |seed| Bloomc::BloomFilter.new(m, k, seed: seed, hash: :murmur3) }
+    expect(point.measured).to be > 1.1 * 0.001 + 4 * point.sigma
+    expect(RateGrid.broken(point)).not_to be_empty
+  end
+end
