@@ -18,7 +18,7 @@ static size_t halves_bytes(uint64_t half_bits)
 
 /* :nodoc: called by initialize once the Ruby layer has settled m, k and the
  * capacity; m is rounded up to an even number of bits. */
-static VALUE a2_setup(VALUE self, VALUE m, VALUE k, VALUE capacity, VALUE seed)
+static VALUE a2_setup(VALUE self, VALUE m, VALUE k, VALUE capacity, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &a2_kind);
     /* One statement per argument: checked in order, as before. */
@@ -27,6 +27,7 @@ static VALUE a2_setup(VALUE self, VALUE m, VALUE k, VALUE capacity, VALUE seed)
     uint64_t keys = bloomc_count_arg(capacity, "capacity", UINT64_MAX);
     bf_a2 f = {{{.nbits = half_bits}, {.nbits = half_bits}}, .k = probes, .capacity = keys};
     f.seed = bloomc_uint32_arg(seed, "seed");
+    f.hash = bloomc_hash_kind_arg(hash);
     bloomc_filter_install(self, &f, halves_bytes(half_bits), NULL, 0);
     return self;
 }
@@ -44,7 +45,7 @@ static VALUE a2_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_a2 *f = get_filter(self);
-    bf_a2_add(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3), 0);
+    bf_a2_add(f, bloomc_key_hash(key, f->seed, f->hash), 0);
     return self;
 }
 
@@ -58,7 +59,7 @@ static VALUE a2_add_p(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_a2 *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_a2_add(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3), 1));
+    return bloomc_add_p_result(self, bf_a2_add(f, bloomc_key_hash(key, f->seed, f->hash), 1));
 }
 
 /*
@@ -72,7 +73,7 @@ static VALUE a2_add_p(VALUE self, VALUE key)
 static VALUE a2_include_p(VALUE self, VALUE key)
 {
     const bf_a2 *f = get_filter(self);
-    return RBOOL(bf_a2_contains(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3)));
+    return RBOOL(bf_a2_contains(f, bloomc_key_hash(key, f->seed, f->hash)));
 }
 
 /* call-seq: capacity -> Integer
@@ -124,7 +125,7 @@ static int contains_one(const void *f, bf_key_hash h) { return bf_a2_contains(f,
 static void save(const void *core, uint64_t *out)
 {
     const bf_a2 *f = core;
-    uint64_t fields[] = {f->halves[0].nbits, f->k, f->seed, f->capacity, f->active, f->in_active, f->count, f->swaps};
+    uint64_t fields[] = {f->halves[0].nbits, f->k, bloomc_seed_with_hash(f->seed, f->hash), f->capacity, f->active, f->in_active, f->count, f->swaps};
     memcpy(out, fields, sizeof fields);
 }
 
@@ -135,7 +136,8 @@ static size_t load(void *core, const uint64_t *v)
     *f = (bf_a2){
         .halves = {{.nbits = half_bits}, {.nbits = half_bits}},
         .k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k"),
-        .seed = (uint32_t)bloomc_state_check(v[2], 0, UINT32_MAX, "seed"),
+        .seed = (uint32_t)v[2],
+        .hash = bloomc_hash_of_seed(v[2]),
         .capacity = bloomc_state_check(v[3], 1, UINT64_MAX, "capacity"),
         .active = (unsigned)bloomc_state_check(v[4], 0, 1, "active half"),
         .count = v[6],
@@ -157,7 +159,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_a2 *f = core;
-    *out = (bloomc_numbers){2 * f->halves[0].nbits, &f->count, NULL, f->k, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){2 * f->halves[0].nbits, &f->count, NULL, f->k, f->seed, f->hash};
 }
 
 /* Half by half OR or AND. */
@@ -180,7 +182,7 @@ static const bloomc_kind a2_kind = {
     .core_size = sizeof(bf_a2),
     .nfields = 8,
     .shape_fields = 4, /* half bits, k, seed, capacity */
-    .methods = BLOOMC_SHARED,
+    .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
@@ -205,7 +207,7 @@ static void classes_for_rdoc_and_yard(void)
 void bloomc_init_a2_bloom_filter(VALUE mBloomc)
 {
     VALUE cA2BloomFilter = bloomc_define_filter(mBloomc, "A2BloomFilter", &a2_kind);
-    rb_define_private_method(cA2BloomFilter, "setup", a2_setup, 4);
+    rb_define_private_method(cA2BloomFilter, "setup", a2_setup, 5);
     rb_define_method(cA2BloomFilter, "add", a2_add, 1);
     rb_define_method(cA2BloomFilter, "<<", a2_add, 1);
     rb_define_method(cA2BloomFilter, "add?", a2_add_p, 1);

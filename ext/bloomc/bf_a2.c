@@ -2,17 +2,17 @@
 #include <string.h>
 #include "bf_a2.h"
 
-static int half_contains(const bf_bits *b, bf_key_hash h, uint32_t k)
+static int half_contains(const bf_bits *b, bf_key_hash h, uint32_t k, bf_hash_kind hash)
 {
-    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, b->nbits);
+    bf_probe p = bf_probe_start(h, hash, b->nbits);
     for (uint32_t i = 0; i < k; i++)
         if (!bf_bits_get(b, bf_probe_next(&p))) return 0;
     return 1;
 }
 
-static void half_add(bf_bits *b, bf_key_hash h, uint32_t k)
+static void half_add(bf_bits *b, bf_key_hash h, uint32_t k, bf_hash_kind hash)
 {
-    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, b->nbits);
+    bf_probe p = bf_probe_start(h, hash, b->nbits);
     for (uint32_t i = 0; i < k; i++) bf_bits_set(b, bf_probe_next(&p));
 }
 
@@ -20,10 +20,10 @@ int bf_a2_add(bf_a2 *f, bf_key_hash h, int tell)
 {
     f->count++;
     bf_bits *active = &f->halves[f->active];
-    if (half_contains(active, h, f->k)) return 0;
+    if (half_contains(active, h, f->k, f->hash)) return 0;
     /* Found only in the older half: copied into the active one (so that it
      * outlives the next swap), and not new. */
-    int fresh = tell && !half_contains(&f->halves[f->active ^ 1], h, f->k);
+    int fresh = tell && !half_contains(&f->halves[f->active ^ 1], h, f->k, f->hash);
     if (f->in_active >= f->capacity) {
         /* The active half is full: the other one (the older keys) is
          * dropped and takes the new keys from now on. */
@@ -33,14 +33,14 @@ int bf_a2_add(bf_a2 *f, bf_key_hash h, int tell)
         f->in_active = 0;
         f->swaps++;
     }
-    half_add(active, h, f->k);
+    half_add(active, h, f->k, f->hash);
     f->in_active++;
     return fresh;
 }
 
 int bf_a2_contains(const bf_a2 *f, bf_key_hash h)
 {
-    return half_contains(&f->halves[f->active], h, f->k) || half_contains(&f->halves[f->active ^ 1], h, f->k);
+    return half_contains(&f->halves[f->active], h, f->k, f->hash) || half_contains(&f->halves[f->active ^ 1], h, f->k, f->hash);
 }
 
 uint32_t bf_a2_optimal_k(double p)

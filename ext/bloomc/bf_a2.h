@@ -15,6 +15,7 @@ typedef struct {
     bf_bits halves[2]; /* halves[active] takes new keys; both share one allocation */
     unsigned active;
     uint32_t k, seed;
+    bf_hash_kind hash;  /* BF_HASH_MURMUR3_MIXED, or BF_HASH_MURMUR3 as before */
     uint64_t capacity;  /* keys the active half takes before a swap */
     uint64_t in_active; /* distinct keys added to the active half */
     uint64_t count;     /* adds */

@@ -37,7 +37,8 @@ double bf_bloom_expected_rate(uint64_t m, uint32_t k, double n);
 /* How bf_bloom_size judges a shape: by bf_bloom_rate (the scalable filter's
  * layers, whose v2 files are checked against shapes sized so), or by
  * bf_bloom_expected_rate (every filter sized from capacity and rate). */
-typedef enum { BF_SIZING_FORMULA, BF_SIZING_EXPECTED } bf_sizing;
+typedef enum { BF_SIZING_FORMULA,
+               BF_SIZING_EXPECTED } bf_sizing;
 
 /* The fewest bits m, with its k, whose rate at n keys is at most p by the
  * chosen judge (0 < p < 1, n > 0). 0 when no m up to BF_BITS_MAX gets

@@ -10,9 +10,9 @@ bf_key_hash bf_key_hash_salted(bf_key_hash h, uint64_t salt)
     return out;
 }
 
-uint32_t bf_cells_locate(const bf_buckets *b, bf_key_hash h, uint32_t k, uint64_t *pos)
+uint32_t bf_cells_locate(const bf_buckets *b, bf_hash_kind hash, bf_key_hash h, uint32_t k, uint64_t *pos)
 {
-    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, b->count);
+    bf_probe p = bf_probe_start(h, hash, b->count);
     uint32_t min = b->max;
     for (uint32_t i = 0; i < k; i++) {
         pos[i] = bf_probe_next(&p);
@@ -68,7 +68,7 @@ int bf_cells_recurring_min(const bf_buckets *b, const uint64_t *pos, uint32_t k)
 int bf_counting_add(bf_counting *f, bf_key_hash h)
 {
     uint64_t pos[BF_K_MAX];
-    int fresh = bf_cells_locate(&f->cells, h, f->k, pos) == 0;
+    int fresh = bf_cells_locate(&f->cells, f->hash, h, f->k, pos) == 0;
     f->saturated += bf_cells_add(&f->cells, pos, f->k, 1);
     f->count++;
     f->distinct += (uint64_t)fresh;
@@ -84,7 +84,7 @@ static void forget_if_gone(bf_counting *f, const uint64_t *pos)
 int bf_counting_remove(bf_counting *f, bf_key_hash h)
 {
     uint64_t pos[BF_K_MAX];
-    if (bf_cells_locate(&f->cells, h, f->k, pos) == 0) return 0;
+    if (bf_cells_locate(&f->cells, f->hash, h, f->k, pos) == 0) return 0;
     bf_cells_remove(&f->cells, pos, f->k);
     if (f->count) f->count--;
     forget_if_gone(f, pos);
@@ -94,7 +94,7 @@ int bf_counting_remove(bf_counting *f, bf_key_hash h)
 uint32_t bf_counting_count(const bf_counting *f, bf_key_hash h)
 {
     uint64_t pos[BF_K_MAX];
-    return bf_cells_locate(&f->cells, h, f->k, pos);
+    return bf_cells_locate(&f->cells, f->hash, h, f->k, pos);
 }
 
 /* ---- spectral ----------------------------------------------------------- */
@@ -106,7 +106,7 @@ uint32_t bf_counting_count(const bf_counting *f, bf_key_hash h)
 static int add_minimum_increase(bf_counting *c, bf_key_hash h)
 {
     uint64_t pos[BF_K_MAX];
-    uint32_t min = bf_cells_locate(&c->cells, h, c->k, pos);
+    uint32_t min = bf_cells_locate(&c->cells, c->hash, h, c->k, pos);
     c->count++;
     c->distinct += min == 0;
     if (min == c->cells.max) return 0;
@@ -132,12 +132,12 @@ int bf_spectral_add(bf_spectral *f, bf_key_hash h)
      * 1.67, 146 undercounts of 3,000 keys; 1.51 and 27 with the change). */
     bf_counting *p = &f->primary, *s = &f->secondary;
     uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
-    int fresh = bf_cells_locate(&p->cells, h, p->k, pos) == 0;
+    int fresh = bf_cells_locate(&p->cells, p->hash, h, p->k, pos) == 0;
     p->saturated += bf_cells_add(&p->cells, pos, p->k, 1);
     p->count++;
     p->distinct += (uint64_t)fresh;
     int recurring = bf_cells_recurring_min(&p->cells, pos, p->k);
-    uint32_t in_secondary = bf_cells_locate(&s->cells, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos);
+    uint32_t in_secondary = bf_cells_locate(&s->cells, s->hash, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos);
     if (recurring && !in_secondary) return fresh;
     uint32_t by = in_secondary ? 1 : bf_cells_min(&p->cells, pos, p->k);
     s->saturated += bf_cells_add(&s->cells, spos, s->k, by);
@@ -151,7 +151,7 @@ int bf_spectral_remove(bf_spectral *f, bf_key_hash h)
     if (!bf_counting_remove(&f->primary, h)) return 0;
     bf_counting *s = &f->secondary;
     uint64_t spos[BF_K_MAX];
-    if (bf_cells_locate(&s->cells, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos) > 0) {
+    if (bf_cells_locate(&s->cells, s->hash, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos) > 0) {
         bf_cells_remove(&s->cells, spos, s->k);
         if (s->count) s->count--;
     }
@@ -162,9 +162,9 @@ uint32_t bf_spectral_count(const bf_spectral *f, bf_key_hash h)
 {
     const bf_counting *p = &f->primary, *s = &f->secondary;
     uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
-    uint32_t min = bf_cells_locate(&p->cells, h, p->k, pos);
+    uint32_t min = bf_cells_locate(&p->cells, p->hash, h, p->k, pos);
     if (f->algorithm == BF_SPECTRAL_MI || min == 0 || bf_cells_recurring_min(&p->cells, pos, p->k)) return min;
-    uint32_t second = bf_cells_locate(&s->cells, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos);
+    uint32_t second = bf_cells_locate(&s->cells, s->hash, bf_key_hash_salted(h, SECONDARY_SALT), s->k, spos);
     /* The secondary can only sharpen the estimate: it never raises it. */
     return second > 0 && second < min ? second : min;
 }
@@ -186,7 +186,7 @@ unsigned bf_bitwise_level_width(unsigned width, size_t level)
 /* Each level's cells are found by a hash of their own. */
 static uint32_t level_locate(const bf_bitwise *f, bf_key_hash h, size_t level, uint64_t *pos)
 {
-    return bf_cells_locate(&f->levels[level], level ? bf_key_hash_salted(h, SECONDARY_SALT + level) : h, f->k, pos);
+    return bf_cells_locate(&f->levels[level], f->hash, level ? bf_key_hash_salted(h, SECONDARY_SALT + level) : h, f->k, pos);
 }
 
 size_t bf_bitwise_target_level(const bf_bitwise *f, bf_key_hash h)

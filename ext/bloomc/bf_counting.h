@@ -18,6 +18,7 @@ typedef struct {
     bf_buckets cells;
     uint32_t k;         /* cells per key, 1..BF_K_MAX */
     uint32_t seed;      /* MurmurHash3 seed */
+    bf_hash_kind hash;  /* BF_HASH_MURMUR3_MIXED, or BF_HASH_MURMUR3 as before */
     uint64_t count;     /* adds minus successful deletes */
     uint64_t saturated; /* cells at their maximum (they stay there) */
     uint64_t distinct;  /* keys present: adds that found a count of 0, less
@@ -32,7 +33,7 @@ typedef struct {
 bf_key_hash bf_key_hash_salted(bf_key_hash h, uint64_t salt);
 
 /* Fill pos[0..k) with the key's k cells and return their smallest value. */
-uint32_t bf_cells_locate(const bf_buckets *b, bf_key_hash h, uint32_t k, uint64_t *pos);
+uint32_t bf_cells_locate(const bf_buckets *b, bf_hash_kind hash, bf_key_hash h, uint32_t k, uint64_t *pos);
 /* Smallest value among the cells at pos[0..k). */
 uint32_t bf_cells_min(const bf_buckets *b, const uint64_t *pos, uint32_t k);
 /* Add `by` to each cell at pos[0..k), stopping at the maximum; returns how
@@ -87,6 +88,7 @@ typedef struct {
     size_t nlevels;
     uint64_t m; /* cells per level */
     uint32_t k, seed;
+    bf_hash_kind hash; /* BF_HASH_MURMUR3_MIXED, or BF_HASH_MURMUR3 as before */
     unsigned width;    /* level 0's cell width */
     uint64_t count;    /* adds */
     uint64_t distinct; /* adds that found the key's level-0 count at 0 */

@@ -229,7 +229,7 @@ double bf_scalable_design_fpr(const bf_scalable *f)
     for (size_t i = 0; i < f->nlayers; i++) {
         const bf_layer *l = &f->layers[i];
         double rate = f->params.hash == BF_HASH_MURMUR3_MIXED ? bf_bloom_expected_rate(l->bits.nbits, l->k, (double)l->count)
-                                                             : bf_bloom_rate(l->bits.nbits, l->k, (double)l->count);
+                                                              : bf_bloom_rate(l->bits.nbits, l->k, (double)l->count);
         miss *= 1 - rate;
     }
     return 1 - miss;

@@ -26,7 +26,7 @@ int bf_stable_add(bf_stable *f, bf_key_hash h, int tell)
         bf_buckets_decrement_run(&f->cells, c, to_end);
         bf_buckets_decrement_run(&f->cells, 0, f->d - to_end);
     }
-    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, m);
+    bf_probe p = bf_probe_start(h, f->hash, m);
     for (uint32_t i = 0; i < f->k; i++) bf_buckets_set(&f->cells, bf_probe_next(&p), f->cells.max);
     f->count++;
     return fresh;
@@ -34,7 +34,7 @@ int bf_stable_add(bf_stable *f, bf_key_hash h, int tell)
 
 int bf_stable_contains(const bf_stable *f, bf_key_hash h)
 {
-    bf_probe p = bf_probe_start(h, BF_HASH_MURMUR3, f->cells.count);
+    bf_probe p = bf_probe_start(h, f->hash, f->cells.count);
     for (uint32_t i = 0; i < f->k; i++)
         if (!bf_buckets_get(&f->cells, bf_probe_next(&p))) return 0;
     return 1;

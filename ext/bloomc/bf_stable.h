@@ -17,11 +17,12 @@
 
 typedef struct {
     bf_buckets cells;
-    uint32_t k;      /* cells set per key, 1..BF_K_MAX */
-    uint32_t seed;   /* MurmurHash3 seed */
-    uint64_t d;      /* cells decremented per add, 1..cells.count */
-    uint64_t random; /* generator state */
-    uint64_t count;  /* adds */
+    uint32_t k;        /* cells set per key, 1..BF_K_MAX */
+    uint32_t seed;     /* MurmurHash3 seed */
+    bf_hash_kind hash; /* BF_HASH_MURMUR3_MIXED, or BF_HASH_MURMUR3 as before */
+    uint64_t d;        /* cells decremented per add, 1..cells.count */
+    uint64_t random;   /* generator state */
+    uint64_t count;    /* adds */
 } bf_stable;
 
 /* The next value of a splitmix64 generator (Steele, Lea and Flood, 2014). */

@@ -46,7 +46,7 @@ static void resize(bitwise_t *f, size_t n)
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
-static VALUE bitwise_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed)
+static VALUE bitwise_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &bitwise_kind);
     bitwise_t f = {.core.nlevels = 1};
@@ -54,13 +54,14 @@ static VALUE bitwise_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed
     f.core.k = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     f.core.width = (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX);
     f.core.seed = bloomc_uint32_arg(seed, "seed");
+    f.core.hash = bloomc_hash_kind_arg(hash);
     bloomc_filter_install(self, &f, levels_bytes(&f.core, 1), NULL, 0);
     return self;
 }
 
 static bf_key_hash key_hash(const bitwise_t *f, VALUE key)
 {
-    return bloomc_key_hash(key, f->core.seed, BF_HASH_MURMUR3);
+    return bloomc_key_hash(key, f->core.seed, f->core.hash);
 }
 
 /* A new level is made (and may raise) before the add, never inside it. */
@@ -142,7 +143,7 @@ static VALUE bitwise_levels(VALUE self) { return SIZET2NUM(get_filter(self)->cor
 static void save(const void *core, uint64_t *out)
 {
     const bf_bitwise *f = core;
-    uint64_t fields[] = {f->m, f->k, f->width, f->seed, f->count, f->nlevels};
+    uint64_t fields[] = {f->m, f->k, f->width, bloomc_seed_with_hash(f->seed, f->hash), f->count, f->nlevels};
     memcpy(out, fields, sizeof fields);
 }
 
@@ -153,7 +154,8 @@ static size_t load(void *core, const uint64_t *v)
     f->m = bloomc_state_check(v[0], 1, BF_BUCKETS_MAX, "m");
     f->k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k");
     f->width = (unsigned)bloomc_state_check(v[2], 1, BF_BUCKET_WIDTH_MAX, "width");
-    f->seed = (uint32_t)bloomc_state_check(v[3], 0, UINT32_MAX, "seed");
+    f->seed = (uint32_t)v[3];
+    f->hash = bloomc_hash_of_seed(v[3]);
     f->count = v[4];
     size_t total = levels_bytes(f, f->nlevels);
     if (!total) bloomc_format_error("%zu levels of %" PRIu64 " cells are too many for this machine", f->nlevels, f->m);
@@ -180,7 +182,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_bitwise *f = core;
-    *out = (bloomc_numbers){f->m, &f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){f->m, &f->count, &f->distinct, f->k, f->seed, f->hash};
 }
 
 /* Cell maxima or minima level by level: a union takes other's levels too,
@@ -215,7 +217,7 @@ static const bloomc_kind bitwise_kind = {
     .core_size = sizeof(bitwise_t),
     .nfields = 6,
     .shape_fields = 4, /* m, k, width, seed */
-    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
+    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
@@ -241,7 +243,7 @@ static void classes_for_rdoc_and_yard(void)
 void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
 {
     VALUE cBitwiseBloomFilter = bloomc_define_filter(mBloomc, "BitwiseBloomFilter", &bitwise_kind);
-    rb_define_private_method(cBitwiseBloomFilter, "setup", bitwise_setup, 4);
+    rb_define_private_method(cBitwiseBloomFilter, "setup", bitwise_setup, 5);
     rb_define_method(cBitwiseBloomFilter, "add", bitwise_add, 1);
     rb_define_method(cBitwiseBloomFilter, "<<", bitwise_add, 1);
     rb_define_method(cBitwiseBloomFilter, "add?", bitwise_add_p, 1);

@@ -4,7 +4,8 @@
 int bloomc_counting_same_shape(const void *a, const void *b)
 {
     const bf_counting *f = a, *o = b;
-    return f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k && f->seed == o->seed;
+    return f->cells.count == o->cells.count && f->cells.width == o->cells.width && f->k == o->k && f->seed == o->seed &&
+           f->hash == o->hash;
 }
 
 void bloomc_counting_cleared(void *core)
@@ -19,7 +20,8 @@ size_t bloomc_counting_state(bf_counting *out, uint64_t m, uint64_t k, uint64_t 
                     (unsigned)bloomc_state_check(width, 1, BF_BUCKET_WIDTH_MAX, "width"));
     out->cells.data = NULL;
     out->k = (uint32_t)bloomc_state_check(k, 1, BF_K_MAX, "k");
-    out->seed = (uint32_t)bloomc_state_check(seed, 0, UINT32_MAX, "seed");
+    out->seed = (uint32_t)seed;
+    out->hash = bloomc_hash_of_seed(seed);
     out->count = count;
     out->saturated = 0;
     size_t nbytes = bf_buckets_nbytes(m, (unsigned)width);

@@ -9,7 +9,7 @@ static const bloomc_kind counting_kind;
 static bf_counting *get_filter(VALUE self) { return bloomc_filter_core(self, &counting_kind); }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
-static VALUE counting_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed)
+static VALUE counting_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &counting_kind);
     bf_counting f = {0};
@@ -17,13 +17,14 @@ static VALUE counting_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE see
     f.k = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     bf_buckets_init(&f.cells, cells, (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX));
     f.seed = bloomc_uint32_arg(seed, "seed");
+    f.hash = bloomc_hash_kind_arg(hash);
     bloomc_filter_install(self, &f, bf_buckets_nbytes(f.cells.count, f.cells.width), NULL, 0);
     return self;
 }
 
 static bf_key_hash key_hash(const bf_counting *f, VALUE key)
 {
-    return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3);
+    return bloomc_key_hash(key, f->seed, f->hash);
 }
 
 /*
@@ -120,7 +121,7 @@ static VALUE counting_cells_in_use(VALUE self) { return ULL2NUM(bf_buckets_count
 static void save(const void *core, uint64_t *out)
 {
     const bf_counting *f = core;
-    uint64_t fields[] = {f->cells.count, f->k, f->cells.width, f->seed, f->count, f->saturated};
+    uint64_t fields[] = {f->cells.count, f->k, f->cells.width, bloomc_seed_with_hash(f->seed, f->hash), f->count, f->saturated};
     memcpy(out, fields, sizeof fields);
 }
 
@@ -137,7 +138,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_counting *f = core;
-    *out = (bloomc_numbers){f->cells.count, &f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){f->cells.count, &f->count, &f->distinct, f->k, f->seed, f->hash};
 }
 
 static void combine(void *core, const void *other, int intersect)
@@ -160,7 +161,7 @@ static const bloomc_kind counting_kind = {
     .core_size = sizeof(bf_counting),
     .nfields = 6,
     .shape_fields = 4, /* m, k, width, seed */
-    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
+    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
@@ -187,7 +188,7 @@ static void classes_for_rdoc_and_yard(void)
 void bloomc_init_counting_bloom_filter(VALUE mBloomc)
 {
     VALUE cCountingBloomFilter = bloomc_define_filter(mBloomc, "CountingBloomFilter", &counting_kind);
-    rb_define_private_method(cCountingBloomFilter, "setup", counting_setup, 4);
+    rb_define_private_method(cCountingBloomFilter, "setup", counting_setup, 5);
     rb_define_method(cCountingBloomFilter, "add", counting_add, 1);
     rb_define_method(cCountingBloomFilter, "<<", counting_add, 1);
     rb_define_method(cCountingBloomFilter, "add?", counting_add_p, 1);

@@ -17,7 +17,7 @@ static size_t body_bytes(uint64_t m, uint64_t m2, unsigned width)
 
 /* :nodoc: called by initialize once the Ruby layer has settled the shape;
  * secondary_m is 0 for MI. */
-static VALUE spectral_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE rm, VALUE secondary_m)
+static VALUE spectral_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE rm, VALUE secondary_m, VALUE hash)
 {
     bloomc_filter_replaceable(self, &spectral_kind);
     bf_spectral f = {.algorithm = RTEST(rm) ? BF_SPECTRAL_RM : BF_SPECTRAL_MI};
@@ -25,6 +25,7 @@ static VALUE spectral_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE see
     f.primary.k = f.secondary.k = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     unsigned bits = (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX);
     f.primary.seed = f.secondary.seed = bloomc_uint32_arg(seed, "seed");
+    f.primary.hash = f.secondary.hash = bloomc_hash_kind_arg(hash);
     uint64_t cells2 = RTEST(rm) ? bloomc_count_arg(secondary_m, "secondary_m", BF_BUCKETS_MAX) : 0;
     bf_buckets_init(&f.primary.cells, cells, bits);
     bf_buckets_init(&f.secondary.cells, cells2, bits);
@@ -34,7 +35,7 @@ static VALUE spectral_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE see
 
 static bf_key_hash key_hash(const bf_spectral *f, VALUE key)
 {
-    return bloomc_key_hash(key, f->primary.seed, BF_HASH_MURMUR3);
+    return bloomc_key_hash(key, f->primary.seed, f->primary.hash);
 }
 
 /*
@@ -142,7 +143,7 @@ static void save(const void *core, uint64_t *out)
 {
     const bf_spectral *f = core;
     const bf_counting *p = &f->primary, *s = &f->secondary;
-    uint64_t fields[] = {(uint64_t)f->algorithm, p->cells.count, p->k, p->cells.width, p->seed, p->count, p->saturated,
+    uint64_t fields[] = {(uint64_t)f->algorithm, p->cells.count, p->k, p->cells.width, bloomc_seed_with_hash(p->seed, p->hash), p->count, p->saturated,
                          s->cells.count, s->count, s->saturated};
     memcpy(out, fields, sizeof fields);
 }
@@ -173,7 +174,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_counting *p = &((bf_spectral *)core)->primary;
-    *out = (bloomc_numbers){p->cells.count, &p->count, &p->distinct, p->k, p->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){p->cells.count, &p->count, &p->distinct, p->k, p->seed, p->hash};
 }
 
 static int same_shape(const void *a, const void *b)
@@ -205,7 +206,7 @@ static const bloomc_kind spectral_kind = {
     .type = BLOOMC_KIND_TYPE("spectral_bloom_filter"),
     .core_size = sizeof(bf_spectral),
     .nfields = 10,
-    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
+    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
@@ -232,7 +233,7 @@ static void classes_for_rdoc_and_yard(void)
 void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
 {
     VALUE cSpectralBloomFilter = bloomc_define_filter(mBloomc, "SpectralBloomFilter", &spectral_kind);
-    rb_define_private_method(cSpectralBloomFilter, "setup", spectral_setup, 6);
+    rb_define_private_method(cSpectralBloomFilter, "setup", spectral_setup, 7);
     rb_define_method(cSpectralBloomFilter, "add", spectral_add, 1);
     rb_define_method(cSpectralBloomFilter, "<<", spectral_add, 1);
     rb_define_method(cSpectralBloomFilter, "add?", spectral_add_p, 1);

@@ -11,7 +11,7 @@ static bf_stable *get_filter(VALUE self) { return bloomc_filter_core(self, &stab
 
 /* :nodoc: called by initialize once the Ruby layer has settled the shape
  * (random_seed is an Integer in 0...2**64, checked there). */
-static VALUE stable_setup(VALUE self, VALUE m, VALUE k, VALUE d, VALUE width, VALUE seed, VALUE random_seed)
+static VALUE stable_setup(VALUE self, VALUE m, VALUE k, VALUE d, VALUE width, VALUE seed, VALUE random_seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &stable_kind);
     bf_stable f = {0};
@@ -21,6 +21,7 @@ static VALUE stable_setup(VALUE self, VALUE m, VALUE k, VALUE d, VALUE width, VA
     bf_buckets_init(&f.cells, cells, (unsigned)bloomc_count_arg(width, "width", BF_BUCKET_WIDTH_MAX));
     f.seed = bloomc_uint32_arg(seed, "seed");
     f.random = NUM2ULL(random_seed);
+    f.hash = bloomc_hash_kind_arg(hash);
     bloomc_filter_install(self, &f, bf_buckets_nbytes(f.cells.count, f.cells.width), NULL, 0);
     return self;
 }
@@ -36,7 +37,7 @@ static VALUE stable_add(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_stable *f = get_filter(self);
-    bf_stable_add(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3), 0);
+    bf_stable_add(f, bloomc_key_hash(key, f->seed, f->hash), 0);
     return self;
 }
 
@@ -50,7 +51,7 @@ static VALUE stable_add_p(VALUE self, VALUE key)
 {
     rb_check_frozen(self);
     bf_stable *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_stable_add(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3), 1));
+    return bloomc_add_p_result(self, bf_stable_add(f, bloomc_key_hash(key, f->seed, f->hash), 1));
 }
 
 /*
@@ -65,7 +66,7 @@ static VALUE stable_add_p(VALUE self, VALUE key)
 static VALUE stable_include_p(VALUE self, VALUE key)
 {
     const bf_stable *f = get_filter(self);
-    return RBOOL(bf_stable_contains(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3)));
+    return RBOOL(bf_stable_contains(f, bloomc_key_hash(key, f->seed, f->hash)));
 }
 
 /* call-seq: d -> Integer
@@ -127,7 +128,7 @@ static int contains_one(const void *f, bf_key_hash h) { return bf_stable_contain
 static void save(const void *core, uint64_t *out)
 {
     const bf_stable *f = core;
-    uint64_t fields[] = {f->cells.count, f->k, f->d, f->cells.width, f->seed, f->random, f->count};
+    uint64_t fields[] = {f->cells.count, f->k, f->d, f->cells.width, bloomc_seed_with_hash(f->seed, f->hash), f->random, f->count};
     memcpy(out, fields, sizeof fields);
 }
 
@@ -137,7 +138,8 @@ static size_t load(void *core, const uint64_t *v)
 {
     bf_stable *f = core;
     f->k = (uint32_t)bloomc_state_check(v[1], 1, BF_K_MAX, "k");
-    f->seed = (uint32_t)bloomc_state_check(v[4], 0, UINT32_MAX, "seed");
+    f->seed = (uint32_t)v[4];
+    f->hash = bloomc_hash_of_seed(v[4]);
     f->random = v[5];
     f->count = v[6];
     uint64_t m = bloomc_state_check(v[0], 1, BF_BUCKETS_MAX, "m");
@@ -157,7 +159,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_stable *f = core;
-    *out = (bloomc_numbers){f->cells.count, &f->count, NULL, f->k, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){f->cells.count, &f->count, NULL, f->k, f->seed, f->hash};
 }
 
 /* Cell maxima or minima; self keeps its generator. */
@@ -176,7 +178,7 @@ static const bloomc_kind stable_kind = {
     .core_size = sizeof(bf_stable),
     .nfields = 7,
     .shape_fields = 5, /* m, k, d, width, seed; the generator runs on after a clear */
-    .methods = BLOOMC_SHARED,
+    .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
@@ -201,7 +203,7 @@ static void classes_for_rdoc_and_yard(void)
 void bloomc_init_stable_bloom_filter(VALUE mBloomc)
 {
     VALUE cStableBloomFilter = bloomc_define_filter(mBloomc, "StableBloomFilter", &stable_kind);
-    rb_define_private_method(cStableBloomFilter, "setup", stable_setup, 6);
+    rb_define_private_method(cStableBloomFilter, "setup", stable_setup, 7);
     rb_define_method(cStableBloomFilter, "add", stable_add, 1);
     rb_define_method(cStableBloomFilter, "<<", stable_add, 1);
     rb_define_method(cStableBloomFilter, "add?", stable_add_p, 1);

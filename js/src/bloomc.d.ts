@@ -200,6 +200,8 @@ export class CountingBloomFilter implements Filter {
   k: number;
   width: number;
   seed: number;
+  /** 0: MurmurHash3 (filters made before mixed probes), 2: mixed probes; from the seed parameter's high bits. */
+  hash: Hash;
   count: bigint;
 }
 /** Present when each of its k primary cells is non-zero. */
@@ -223,6 +225,8 @@ export class A2BloomFilter implements Filter {
   sizing: Sizing | null;
   k: number;
   seed: number;
+  /** 0 or 2, as CountingBloomFilter's. */
+  hash: Hash;
   capacity: bigint;
   /** The half that takes adds: 0 or 1. */
   active: number;
@@ -235,6 +239,8 @@ export class ScalableBloomFilter implements Filter {
   metadata: Metadata | null;
   sizing: Sizing | null;
   seed: number;
+  /** 0 or 2, as CountingBloomFilter's (2: layers also sized by their expected rate). */
+  hash: Hash;
   errorRate: number;
   count: bigint;
   layers: { m: number; k: number; capacity: bigint; count: bigint; at: number }[];

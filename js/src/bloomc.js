@@ -745,6 +745,14 @@ function bitSet(body, i) {
   return (body[Number(i >> 3n)] >> Number(i & 7n)) & 1;
 }
 
+// The seed parameter of a kind without a hash parameter (docs/FORMAT.md): the
+// seed in bits 0-31, the hash id (0 or 2) in bits 32 and up.
+function seedAndHash(field) {
+  const hash = Number(field >> 32n);
+  if (hash !== MURMUR3 && hash !== MURMUR3_MIXED) throw new FormatError(`hash id ${hash} in the seed parameter is not 0 or 2`);
+  return [Number(field & 0xffffffffn), hash];
+}
+
 function checkBasics(k, seed, hash) {
   if (k < 1 || k > 128) throw new FormatError(`k ${k} is not 1..128`);
   if (seed > 0xffffffff) throw new FormatError(`seed ${seed} is not 32 bits`);
@@ -947,9 +955,9 @@ export class CountingBloomFilter {
     this.m = m;
     this.k = Number(k);
     this.width = Number(width);
-    this.seed = Number(seed);
+    [this.seed, this.hash] = seedAndHash(seed);
     this.count = count;
-    checkBasics(this.k, this.seed, MURMUR3);
+    checkBasics(this.k, this.seed, this.hash);
     if (this.width < 1 || this.width > 32) throw new FormatError(`width ${this.width} is not 1..32`);
     if (m < 1n || body.length !== cellBytes(m, this.width)) throw new FormatError("the body is not m cells");
     this.body = body;
@@ -957,8 +965,8 @@ export class CountingBloomFilter {
   }
 
   has(key) {
-    hashInto(key, this.seed, MURMUR3);
-    probeStart(this.mNumber, MURMUR3, this.k);
+    hashInto(key, this.seed, this.hash);
+    probeStart(this.mNumber, this.hash, this.k);
     for (let i = 0; i < this.k; i++) if (cellAt(this.body, probeNext(), this.width) === 0) return false;
     return true;
   }
@@ -1014,11 +1022,11 @@ export class A2BloomFilter {
   constructor(fields, body) {
     const [half, k, seed, capacity, active, , count] = fields;
     this.k = Number(k);
-    this.seed = Number(seed);
+    [this.seed, this.hash] = seedAndHash(seed);
     this.capacity = capacity;
     this.active = Number(active);
     this.count = count;
-    checkBasics(this.k, this.seed, MURMUR3);
+    checkBasics(this.k, this.seed, this.hash);
     if (active > 1n) throw new FormatError("the active half is not 0 or 1");
     const bytes = Number((half + 63n) / 64n) * 8;
     if (half < 1n || body.length !== 2 * bytes) throw new FormatError("the body is not two halves of bits");
@@ -1028,9 +1036,9 @@ export class A2BloomFilter {
   }
 
   has(key) {
-    hashInto(key, this.seed, MURMUR3);
+    hashInto(key, this.seed, this.hash);
     for (const at of [this.active * this.halfBytes, (1 - this.active) * this.halfBytes]) {
-      probeStart(this.half, MURMUR3, this.k);
+      probeStart(this.half, this.hash, this.k);
       let all = true;
       for (let i = 0; i < this.k && all; i++) all = bitAt(this.body, at, probeNext()) === 1;
       if (all) return true;
@@ -1044,16 +1052,15 @@ const bitsDouble = (bits) => new Float64Array(new BigUint64Array([bits]).buffer)
 /** A ScalableBloomFilter: present when any layer (a plain MurmurHash3 filter) holds the key. */
 export class ScalableBloomFilter {
   constructor(fields, body) {
-    this.seed = Number(fields[0]);
+    [this.seed, this.hash] = seedAndHash(fields[0]);
     this.errorRate = bitsDouble(fields[1]);
     this.count = fields[7];
-    checkBasics(1, this.seed, MURMUR3);
     const n = Number(fields[8]);
     this.layers = [];
     let at = 0;
     for (let i = 0; i < n; i++) {
       const [m, k, capacity, count] = fields.slice(9 + 4 * i, 13 + 4 * i);
-      checkBasics(Number(k), 0, MURMUR3);
+      checkBasics(Number(k), 0, this.hash);
       if (m < 1n || m > 1n << 60n) throw new FormatError(`layer ${i}'s m is not 1..2^60`);
       const bytes = Number((m + 63n) / 64n) * 8;
       this.layers.push({ m: Number(m), k: Number(k), capacity, count, at });
@@ -1065,10 +1072,10 @@ export class ScalableBloomFilter {
   }
 
   has(key) {
-    hashInto(key, this.seed, MURMUR3);
+    hashInto(key, this.seed, this.hash);
     const body = this.body;
     for (const layer of this.newestFirst) {
-      probeStart(layer.m, MURMUR3, layer.k);
+      probeStart(layer.m, this.hash, layer.k);
       let all = true;
       for (let i = 0; i < layer.k && all; i++) all = bitAt(body, layer.at, probeNext()) === 1;
       if (all) return true;

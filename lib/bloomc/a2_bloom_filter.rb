@@ -99,8 +99,8 @@ module Bloomc
     #   @return [self]
 
     # call-seq:
-    #   new(m, k = nil, error_rate: nil, capacity: nil, seed: 0)
-    #   new(capacity:, error_rate:, seed: 0)
+    #   new(m, k = nil, error_rate: nil, capacity: nil, seed: 0, hash: :murmur3_mixed)
+    #   new(capacity:, error_rate:, seed: 0, hash: :murmur3_mixed)
     #
     # m:: (Integer) bits of both halves, > 0 (rounded up to even)
     # k:: (Integer, nil) bits per key, 1..MAX_K; with error_rate:
@@ -116,10 +116,14 @@ module Bloomc
     # capacity:: (Integer) keys per half, > 0
     # error_rate:: (Float) target rate with both halves full, 0 < error_rate < 1
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # hash:: (Symbol) :murmur3_mixed (the default: each probe remixed, so
+    #     that a key's probes are independent at any m) or :murmur3 (the
+    #     unmixed probes of filters made before it)
     # Raises:: ArgumentError, TypeError for sizes or rates out of range
-    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0)
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, seed: 0, hash: :murmur3_mixed)
+      hash = HashFunction.murmur3_kind(hash, "A² filter")
       m, k, sized_capacity = self.class.send(:sizing, m, k, capacity, error_rate)
-      setup(m, k, sized_capacity, seed)
+      setup(m, k, sized_capacity, seed, hash)
       remember_sizing(error_rate && sized_capacity, error_rate)
     end
 
@@ -160,6 +164,7 @@ module Bloomc
       self.class.send(:model_fpr, m, k, count)
     end
 
+    include HashFunction
     include Inspect
     include Stats
     include SetOps
@@ -175,7 +180,7 @@ module Bloomc
     end
 
     private def shape
-      { m: m, k: k, capacity: capacity, seed: seed }
+      { m: m, k: k, capacity: capacity, seed: seed, hash_function: hash_function }
     end
 
     # Both halves' bits set, over m.

@@ -124,11 +124,6 @@ module Bloomc
       setup(m, k, seed, Bloomc.hash_kind(hash, seed))
     end
 
-    # Returns:: (Symbol) :murmur3, :murmur3_mixed or :fnv1a
-    def hash_function
-      HASH_FUNCTIONS.key(hash_kind)
-    end
-
     # The fewest bits +m+, and the whole number of probes +k+ that goes with
     # them, for which a filter holding +capacity+ keys errs on average at
     # most at rate +error+: the expected rate E[(X/m)**k] over its set bits
@@ -155,6 +150,7 @@ module Bloomc
         raise ArgumentError, "capacity #{capacity} at error #{error} needs more bits than a filter can hold"
     end
 
+    include HashFunction
     include Inspect
     include Stats
     include SetOps

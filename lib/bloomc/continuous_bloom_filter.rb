@@ -16,6 +16,7 @@ module Bloomc
   #   seen.start_timer
   #   stream.each { |event| emit(event) unless seen.include?(event.id); seen << event.id }
   class ContinuousBloomFilter
+    include HashFunction
     include Inspect
     include Stats
     include SetOps
@@ -253,11 +254,6 @@ module Bloomc
         stop_clocks
         super
       end
-    end
-
-    # Returns:: (Symbol) :murmur3, :murmur3_mixed or :fnv1a
-    def hash_function
-      HASH_FUNCTIONS.key(hash_kind)
     end
 
     # A deep copy, with no timer (timers are kept by filter, in TIMERS).

@@ -135,11 +135,25 @@ module Bloomc
 
     # [buckets, fingerprint bits] for +capacity+ keys at +error_rate+: a
     # lookup compares 2 * SLOTS slots, each a match with chance 1 / (2**f - 1).
+    # Up to SLOTS keys take one bucket (both of a key's buckets are it).
+    # Beyond, two limits, the larger wins:
+    # - A small table fills less far than LOAD before a key finds no room:
+    #   at LOAD, 1-8% of seeds at capacities 10 to 100 raised CapacityError
+    #   short of their capacity; they are sized for LOAD - 1.8 / sqrt(capacity).
+    # - A key's two buckets are one with chance 1 / buckets, and five such
+    #   keys on one bucket make any table refuse the fifth: about
+    #   capacity^5 / (120 buckets^9), 1 in 20,000 at capacity 5 in 3
+    #   buckets. Enough buckets keep that under one in a million (none in
+    #   200,000 seeds at any capacity from 5 to 200).
     # @api private
     def self.shape_for(capacity, error_rate) # :nodoc:
       BloomHelper.find_m_k(capacity, error_rate) # the checks and errors every kind gives
       bits = Math.log2(2 * SLOTS * LOAD / error_rate).ceil.clamp(8, 32)
-      [(capacity / (SLOTS * LOAD)).ceil, bits]
+      return [1, bits] if capacity <= SLOTS
+
+      load = (LOAD - 1.8 / Math.sqrt(capacity)).clamp(0.45, LOAD)
+      confined = (capacity.to_f**5 / 1.2e-4)**(1.0 / 9)
+      [[(capacity / (SLOTS * load)).ceil, confined.ceil].max, bits]
     end
     private_class_method :shape_for
 

@@ -204,10 +204,12 @@ module Bloomc
       warn "bloomc: #{path} no longer names the mapped file (moved?); its keys are in that file, under its new name"
     end
 
-    # Shapes must match when a file is opened with one.
-    def same_shape_as(template, m, path)
+    # Shapes must match when a file is opened with one. A file made before
+    # :murmur3_mixed, opened without hash:, keeps its :murmur3.
+    def same_shape_as(template, m, path, hash_given)
       mine = send(:shape)
       asked = template.send(:shape).merge(m: m)
+      asked = asked.merge(hash_function: :murmur3) if !hash_given && mine[:hash_function] == :murmur3 && asked.key?(:hash_function)
       asked = asked.merge(m: mine[:m], k: mine[:k]) if legacy_sizing?(template)
       diff = mine.keys.find { |key| mine[key] != asked[key] }
       return unless diff
@@ -215,15 +217,18 @@ module Bloomc
       raise ArgumentError, "#{path} holds a filter of different #{diff} (#{mine[diff].inspect}, asked for #{asked[diff].inspect})"
     end
 
-    # Whether this file was made by open(path, capacity:, error_rate:) before
-    # bloomc sized filters by BloomFilter.find_m_k: a version 1 file (no
-    # sizing of its own) whose m and k are bloombroom's for the capacity and
-    # error rate asked for (BloomHelper.find_m_k). It opens as it is, still
-    # version 1, without a capacity.
+    # Whether this file was made by open(path, capacity:, error_rate:) by an
+    # earlier bloomc: a version 1 file (no sizing of its own) whose m and k
+    # are bloombroom's for the capacity and error rate asked for
+    # (BloomHelper.find_m_k), or one sized by the formula before sizing by
+    # the expected rate. It opens as it is.
     def legacy_sizing?(template)
-      return false unless @sizing.nil? && template.capacity && template.error_rate
+      return false unless template.capacity && template.error_rate
 
-      BloomHelper.find_m_k(template.capacity, template.error_rate) == [send(:shape)[:m], send(:shape)[:k]]
+      capacity = template.capacity
+      rate = template.error_rate
+      sized = @sizing.nil? ? BloomHelper.find_m_k(capacity, rate) : BloomHelper.send(:formula_m_k, capacity, rate)
+      sized == [send(:shape)[:m], send(:shape)[:k]]
     end
 
     # What open calls the file types it refuses (File::Stat#ftype).
@@ -280,7 +285,7 @@ module Bloomc
           raise ArgumentError, "#{path} is empty: give the filter's shape (m:, k:, ...) to create it" if file.size.zero?
 
           filter = map(klass, file, readonly, verify, reserve && !readonly, path)
-          filter.send(:same_shape_as, template, m, path) if template
+          filter.send(:same_shape_as, template, m, path, shape.key?(:hash)) if template
           unless readonly # the first writes, once the shape is known right
             filter.send(:clear_stale_cells) if filter.respond_to?(:clear_stale_cells, true)
             filter.send(:write_file_header, Format::FLAG_OPEN)

@@ -129,13 +129,10 @@ module Bloomc
     def initialize(error_rate:, initial_capacity: DEFAULT_INITIAL_CAPACITY, growth: DEFAULT_GROWTH,
                    tightening: DEFAULT_TIGHTENING, even_layers: DEFAULT_EVEN_LAYERS, max_capacity: nil, seed: 0,
                    hash: :murmur3_mixed)
-      unless %i[murmur3_mixed murmur3].include?(hash)
-        raise ArgumentError, "a scalable filter hashes with :murmur3_mixed or :murmur3, not #{hash.inspect}"
-      end
-
       ScalableBloomFilter.check(error_rate: error_rate, initial_capacity: initial_capacity, growth: growth,
                                 tightening: tightening, even_layers: even_layers, max_capacity: max_capacity)
-      setup(error_rate, initial_capacity, growth, tightening, even_layers, max_capacity || 0, seed, Bloomc.hash_kind(hash))
+      setup(error_rate, initial_capacity, growth, tightening, even_layers, max_capacity || 0, seed,
+            HashFunction.murmur3_kind(hash, "scalable filter"))
     end
 
     # @api private
@@ -217,6 +214,7 @@ module Bloomc
       raise UnsupportedError, "scalable filters have no exact intersection: a key in both may sit in different layers"
     end
 
+    include HashFunction
     include Inspect
     include SetOps
     include Persistence
@@ -235,11 +233,6 @@ module Bloomc
     private def shape
       { error_rate: error_rate, initial_capacity: initial_capacity, growth: growth, tightening: tightening,
         even_layers: even_layers, max_capacity: max_capacity, seed: seed, hash_function: hash_function }
-    end
-
-    # Returns:: (Symbol) :murmur3_mixed, or :murmur3 for a filter made before
-    def hash_function
-      HASH_FUNCTIONS.key(hash_kind)
     end
 
     private def inspect_fields

@@ -116,14 +116,15 @@ module Bloomc
     #   @return [self]
 
     # call-seq:
-    #   new(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
-    #   new(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+    #   new(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0, hash: :murmur3_mixed)
+    #   new(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0, hash: :murmur3_mixed)
     #
     # m:: (Integer) number of primary cells, > 0
     # k:: (Integer) cells per key, 1..MAX_K
     #
     # <tt>new(capacity:, error_rate:, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)</tt>:
-    # m and k by BloomHelper::find_m_k (the manual's m = -n ln p / (ln 2)**2)
+    # m and k by BloomFilter.find_m_k: the fewest cells whose expected rate
+    # at +capacity+ keys is at most +error_rate+ (a cell in use is a set bit)
     #
     # capacity:: (Integer) expected number of distinct keys, > 0
     # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
@@ -132,8 +133,12 @@ module Bloomc
     # secondary_m:: (Integer, nil) RM's secondary cells (default m / 2,
     #     at least 1); must be nil for MI
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
+    # hash:: (Symbol) :murmur3_mixed (the default: each probe remixed, so
+    #     that a key's probes are independent at any m) or :murmur3 (the
+    #     unmixed probes of filters made before it)
     # Raises:: ArgumentError, TypeError for sizes, rates or algorithms out of range
-    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, algorithm: :mi, width: 4, secondary_m: nil, seed: 0)
+    def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, algorithm: :mi, width: 4, secondary_m: nil, seed: 0,
+                   hash: :murmur3_mixed)
       unless ALGORITHMS.include?(algorithm)
         raise ArgumentError, "unknown algorithm #{algorithm.inspect} (:mi or :rm)"
       end
@@ -143,7 +148,7 @@ module Bloomc
       if algorithm == :rm && secondary_m.nil? && m.is_a?(Integer) && m.positive?
         secondary_m = [(m + 1) / 2, 1].max
       end
-      setup(m, k, width, seed, algorithm == :rm, secondary_m)
+      setup(m, k, width, seed, algorithm == :rm, secondary_m, HashFunction.murmur3_kind(hash, "spectral filter"))
     end
 
     # Returns:: (Symbol) :mi or :rm
@@ -151,6 +156,7 @@ module Bloomc
       ALGORITHMS[algorithm_number]
     end
 
+    include HashFunction
     include Inspect
     include Stats
     include SetOps
@@ -158,7 +164,7 @@ module Bloomc
     include Sizing
 
     private def shape
-      { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed }
+      { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed, hash_function: hash_function }
     end
 
     private def inspect_fields

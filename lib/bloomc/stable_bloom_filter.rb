@@ -103,8 +103,8 @@ module Bloomc
     #   @return [self]
 
     # call-seq:
-    #   new(m, k, d, width: 3, seed: 0, random_seed: nil)
-    #   new(capacity:, error_rate:, width: 3, seed: 0, random_seed: nil)
+    #   new(m, k, d, width: 3, seed: 0, random_seed: nil, hash: :murmur3_mixed)
+    #   new(capacity:, error_rate:, width: 3, seed: 0, random_seed: nil, hash: :murmur3_mixed)
     #
     # m:: (Integer) number of cells, > 0
     # k:: (Integer) cells set per key, 1..MAX_K
@@ -120,9 +120,14 @@ module Bloomc
     # width:: (Integer) bits per cell, 1..32
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
     # random_seed:: (Integer, nil) the generator's seed, 0...2**64 (nil: random)
+    # hash:: (Symbol) :murmur3_mixed (the default: each probe remixed, so
+    #     that a key's probes are independent at any m) or :murmur3 (the
+    #     unmixed probes of filters made before it)
     # Raises:: ArgumentError, TypeError, RangeError for arguments out of range
-    def initialize(m = nil, k = nil, d = nil, capacity: nil, error_rate: nil, width: 3, seed: 0, random_seed: nil)
+    def initialize(m = nil, k = nil, d = nil, capacity: nil, error_rate: nil, width: 3, seed: 0, random_seed: nil,
+                   hash: :murmur3_mixed)
       random_seed = Bloomc.random_seed_argument(random_seed)
+      hash = HashFunction.murmur3_kind(hash, "stable filter")
       if capacity.nil? && error_rate.nil?
         raise ArgumentError, "give m, k and d, or capacity: and error_rate:" if m.nil? || k.nil? || d.nil?
       else
@@ -131,7 +136,7 @@ module Bloomc
 
         m, k, d = self.class.send(:sizing, capacity, error_rate, width)
       end
-      setup(m, k, d, width, seed, random_seed)
+      setup(m, k, d, width, seed, random_seed, hash)
       remember_sizing(capacity, error_rate)
     end
 
@@ -143,13 +148,24 @@ module Bloomc
       raise TypeError, "width must be an Integer, not #{width.class}" unless width.is_a?(Integer)
       raise ArgumentError, "width must be in 1..32, got #{width}" unless (1..32).cover?(width)
 
-      d = d_for(m, k, width, error)
-      raise ArgumentError, "no stable filter of #{m} cells and k=#{k} settles at #{error}" if d.zero?
+      # A few cells hold no stable point at the rate (capacity 1 at 0.01: 11
+      # cells and k 6 have no d): the fewest cells from there that do (71),
+      # stepping out by a quarter, then halving back.
+      settles = ->(cells) { d_for(cells, k, width, error).positive? }
+      bad = m - 1
+      good = m
+      until settles[good]
+        raise ArgumentError, "no stable filter of #{m} to #{m * 64} cells and k=#{k} settles at #{error}" if good > m * 64
 
-      [m, k, d]
+        bad = good
+        good = (good * 1.25).ceil
+      end
+      good, bad = settles[(good + bad) / 2] ? [(good + bad) / 2, bad] : [good, (good + bad) / 2] while good - bad > 1
+      [good, k, d_for(good, k, width, error)]
     end
     private_class_method :sizing
 
+    include HashFunction
     include Inspect
     include Stats
     include SetOps
@@ -165,7 +181,7 @@ module Bloomc
     end
 
     private def shape
-      { m: m, k: k, d: d, width: width, seed: seed }
+      { m: m, k: k, d: d, width: width, seed: seed, hash_function: hash_function }
     end
 
     private def inspect_fields

@@ -21,14 +21,29 @@ RSpec.describe Bloomc::CuckooFilter do
   end
 
   describe ".new" do
-    it "sizes fingerprints from the rate and buckets for capacity at 95% load" do
+    it "sizes fingerprints from the rate and buckets for capacity at 95% load, less 1.8 / sqrt(capacity)" do
       filter = described_class.new(capacity: 100_000, error_rate: 0.001)
       expect(filter.fingerprint_bits).to eq(13) # ceil(log2(2 * 4 * 0.95 / 0.001))
-      expect(filter.buckets).to eq((100_000 / (4 * 0.95)).ceil)
+      expect(filter.buckets).to eq((100_000 / (4 * (0.95 - 1.8 / Math.sqrt(100_000)))).ceil)
       expect(filter.m).to eq(4 * filter.buckets)
       expect([filter.capacity, filter.error_rate, filter.size, filter.seed]).to eq([100_000, 0.001, 0, 0])
       expect(described_class.new(capacity: 10, error_rate: 0.5).fingerprint_bits).to eq(8)
       expect(described_class.new(capacity: 10, error_rate: 1e-12).fingerprint_bits).to eq(32)
+    end
+
+    # Sized by LOAD alone, 1-8% of seeds at capacities 10 to 100 raised
+    # CapacityError short of their capacity, and 1 in 20,000 at capacity 5.
+    it "holds its capacity at small sizes: no seed of 2,000 raises CapacityError before it" do
+      [1, 4, 5, 6, 10, 20, 50, 100].each do |capacity|
+        refused = (0...2000).count do |seed|
+          described_class.new(capacity: capacity, error_rate: 0.01, seed: seed).add_all(Array.new(capacity) { |i| i })
+          false
+        rescue Bloomc::CapacityError
+          true
+        end
+        expect(refused).to eq(0), "capacity #{capacity}: #{refused} of 2,000 seeds"
+      end
+      expect(described_class.new(capacity: 4, error_rate: 0.01).buckets).to eq(1)
     end
 
     it "takes an explicit shape" do
@@ -156,8 +171,10 @@ RSpec.describe Bloomc::CuckooFilter do
         expect(state(filter)).to eq(before)
         true
       end
-      expect(failed).to eq(6) # the 7th batch: "added" takes 8 copies, its 9th none
-      expect(filter.size).to eq(24)
+      # the 5th batch: "added"'s two buckets, shared with the batch's other
+      # keys, have no room for a 5th copy
+      expect(failed).to eq(4)
+      expect(filter.size).to eq(16)
     end
 
     it "undoes a batch whose failing key is the last of many, and keeps none of them (add_all and add_new)" do
@@ -296,7 +313,7 @@ RSpec.describe Bloomc::CuckooFilter do
     it "clears, freezes and inspects" do
       filter = described_class.new(capacity: 100, error_rate: 0.01)
       filter << "a"
-      expect(filter.inspect).to match(/\A#<Bloomc::CuckooFilter buckets=27 fingerprint_bits=10 size=1 load=0\.9%>\z/)
+      expect(filter.inspect).to match(/\A#<Bloomc::CuckooFilter buckets=36 fingerprint_bits=10 size=1 load=0\.7%>\z/)
       expect(filter.clear.size).to eq(0)
       expect(filter.include?("a")).to be(false)
       expect(filter).to be_empty

@@ -69,12 +69,16 @@ RSpec.describe "the JavaScript reader", :slow do
       "stable" => Bloomc::StableBloomFilter.new(capacity: 100_000, error_rate: 0.01, seed: 10, random_seed: 1),
       "a2" => Bloomc::A2BloomFilter.new(capacity: 30_000, error_rate: 0.01, seed: 2**32 - 1),
       "scalable" => Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 7_000, seed: 2**32 - 1),
+      # hash 0, the default before :murmur3_mixed (a scalable filter's in its seed parameter)
+      "bloom_murmur3" => Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01, hash: :murmur3),
+      "scalable_murmur3" => Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 7_000, seed: 2**32 - 1, hash: :murmur3),
       "cuckoo" => Bloomc::CuckooFilter.new(capacity: 110_000, error_rate: 0.01, seed: 8),
       "cuckoo_f13" => Bloomc::CuckooFilter.new(buckets: 40_000, fingerprint_bits: 13),
       "cuckoo_f32" => Bloomc::CuckooFilter.new(buckets: 30_000, fingerprint_bits: 32, seed: 2**32 - 1)
     }.each_value { |filter| filter.add_all(added) }.merge(
       "continuous" => continuous(added, seed: 3),
       "continuous_fnv1a" => continuous(added, hash: :fnv1a),
+      "continuous_murmur3" => continuous(added, seed: 3, hash: :murmur3),
       "fuse8" => Bloomc::BinaryFuseFilter.new(added, seed: 12),
       "fuse16" => Bloomc::BinaryFuseFilter.new(added, fingerprint_bits: 16, seed: 2**32 - 1),
       "fuse_empty" => Bloomc::BinaryFuseFilter.new([]),

@@ -328,6 +328,26 @@ RSpec.describe "memory-mapped filters" do
 
   # Opening a FIFO for reading waits for a writer: open must refuse it, and
   # every other file that is not a regular one, before it can wait or write.
+  # A file an earlier bloomc made with capacity: and error_rate: holds the
+  # formula's m and k and :murmur3 probes: opened by the same arguments (no
+  # hash:), it opens as it is; hash: :murmur3_mixed refuses it.
+  it "opens a file made before :murmur3_mixed by capacity: and error_rate:, keeping its m, k and hash" do
+    m, k = Bloomc::BloomHelper.send(:formula_m_k, 300, 0.01)
+    expect(m).not_to eq(Bloomc::BloomFilter.find_m_k(300, 0.01)[0])
+    { Bloomc::BloomFilter => [{}, -> { Bloomc::BloomFilter.new(m, k, hash: :murmur3) }],
+      Bloomc::CountingBloomFilter => [{ width: 4 }, -> { Bloomc::CountingBloomFilter.new(m, k, hash: :murmur3) }],
+      Bloomc::ContinuousBloomFilter => [{ ttl: 0 }, -> { Bloomc::ContinuousBloomFilter.new(m, k, 0, hash: :murmur3) }] }.each do |klass, (extra, old)|
+      FormatSamples.sized_before(old.call, 300, 0.01).add_all(keys).save(path)
+      reopened = klass.open(path, capacity: 300, error_rate: 0.01, **extra)
+      expect([reopened.m, reopened.k, reopened.hash_function, reopened.capacity]).to eq([m, k, :murmur3, 300])
+      expect(reopened.include_all(keys)).to all(be(true))
+      reopened.close
+      expect { klass.open(path, capacity: 300, error_rate: 0.01, hash: :murmur3_mixed, **extra) }
+        .to raise_error(ArgumentError, /different hash_function/)
+      File.delete(path)
+    end
+  end
+
   describe "a path that is not a regular file" do
     irregular = {
       "a FIFO" => [->(dir) { File.mkfifo(File.join(dir, "fifo")).then { "fifo" } }, "a FIFO"],

@@ -16,7 +16,8 @@ RSpec.describe "The rate at every size", :grid do
   {
     "BloomFilter" => ->(c, r, seed) { Bloomc::BloomFilter.new(capacity: c, error_rate: r, seed: seed) },
     "ContinuousBloomFilter" => ->(c, r, seed) { Bloomc::ContinuousBloomFilter.new(capacity: c, error_rate: r, ttl: 0, seed: seed) },
-    "BlockedBloomFilter" => ->(c, r, seed) { Bloomc::BlockedBloomFilter.new(capacity: c, error_rate: r, seed: seed) }
+    "BlockedBloomFilter" => ->(c, r, seed) { Bloomc::BlockedBloomFilter.new(capacity: c, error_rate: r, seed: seed) },
+    "CuckooFilter" => ->(c, r, seed) { Bloomc::CuckooFilter.new(capacity: c, error_rate: r, seed: seed) }
   }.each do |kind, build|
     it "#{kind}: the mean rate at capacity stays within error_rate, and false_positive_rate says so" do
       RateGrid::CAPACITIES.each do |capacity|

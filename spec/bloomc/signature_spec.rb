@@ -34,7 +34,7 @@ RSpec.describe "sig/bloomc.rbs" do
     end
   end
 
-  [Bloomc::Batch, Bloomc::Stats, Bloomc::SetOps, Bloomc::Sizing, Bloomc::Persistence, Bloomc::Persistence::ClassMethods,
+  [Bloomc::Batch, Bloomc::Stats, Bloomc::SetOps, Bloomc::Sizing, Bloomc::HashFunction, Bloomc::Persistence, Bloomc::Persistence::ClassMethods,
    Bloomc::Mapped, Bloomc::Mapped::ClassMethods, Bloomc::Pages, Bloomc::Pages::New].each do |mod|
     it "declares exactly the public instance methods of #{mod}" do
       expect(declared(classes.fetch(mod.name), :instance).sort).to eq(mod.public_instance_methods(false).sort)

@@ -17,6 +17,16 @@ RSpec.describe Bloomc::StableBloomFilter do
       expect(fewer.stable_false_positive_rate).to be > 0.01 # d is the smallest that reaches it
     end
 
+    it "from a capacity too small for a stable point in the plain filter's cells, takes the fewest cells that have one" do
+      m, k = Bloomc::BloomFilter.find_m_k(1, 0.01) # 11 cells: no d settles at 0.01
+      expect(described_class.send(:d_for, m, k, 3, 0.01)).to eq(0)
+      filter = described_class.new(capacity: 1, error_rate: 0.01, random_seed: 1)
+      expect([filter.m, filter.k]).to eq([71, k])
+      expect(filter.stable_false_positive_rate).to be <= 0.01
+      expect(described_class.send(:d_for, filter.m - 1, k, 3, 0.01)).to eq(0)
+      expect(described_class.new(capacity: 3, error_rate: 0.001, random_seed: 1).stable_false_positive_rate).to be <= 0.001
+    end
+
     {
       [[100, 3, 0], {}] => ArgumentError, [[100, 3, 101], {}] => ArgumentError, [[100, 3], {}] => ArgumentError,
       [[100, 3, 5], { random_seed: -1 }] => RangeError, [[100, 3, 5], { random_seed: 2**64 }] => RangeError,

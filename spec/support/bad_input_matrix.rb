@@ -172,7 +172,8 @@ module BadInputMatrix
       return checked unless checked == [:ok]
 
       m, k = find_m_k(v, 0.01)
-      stable_fpr(m, k, m, 3) <= 0.01 ? [:ok] : [ArgumentError] # not even d = m settles at the rate
+      # not even d = m settles at the rate, up to 64 times the cells
+      stable_fpr(64 * m, k, 64 * m, 3) <= 0.01 ? [:ok] : [ArgumentError]
     when :capacity_rm then v.nil? ? [ArgumentError] : capacity(v, BUCKETS_MAX, 3r / 4) # width 4, secondary m/2
     when :secondary_m then v.nil? ? [:ok] : count(v, BUCKETS_MAX, 1r / 2)
     when :algorithm then %i[mi rm].include?(v) ? [:ok] : [ArgumentError]
@@ -1081,6 +1082,7 @@ module BadInputMatrix
     m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? } },
     k: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } },
     seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
+    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3].include?(r) } },
     size: { ok: ->(h, _, _, r, _) { r == h.size } },
     "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
@@ -1465,6 +1467,7 @@ module BadInputMatrix
       names |= Bloomc::Persistence.public_instance_methods(false) if mod.include?(Bloomc::Persistence)
       names |= Bloomc::Metadata.public_instance_methods(false) if mod.include?(Bloomc::Metadata)
       names |= Bloomc::Sizing.public_instance_methods(false) if mod.include?(Bloomc::Sizing)
+      names |= Bloomc::HashFunction.public_instance_methods(false) if mod.include?(Bloomc::HashFunction)
       names |= Bloomc::Mapped.public_instance_methods(false) if mod.include?(Bloomc::Mapped)
       names |= Bloomc::Pages.public_instance_methods(false) if mod.include?(Bloomc::Pages)
       # Psych's hooks, which YAML calls with its own Coder (format_spec
@@ -1754,7 +1757,7 @@ module BadInputMatrix
     Bloomc::CountingBloomFilter => [
       { params: [[:cbf_m, 64], [:k_ctor, 3]], short_forms: true,
         kw: { width: [:width, 4], seed: [:seed, 5] },
-        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, hash: :never, bogus: :never },
+        extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, hash: :murmur3_either, bogus: :never },
         expect: ->(a, kw) { { m: a[0], k: a[1], width: kw[:width], seed: kw[:seed], saturated: 0 } } },
       { kw: { capacity: [:capacity_cbf, 100], error_rate: [:error_ctor, 0.01], width: [:width, 4], seed: [:seed, 5] },
         extra_positional: :must_be_nil,
@@ -1802,6 +1805,8 @@ module BadInputMatrix
         extra_positional: :must_be_nil,
         expect: lambda { |_, kw|
           m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
+          # the fewest cells from m on with a stable point at the rate
+          m = m.step.find { |cells| BadInputMatrix.stable_fpr(cells, k, cells, 3) <= kw[:error_rate] }
           { m: m, k: k, width: kw[:width], seed: kw[:seed] }
         } }
     ],

@@ -11,10 +11,10 @@ module FormatSamples
   # shape those golden files hold, with capacity and error rate remembered.
   def self.sized_before(filter, capacity, error_rate) = filter.tap { |f| f.send(:remember_sizing, capacity, error_rate) }
 
-  # Filters built from m and k: format version 1. "bloom" and "continuous"
-  # (and what is built from them) pin hash: :murmur3, the default when they
-  # were written: filters made before :murmur3_mixed load and answer as
-  # they did.
+  # Filters built from m and k: format version 1. Those of the kinds that
+  # now mix their probes (and what is built from them) pin hash: :murmur3,
+  # the default when they were written: filters made before :murmur3_mixed
+  # load and answer as they did.
   BUILDERS = {
     "bloom" => -> { Bloomc::BloomFilter.new(1000, 4, seed: 7, hash: :murmur3).add_all(KEYS) },
     "bloom_fnv1a" => -> { Bloomc::BloomFilter.new(999, 3, hash: :fnv1a).add_all(KEYS) },
@@ -25,12 +25,20 @@ module FormatSamples
         KEYS.each_slice(10) { |slice| f.add_all(slice).inc_time_slot }
       end
     },
-    "counting" => -> { Bloomc::CountingBloomFilter.new(300, 3, width: 2).add_all(KEYS * 3) },
-    "spectral_mi" => -> { Bloomc::SpectralBloomFilter.new(300, 3, width: 3).add_all(KEYS * 2) },
-    "spectral_rm" => -> { Bloomc::SpectralBloomFilter.new(300, 3, width: 3, algorithm: :rm, secondary_m: 77).add_all(KEYS * 2) },
-    "bitwise" => -> { Bloomc::BitwiseBloomFilter.new(200, 3, width: 1, seed: 5).add_all(KEYS * 3) },
-    "stable" => -> { Bloomc::StableBloomFilter.new(500, 3, 4, width: 3, random_seed: 12_345).add_all(KEYS) },
-    "a2" => -> { Bloomc::A2BloomFilter.new(800, 3, capacity: 15).add_all(KEYS) },
+    "counting" => -> { Bloomc::CountingBloomFilter.new(300, 3, width: 2, hash: :murmur3).add_all(KEYS * 3) },
+    "spectral_mi" => -> { Bloomc::SpectralBloomFilter.new(300, 3, width: 3, hash: :murmur3).add_all(KEYS * 2) },
+    "spectral_rm" => lambda {
+      Bloomc::SpectralBloomFilter.new(300, 3, width: 3, algorithm: :rm, secondary_m: 77, hash: :murmur3).add_all(KEYS * 2)
+    },
+    "bitwise" => -> { Bloomc::BitwiseBloomFilter.new(200, 3, width: 1, seed: 5, hash: :murmur3).add_all(KEYS * 3) },
+    "stable" => -> { Bloomc::StableBloomFilter.new(500, 3, 4, width: 3, random_seed: 12_345, hash: :murmur3).add_all(KEYS) },
+    "a2" => -> { Bloomc::A2BloomFilter.new(800, 3, capacity: 15, hash: :murmur3).add_all(KEYS) },
+    # the same kinds with today's default, :murmur3_mixed (the hash id in the seed parameter's high bits)
+    "counting_mixed" => -> { Bloomc::CountingBloomFilter.new(300, 3, width: 2).add_all(KEYS * 3) },
+    "spectral_rm_mixed" => -> { Bloomc::SpectralBloomFilter.new(300, 3, width: 3, algorithm: :rm, secondary_m: 77).add_all(KEYS * 2) },
+    "bitwise_mixed" => -> { Bloomc::BitwiseBloomFilter.new(200, 3, width: 1, seed: 5).add_all(KEYS * 3) },
+    "stable_mixed" => -> { Bloomc::StableBloomFilter.new(500, 3, 4, width: 3, random_seed: 12_345).add_all(KEYS) },
+    "a2_mixed" => -> { Bloomc::A2BloomFilter.new(800, 3, capacity: 15).add_all(KEYS) },
     "cuckoo" => -> { Bloomc::CuckooFilter.new(buckets: 16, fingerprint_bits: 12, seed: 7).add_all(KEYS) },
     "cuckoo_32" => -> { Bloomc::CuckooFilter.new(buckets: 24, fingerprint_bits: 32).add_all(KEYS * 2) },
     # 40 keys in 11 buckets of 4: 91% of the slots, many keys moved
@@ -52,7 +60,9 @@ module FormatSamples
         KEYS.each_slice(10) { |slice| f.add_all(slice).inc_time_slot }
       end
     },
-    "counting_sized" => -> { sized_before(Bloomc::CountingBloomFilter.new(960, 7, width: 2), 100, 0.01).add_all(KEYS * 3) },
+    "counting_sized" => lambda {
+      sized_before(Bloomc::CountingBloomFilter.new(960, 7, width: 2, hash: :murmur3), 100, 0.01).add_all(KEYS * 3)
+    },
     # today's defaults: sized by the expected rate, probes mixed
     "bloom_sized_mixed" => -> { Bloomc::BloomFilter.new(capacity: 30, error_rate: 0.01, seed: 7).add_all(KEYS) },
     "continuous_sized_mixed" => lambda {
@@ -60,8 +70,8 @@ module FormatSamples
         KEYS.each_slice(10) { |slice| f.add_all(slice).inc_time_slot }
       end
     },
-    "a2_sized" => -> { Bloomc::A2BloomFilter.new(capacity: 15, error_rate: 0.01).add_all(KEYS) },
-    "cuckoo_sized" => -> { Bloomc::CuckooFilter.new(capacity: 50, error_rate: 0.001).add_all(KEYS) },
+    "a2_sized" => -> { Bloomc::A2BloomFilter.new(capacity: 15, error_rate: 0.01, hash: :murmur3).add_all(KEYS) },
+    "cuckoo_sized" => -> { sized_before(Bloomc::CuckooFilter.new(buckets: 14, fingerprint_bits: 13), 50, 0.001).add_all(KEYS) },
     # layers of 4, 8, 16 and 32 keys
     "scalable" => -> { Bloomc::ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 4, seed: 9, hash: :murmur3).add_all(KEYS) },
     # layers of 3, 5, 7, 10 and 15 keys; a sixth would be cut to 5, to end at 45

@@ -8,7 +8,7 @@
 # keys 0...capacity and asked about absent keys. Enough lookups that 4
 # standard deviations of that mean are at most a tenth of the rate: sigma is
 # taken from the spread of the filters' own rates, so it counts both the
-# filters' differences and the draws.
+# filters' differences and the draws (and is never below the draws' alone).
 module RateGrid
   CAPACITIES = [1, 2, 3, 5, 10, 30, 100, 1_000, 100_000].freeze
   RATES = [0.5, 0.1, 0.01, 0.001, 0.0001, 0.00001].freeze
@@ -31,39 +31,55 @@ module RateGrid
   def absent = @absent ||= Array.new(ABSENT_COUNT) { |i| ABSENT_FROM + i }.freeze
 
   # Fewer filters as they grow (their rates vary less from keys to keys),
-  # and more when one filter's share of lookups would pass ABSENT_COUNT.
+  # and more when one filter's share of lookups would pass ABSENT_COUNT. The
+  # lookups are shared out among them: a small filter costs little to make,
+  # and many of them take the filters' spread off sigma for the same lookups.
   def filters_for(capacity, rate)
-    base = if capacity <= 3 then 4000
-           elsif capacity <= 30 then 1600
-           elsif capacity <= 100 then 400
-           else 16
+    base = if capacity <= 3 then 16_000
+           elsif capacity <= 30 then 6400
+           elsif capacity <= 100 then 1600
+           elsif capacity <= 100_000 then 16
+           else 2
            end
-    [base, (lookups_for(rate).fdiv(ABSENT_COUNT)).ceil].max
+    [base, lookups_for(rate).fdiv(ABSENT_COUNT).ceil].max
   end
 
   def lookups_for(rate) = (LOOKUP_BUDGET / rate).ceil
 
   # build.call(seed) gives an empty filter; keys is how many it gets (its
-  # capacity, or for a scalable filter what it grows to).
+  # capacity, or for a scalable filter what it grows to). Where the filters
+  # differ more than their number allows for (4 sigma above a tenth of the
+  # rate), as many again are measured, up to 16 times the first number.
   def measure(capacity, rate, keys: capacity, &build)
-    filters = filters_for(keys, rate)
-    per = (lookups_for(rate).fdiv(filters)).ceil
+    first = filters_for(keys, rate)
+    per = lookups_for(rate).fdiv(first).ceil
     added = (0...keys).to_a
     rates = []
     reported = []
     shape = nil
-    filters.times do |seed|
-      filter = build.call(seed)
-      added.each_slice(1 << 20) { |slice| filter.add_all(slice) }
-      start = (seed * per) % (ABSENT_COUNT - per + 1)
-      rates << filter.count_included(absent[start, per]).fdiv(per)
-      reported << filter.false_positive_rate
-      shape ||= [filter.m, filter.respond_to?(:k) ? filter.k : nil]
+    loop do
+      rates.size.clamp(first..).times do
+        seed = rates.size
+        filter = build.call(seed)
+        added.each_slice(1 << 20) { |slice| filter.add_all(slice) }
+        start = (seed * per) % (ABSENT_COUNT - per + 1)
+        rates << filter.count_included(absent[start, per]).fdiv(per)
+        reported << filter.false_positive_rate
+        shape ||= [filter.m, filter.respond_to?(:k) ? filter.k : nil]
+      end
+      point = summary(capacity, rate, keys, shape, rates, reported, per)
+      return point if 4 * point.sigma <= rate / 10 || rates.size >= 16 * first
     end
-    mean = rates.sum / filters
-    spread = Math.sqrt(rates.sum { |r| (r - mean)**2 } / (filters - 1))
-    Point.new(capacity: capacity, rate: rate, m: shape[0], k: shape[1], filters: filters, lookups: per * filters,
-              measured: mean, sigma: spread / Math.sqrt(filters), reported: reported.sum / filters,
+  end
+
+  def summary(capacity, rate, keys, shape, rates, reported, per)
+    n = rates.size
+    mean = rates.sum / n
+    spread = Math.sqrt(rates.sum { |r| (r - mean)**2 } / (n - 1))
+    # never below the draws' own sigma (a spread over few filters can be)
+    sigma = [spread / Math.sqrt(n), Math.sqrt(mean * (1 - mean) / (per * n))].max
+    Point.new(capacity: capacity, rate: rate, m: shape[0], k: shape[1], filters: n, lookups: per * n,
+              measured: mean, sigma: sigma, reported: reported.sum / n,
               formula: shape[1] && formula(shape[0], shape[1], keys))
   end
 
@@ -71,7 +87,9 @@ module RateGrid
 
   # The three promises, as failure messages (empty: all kept).
   def broken(point)
-    rate, measured, sigma = point.rate, point.measured, point.sigma
+    rate = point.rate
+    measured = point.measured
+    sigma = point.sigma
     [("4 sigma #{fmt(4 * sigma)} is more than a tenth of the rate" if 4 * sigma > rate / 10),
      ("measured #{fmt(measured)} passes #{fmt(rate)} x 1.1 + 4 sigma" if measured > 1.1 * rate + 4 * sigma),
      ("reports #{fmt(point.reported)}, below the measured #{fmt(measured)} - 4 sigma" if point.reported < measured - 4 * sigma)].compact

@@ -7,12 +7,17 @@ module Bloomc
     # A counting filter in Redis: cells of +width+ bits (BITFIELD), adds
     # that saturate, deletes and counts, as Bloomc::CountingBloomFilter.
     class CountingBloomFilter < Filter
-      # @overload initialize(redis, name, m:, k:, width: 4, seed: 0, shards: 1)
-      # @overload initialize(redis, name, capacity:, error_rate:, width: 4, seed: 0, shards: 1)
+      # @overload initialize(redis, name, m:, k:, width: 4, seed: 0, hash: :murmur3_mixed, shards: 1)
+      # @overload initialize(redis, name, capacity:, error_rate:, width: 4, seed: 0, hash: :murmur3_mixed, shards: 1)
       # @overload initialize(redis, name)
-      def initialize(redis, name, m: nil, k: nil, capacity: nil, error_rate: nil, width: nil, seed: nil, shards: nil)
+      def initialize(redis, name, m: nil, k: nil, capacity: nil, error_rate: nil, width: nil, seed: nil, hash: nil, shards: nil)
         super()
-        open(redis, name, { m: m, k: k, capacity: capacity, error_rate: error_rate, width: width, seed: seed }, shards)
+        open(redis, name, { m: m, k: k, capacity: capacity, error_rate: error_rate, width: width, seed: seed, hash: hash }, shards)
+      end
+
+      # @return [Symbol] :murmur3_mixed, or :murmur3 for a filter made before it
+      def hash_function
+        HASH_FUNCTIONS.key(@hash)
       end
 
       # @return [Integer] bits per cell
@@ -55,7 +60,7 @@ module Bloomc
       def to_local
         unsharded!
 
-        local = Bloomc::CountingBloomFilter.new(@layout.m, k, width: width, seed: @seed)
+        local = Bloomc::CountingBloomFilter.new(@layout.m, k, width: width, seed: @seed, hash: hash_function)
         fields, body = local.send(:export_core)
         cells, saturated = RedisLayout.cells_from_redis(read_cells(width), @layout.m, width)
         fields[4] = size
@@ -118,14 +123,17 @@ module Bloomc
         raise ArgumentError, "width must be an Integer in 1..32, not #{width.inspect}" unless width.is_a?(Integer) && width.between?(1, 32)
 
         seed = shape[:seed] || 0
-        RedisLayout.new(m, k, seed, 0, 1, false) # checks m, k and seed
+        hash = HashFunction.murmur3_kind(shape[:hash] || :murmur3_mixed, "counting filter")
+        RedisLayout.new(m, k, seed, hash, 1, false) # checks m, k and seed
         { "kind" => kind, "m" => checked_m(m, shards, width).to_s, "k" => k.to_s, "seed" => seed.to_s,
-          "hash" => "0", "shards" => shards.to_s, "width" => width.to_s, "period_ms" => "0", **limits_meta(shape) }
+          "hash" => hash.to_s, "shards" => shards.to_s, "width" => width.to_s, "period_ms" => "0", **limits_meta(shape) }
       end
 
       def adopt_extra(meta)
         @width = Integer(meta["width"])
         @seed = Integer(meta["seed"])
+        @hash = Integer(meta["hash"])
+        raise ArgumentError, "hash #{@hash}" unless [0, 2].include?(@hash)
       end
 
       # The lookup script answers counts: a key is included above 0.
