@@ -111,6 +111,14 @@ static VALUE a2_s_optimal_capacity(VALUE klass, VALUE m, VALUE k)
     return ULL2NUM(bf_a2_optimal_capacity(nbits, (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX)));
 }
 
+/* :nodoc: the bits for capacity keys a half at rate p with k probes (nil:
+ * no filter holds it). */
+static VALUE a2_s_sized_bits(VALUE klass, VALUE capacity, VALUE k, VALUE p)
+{
+    uint64_t bits = bf_a2_sized_bits(NUM2DBL(capacity), NUM2UINT(k), NUM2DBL(p));
+    return bits ? ULL2NUM(bits) : Qnil;
+}
+
 /* :nodoc: the rate with both halves holding n keys. */
 static VALUE a2_s_model_fpr(VALUE klass, VALUE m, VALUE k, VALUE n)
 {
@@ -221,4 +229,5 @@ void bloomc_init_a2_bloom_filter(VALUE mBloomc)
     rb_define_private_method(singleton, "optimal_k", a2_s_optimal_k, 1);
     rb_define_private_method(singleton, "optimal_capacity", a2_s_optimal_capacity, 2);
     rb_define_private_method(singleton, "model_fpr", a2_s_model_fpr, 3);
+    rb_define_private_method(singleton, "sized_bits", a2_s_sized_bits, 3);
 }

@@ -1,6 +1,7 @@
 #include <math.h>
 #include <string.h>
 #include "bf_a2.h"
+#include "bf_bloom.h"
 
 static int half_contains(const bf_bits *b, bf_key_hash h, uint32_t k, bf_hash_kind hash)
 {
@@ -59,9 +60,17 @@ uint64_t bf_a2_optimal_capacity(uint64_t m, uint32_t k)
 
 double bf_a2_fpr(uint64_t m, uint32_t k, double n)
 {
-    double half = (double)(m / 2);
-    double p1 = pow(1.0 - exp(-(double)k * n / half), k);
+    double p1 = m < 2 ? 1 : bf_bloom_expected_rate(m / 2, k, n);
     return 1.0 - (1.0 - p1) * (1.0 - p1);
+}
+
+uint64_t bf_a2_sized_bits(double capacity, uint32_t k, double p)
+{
+    double manual = ceil(capacity * k / log(2.0));
+    if (!(manual <= (double)(BF_BITS_MAX / 2))) return 0;
+    uint64_t half = bf_bloom_bits_for(k, capacity, p / (1.0 + sqrt(1.0 - p)));
+    if (!half || half > BF_BITS_MAX / 2) return 0;
+    return 2 * (half > (uint64_t)manual ? half : (uint64_t)manual);
 }
 
 void bf_a2_union(bf_a2 *dst, const bf_a2 *src)

@@ -29,9 +29,9 @@ double bf_bloom_rate(uint64_t m, uint32_t k, double n);
 /* The rate a filter of m bits and k independent probes holding n keys has
  * on average over its keys: E[(X/m)^k] for X its set bits. Above the
  * formula's E[X/m]^k (Jensen), by much when m is small (capacity 1 at 0.001:
- * 1.8x). Exact (the distribution of X, throw by throw) when n is whole and
- * that costs at most about 25,000 steps; otherwise to second order in
- * Var[X/m], which is then within 0.1% of exact. */
+ * 1.8x). Exact when n is whole and k * k * n is at most 2^20 (about a
+ * millisecond); past that, to second order in Var[X/m], within 0.1% of
+ * exact there for k up to 64. */
 double bf_bloom_expected_rate(uint64_t m, uint32_t k, double n);
 
 /* How bf_bloom_size judges a shape: by bf_bloom_rate (the scalable filter's
@@ -39,6 +39,10 @@ double bf_bloom_expected_rate(uint64_t m, uint32_t k, double n);
  * bf_bloom_expected_rate (every filter sized from capacity and rate). */
 typedef enum { BF_SIZING_FORMULA,
                BF_SIZING_EXPECTED } bf_sizing;
+
+/* The fewest bits at which k independent probes hold n keys within p on
+ * average (bf_bloom_expected_rate); 0 when no m up to BF_BITS_MAX does. */
+uint64_t bf_bloom_bits_for(uint32_t k, double n, double p);
 
 /* The fewest bits m, with its k, whose rate at n keys is at most p by the
  * chosen judge (0 < p < 1, n > 0). 0 when no m up to BF_BITS_MAX gets

@@ -110,8 +110,9 @@ module Bloomc
     #     floor(m / (2k) ln 2), at least 1)
     #
     # <tt>new(capacity:, error_rate:, seed: 0)</tt>:
-    # The manual's k for +error_rate+, and the fewest bits whose halves
-    # hold +capacity+ keys each at that k.
+    # The manual's k for +error_rate+, and the manual's 2 * ceil(capacity *
+    # k / ln 2) bits, or more where halves that small would err above the
+    # rate on average (their expected rate, BloomFilter.find_m_k's model).
     #
     # capacity:: (Integer) keys per half, > 0
     # error_rate:: (Float) target rate with both halves full, 0 < error_rate < 1
@@ -138,7 +139,8 @@ module Bloomc
         k = optimal_k(error_rate)
         if m.nil?
           BloomHelper.find_m_k(capacity, error_rate) # the capacity's checks
-          m = 2 * (capacity * k / Math.log(2)).ceil
+          m = sized_bits(capacity, k, error_rate) or
+            raise ArgumentError, "capacity #{capacity} at error #{error_rate} needs more bits than a filter can hold"
         end
       end
       raise ArgumentError, "give k or error_rate:" if k.nil?

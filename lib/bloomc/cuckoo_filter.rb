@@ -152,7 +152,7 @@ module Bloomc
       return [1, bits] if capacity <= SLOTS
 
       load = (LOAD - 1.8 / Math.sqrt(capacity)).clamp(0.45, LOAD)
-      confined = (capacity.to_f**5 / 1.2e-4)**(1.0 / 9)
+      confined = Math.exp((5 * Math.log(capacity) - Math.log(1.2e-4)) / 9) # in logs: capacity**5 passes a Float's range
       [[(capacity / (SLOTS * load)).ceil, confined.ceil].max, bits]
     end
     private_class_method :shape_for

@@ -5,7 +5,7 @@ module Bloomc
   # never initialized (irb and error messages call inspect on anything).
   module Inspect
     # The class and the numbers that tell filters apart, such as
-    # <tt>#<Bloomc::BloomFilter m=19171 k=13 size=500 fill=28.8% fpr~9.6e-08></tt>.
+    # <tt>#<Bloomc::BloomFilter m=19177 k=13 size=500 fill=28.9% fpr~9.8e-08></tt>.
     def inspect
       "#<#{self.class} #{inspect_fields}#{stats_fields if is_a?(Stats)}>"
     rescue TypeError

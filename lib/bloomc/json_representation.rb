@@ -61,9 +61,17 @@ module Bloomc
       }
     end
 
+    # Kinds 4 to 9 keep their hash id in the seed parameter's bits 32 and up
+    # (docs/FORMAT.md): shown apart, as "seed" and "hash", as kinds 1 and 3
+    # show theirs.
+    SEED_WITH_HASH = (4..9)
+
     def named_parameters(kind, fields)
       names = PARAMETER_NAMES.fetch(kind)
       named = names.zip(fields).to_h { |name, value| [name, DOUBLE_PARAMETERS.include?(name) ? json_double(value) : value] }
+      if SEED_WITH_HASH.cover?(kind)
+        named = named.flat_map { |name, value| name == "seed" ? [["seed", value & 0xffff_ffff], ["hash", value >> 32]] : [[name, value]] }.to_h
+      end
       if kind == 9 # the layers: their count in the table's "layers", then each one's shape
         named["layer_parameters"] = fields.drop(names.size).each_slice(LAYER_PARAMETERS.size).map { |layer| LAYER_PARAMETERS.zip(layer).to_h }
       end

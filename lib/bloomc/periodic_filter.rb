@@ -383,12 +383,26 @@ module Bloomc
       raise ArgumentError, "the block returned a filter that already holds keys; it must make a new, empty one" unless filter.empty?
       return filter unless template
 
+      filter = made_like(template, filter)
       begin
         template.send(:check_shape, filter)
       rescue ArgumentError => e
         raise ArgumentError, "the block's filters must all have one shape, to be unioned: #{e.message}"
       end
       filter
+    end
+
+    # A directory saved before :murmur3_mixed became the default holds
+    # :murmur3 periods sized by the formula: a block that asks for the same
+    # capacity and error rate as then gets new periods like them.
+    def made_like(template, filter)
+      return filter unless template.respond_to?(:k) && filter.respond_to?(:capacity) && filter.capacity &&
+                           template.hash_function == :murmur3 && filter.hash_function == :murmur3_mixed
+
+      saved, asked = [template, filter].map { |f| f.send(:shape).except(:m, :k, :hash_function) }
+      return filter unless saved == asked && [template.m, template.k] == BloomHelper.send(:formula_m_k, filter.capacity, filter.error_rate)
+
+      template.dup.clear
     end
 
     def held_filter?(filter)

@@ -24,6 +24,14 @@ RSpec.describe Bloomc::A2BloomFilter do
       expect(filter.expected_false_positive_rate).to be <= 0.01
     end
 
+    it "gives small halves the bits their expected rate needs, more than the manual's (capacity 1 at 0.01: 26, not 24)" do
+      filter = described_class.new(capacity: 1, error_rate: 0.01)
+      expect([filter.m, filter.k]).to eq([26, 8])
+      expect(filter.expected_false_positive_rate).to be <= 0.01
+      # the manual's 24 bits err above the rate: 1 - (1 - E[(X/12)^8])^2, X the bits one key sets
+      expect(described_class.send(:model_fpr, 24, 8, 1)).to be > 0.01
+    end
+
     {
       [[1000, 3], { error_rate: 0.01 }] => ArgumentError, [[1000], {}] => ArgumentError, [[], { capacity: 10 }] => ArgumentError,
       [[1000, 3], { capacity: 0 }] => ArgumentError, [[1000, 0], {}] => ArgumentError, [[0, 3], {}] => ArgumentError,

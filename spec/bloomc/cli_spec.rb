@@ -166,7 +166,7 @@ RSpec.describe "exe/bloomc", :slow do
       expect(run("build", "--kind", "cuckoo", "--capacity", "1000", "-o", path("c.bloom"), path("k.txt"))[2]).to eq(0)
       out, _err, status = run("info", path("c.bloom"))
       expect(status).to eq(0)
-      expect(out).to match(/\Akind: CuckooFilter\nm: 1056\nfingerprint bits: 13\ncapacity: 1000\nkeys added: 1000\n/)
+      expect(out).to match(/\Akind: CuckooFilter\nm: 1120\nfingerprint bits: 13\ncapacity: 1000\nkeys added: 1000\n/)
       expect(Bloomc.load_file(path("c.bloom")).all_include?((1..1000).map { |i| "key-#{i}" })).to be(true)
       out, err, status = run("build", "--kind", "cuckoo", "--capacity", "100", "-o", path("small.bloom"), path("k.txt"))
       expect([out, status]).to eq(["", 2])
@@ -204,7 +204,7 @@ RSpec.describe "exe/bloomc", :slow do
       run("build", "--capacity", "1000", "--error", "0.01", "-o", path("k.bloom"), path("k.txt"))
       out, err, status = run("info", path("k.bloom"))
       expect([err, status]).to eq(["", 0])
-      expect(out).to match(/\Akind: BloomFilter\nm: 9594\nk: 7\ncapacity: 1000\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
+      expect(out).to match(/\Akind: BloomFilter\nm: 9595\nk: 7\ncapacity: 1000\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
       expect(out).to include("false-positive rate: 0.0", "size on disk: #{File.size(path('k.bloom'))} bytes")
       expect(out).not_to include("metadata")
     end

@@ -317,6 +317,20 @@ RSpec.describe Bloomc::PeriodicFilter do
       expect { described_class.open(dir, clock: clock, &other) }.to raise_error(ArgumentError, /one shape.*different m/)
     end
 
+    # Saved before :murmur3_mixed: periods of the formula's m and k, hashed
+    # with :murmur3. The block written then still opens the directory.
+    it "opens a directory saved before :murmur3_mixed with the block of then, making new periods like the saved ones" do
+      m, k = Bloomc::BloomHelper.send(:formula_m_k, 3000, 0.01)
+      old = -> { FormatSamples.sized_before(Bloomc::BloomFilter.new(m, k, hash: :murmur3), 3000, 0.01) }
+      fill(described_class.new(period: 3600, retention: 5, clock: clock, &old), 2).save(dir)
+      restored = described_class.open(dir, clock: clock) { Bloomc::BloomFilter.new(capacity: 3000, error_rate: 0.01) }
+      clock.advance(3600)
+      restored << "x"
+      expect([restored[clock.now].m, restored[clock.now].k, restored[clock.now].hash_function]).to eq([m, k, :murmur3])
+      expect(restored.include?("x")).to be(true)
+      expect(restored.include?("h0-0", last: 5)).to be(true)
+    end
+
     it "restores after a restart past the retention, dropping what expired and writing gaps as nothing" do
       fill(periodic(retention: 3), 3).save(dir)
       clock.advance(2 * 3600)

@@ -462,6 +462,13 @@ else
         expect(get("/hour.json").headers["etag"]).not_to eq(get("/hour").headers["etag"])
       end
 
+      it "shows the seed and the hash apart for the kinds that keep the hash in the seed parameter" do
+        mixed = Bloomc::Format.json_representation(Bloomc::CountingBloomFilter.new(100, 3, seed: 5))["parameters"]
+        expect(mixed).to eq("m" => 100, "k" => 3, "width" => 4, "seed" => 5, "hash" => 2, "count" => 0, "saturated" => 0)
+        old = Bloomc::Format.json_representation(Bloomc::A2BloomFilter.new(100, 3, seed: 7, hash: :murmur3))["parameters"]
+        expect(old.values_at("seed", "hash")).to eq([7, 0])
+      end
+
       it "shows the body's bytes in order, each high nibble first: bit 9 is 0x02 in byte 1" do
         dump = Bloomc::BloomFilter.new(128, 1).dump
         at = Bloomc::Format.body_offset(5)
@@ -482,7 +489,10 @@ else
           doc = Bloomc::Format.json_representation(filter)
           kind = Bloomc::Format::KINDS.key(filter.class.name.split("::").last.to_sym)
           expect(doc["kind"]).to eq(filter.class.name.split("::").last)
-          expect(doc["parameters"].keys.first(Bloomc::Format::PARAMETER_NAMES[kind].size)).to eq(Bloomc::Format::PARAMETER_NAMES[kind])
+          names = Bloomc::Format::PARAMETER_NAMES[kind]
+          # kinds 4 to 9: "hash" follows "seed", taken from the seed parameter
+          names = names.flat_map { |name| name == "seed" ? %w[seed hash] : [name] } if (4..9).cover?(kind)
+          expect(doc["parameters"].keys.first(names.size)).to eq(names)
           expect(Bloomc::Format.json_representation(filter.dump(compress: true))).to eq(doc)
           JSON.generate(doc)
         end

@@ -944,6 +944,11 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
           expect(fresh.hash_function).to eq(:murmur3_mixed)
           %w[before after].each { |name| klass.new(redis, name).destroy }
         end
+        # a local filter made before, copied in and out, keeps its probes
+        local = Bloomc::CountingBloomFilter.new(1000, 5, hash: :murmur3).add_all(%w[a b c])
+        copied = Bloomc::Redis::CountingBloomFilter.from_local(redis, "copied", local)
+        expect([copied.hash_function, copied.include_all(%w[a b c]), copied.to_local == local]).to eq([:murmur3, [true] * 3, true])
+        copied.destroy
         old = Bloomc::Redis::ScalableBloomFilter.new(redis, "before", error_rate: 0.01, initial_capacity: 100, hash: :murmur3)
         expect(Bloomc::Redis::ScalableBloomFilter.new(redis, "before", error_rate: 0.01, initial_capacity: 100).m).to eq(old.m)
         expect(old.m).not_to eq(Bloomc::Redis::ScalableBloomFilter.new(redis, "after", error_rate: 0.01, initial_capacity: 100).m)

@@ -46,12 +46,24 @@ module RateGrid
 
   def lookups_for(rate) = (LOOKUP_BUDGET / rate).ceil
 
+  # The rates measured for a kind: all of RATES, unless BLOOMC_GRID_RATES
+  # names a floor (CI's quick pass: BLOOMC_GRID_RATES=0.0001 leaves out
+  # the lookups of 0.00001, nine tenths of the time, for every kind but the
+  # plain filter).
+  def rates_for(kind)
+    floor = ENV["BLOOMC_GRID_RATES"]&.then { |v| Float(v) }
+    floor && kind != "BloomFilter" ? RATES.select { |rate| rate >= floor } : RATES
+  end
+
   # build.call(seed) gives an empty filter; keys is how many it gets (its
-  # capacity, or for a scalable filter what it grows to). Where the filters
-  # differ more than their number allows for (4 sigma above a tenth of the
-  # rate), as many again are measured, up to 16 times the first number.
-  def measure(capacity, rate, keys: capacity, &build)
-    first = filters_for(keys, rate)
+  # capacity, or more for the kinds whose rate is that of a fuller filter),
+  # and spread the size that tells how much filters differ (a scalable
+  # filter's keys, where its last layers hold most of them; the others'
+  # capacity). Where the filters differ more than their number allows for
+  # (4 sigma above a tenth of the rate), as many again are measured, up to
+  # 16 times the first number.
+  def measure(capacity, rate, keys: capacity, spread: keys, &build)
+    first = filters_for(spread, rate)
     per = lookups_for(rate).fdiv(first).ceil
     added = (0...keys).to_a
     rates = []
@@ -80,7 +92,7 @@ module RateGrid
     sigma = [spread / Math.sqrt(n), Math.sqrt(mean * (1 - mean) / (per * n))].max
     Point.new(capacity: capacity, rate: rate, m: shape[0], k: shape[1], filters: n, lookups: per * n,
               measured: mean, sigma: sigma, reported: reported.sum / n,
-              formula: shape[1] && formula(shape[0], shape[1], keys))
+              formula: shape[1] && keys == capacity ? formula(shape[0], shape[1], keys) : nil)
   end
 
   def formula(m, k, n) = (1 - (1 - 1.0 / m)**(k * n))**k

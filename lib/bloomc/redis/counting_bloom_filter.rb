@@ -47,7 +47,8 @@ module Bloomc
       def self.from_local(redis, name, filter)
         raise TypeError, "a Bloomc::CountingBloomFilter, not #{filter.class}" unless filter.instance_of?(Bloomc::CountingBloomFilter)
 
-        copy = opened(redis, name, m: filter.m, k: filter.k, width: filter.width, seed: filter.seed, limits: limits_of(filter))
+        copy = opened(redis, name, m: filter.m, k: filter.k, width: filter.width, seed: filter.seed, hash: filter.hash_function,
+                                   limits: limits_of(filter))
         fields, body = filter.send(:export_core)
         copy.send(:write_cells, RedisLayout.cells_to_redis(body.byteslice(0, (filter.m * filter.width + 7) / 8), filter.m, filter.width), fields[4],
                   distinct_of(filter))
