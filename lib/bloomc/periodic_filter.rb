@@ -397,7 +397,7 @@ module Bloomc
     # capacity and error rate as then gets new periods like them.
     def made_like(template, filter)
       return filter unless template.respond_to?(:k) && filter.respond_to?(:capacity) && filter.capacity &&
-                           template.hash_function == :murmur3 && filter.hash_function == :murmur3_mixed
+        template.hash_function == :murmur3 && filter.hash_function == :murmur3_mixed
 
       saved, asked = [template, filter].map { |f| f.send(:shape).except(:m, :k, :hash_function) }
       return filter unless saved == asked && [template.m, template.k] == BloomHelper.send(:formula_m_k, filter.capacity, filter.error_rate)
