@@ -84,11 +84,13 @@ module DebianRoot
   end
 
   # qemu-user-static registers its interpreters with binfmt_misc; the file
-  # system must be mounted for that (it is not, in a container).
+  # system must be mounted for that (it is not, in a container). Two roots
+  # made at once may both try: the second mount fails "already mounted".
   def enable_binfmt(arch)
-    unless File.exist?("/proc/sys/fs/binfmt_misc/register")
-      system("mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc") or
-        abort "debian_root: cannot mount binfmt_misc"
+    register = "/proc/sys/fs/binfmt_misc/register"
+    unless File.exist?(register)
+      system("mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc", err: File::NULL) ||
+        File.exist?(register) or abort "debian_root: cannot mount binfmt_misc"
     end
     name = { "arm64" => "aarch64", "s390x" => "s390x", "ppc64el" => "ppc64le", "armhf" => "arm" }.fetch(arch, arch)
     return if File.exist?("/proc/sys/fs/binfmt_misc/qemu-#{name}")
