@@ -90,6 +90,13 @@ RSpec.describe Bloomc::Batch do
         probe = keys.first(1000) + hex_keys(3000, seed: 7)
         expect(big.include_all(probe)).to eq(probe.map { |key| big.include?(key) })
         expect(big.count_included(keys)).to eq(keys.size)
+        one_by_one = make.call(12 * 2**20)
+        keys.each { |key| one_by_one << key }
+        expect(big).to eq(one_by_one) # the same cells and counts
+        more = keys.first(100) + hex_keys(500, seed: 8)
+        new_ones = more.select { |key| one_by_one.add?(key) } # add? is nil for a key (probably) present
+        expect(big.add_new(more)).to eq(new_ones)
+        expect(big).to eq(one_by_one)
       end
     end
   end
