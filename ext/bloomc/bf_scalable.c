@@ -121,8 +121,9 @@ size_t bf_scalable_attach(bf_scalable *f, uint8_t *body)
  * access whatever the number of layers (asking a layer at a time waits for
  * a load after a mispredicted branch, layer after layer). A layer at its
  * design fill (about half its bits set) passes in one key in eight that it
- * does not hold. */
-static uint64_t first_round(const bf_scalable *f, bf_key_hash h, size_t whole)
+ * does not hold. whole_pos, when given, keeps layer `whole`'s positions for
+ * an add, which would otherwise work its mixed probes out twice. */
+static uint64_t first_round(const bf_scalable *f, bf_key_hash h, size_t whole, uint64_t *whole_pos)
 {
     uint64_t values[FIRST_PROBES];
     bf_probe_values(h, f->params.hash, FIRST_PROBES, values);
@@ -132,7 +133,11 @@ static uint64_t first_round(const bf_scalable *f, bf_key_hash h, size_t whole)
         unsigned all = 1;
         if (j == whole) {
             bf_probe p = bf_probe_start(h, f->params.hash, l->bits.nbits);
-            for (uint32_t t = 0; t < l->k; t++) all &= (unsigned)bf_bits_get(&l->bits, bf_probe_next(&p));
+            for (uint32_t t = 0; t < l->k; t++) {
+                uint64_t pos = bf_probe_next(&p);
+                if (whole_pos) whole_pos[t] = pos;
+                all &= (unsigned)bf_bits_get(&l->bits, pos);
+            }
         } else {
             for (uint32_t t = 0; t < FIRST_PROBES && t < l->k; t++)
                 all &= (unsigned)bf_bits_get(&l->bits, bf_reduce(values[t], l->bits.nbits));
@@ -160,12 +165,19 @@ bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h)
     bf_layer *top = &f->layers[newest];
     if (f->nlayers > 1 || top->count >= top->capacity) {
         /* The newest layer to its last probe in the first round: when no
-         * layer holds the key, its lines are then in the cache for the add. */
-        if (some_passed_has(f, h, first_round(f, h, newest), newest)) {
+         * layer holds the key, its lines are then in the cache for the add,
+         * and its positions in pos. */
+        uint64_t pos[BF_K_MAX];
+        if (some_passed_has(f, h, first_round(f, h, newest, pos), newest)) {
             f->count++;
             return BF_SCALABLE_PRESENT;
         }
         if (top->count >= top->capacity) return BF_SCALABLE_GROW;
+        /* no layer holds it: a bit of the newest layer is clear, and is set now */
+        for (uint32_t t = 0; t < top->k; t++) bf_bits_set(&top->bits, pos[t]);
+        f->count++;
+        top->count++;
+        return BF_SCALABLE_ADDED;
     }
     /* With one layer that takes keys, setting its bits tells whether the key
      * was new in the same pass. */
@@ -177,7 +189,7 @@ bf_scalable_result bf_scalable_add(bf_scalable *f, bf_key_hash h)
 
 int bf_scalable_contains(const bf_scalable *f, bf_key_hash h)
 {
-    return some_passed_has(f, h, first_round(f, h, f->nlayers), f->nlayers);
+    return some_passed_has(f, h, first_round(f, h, f->nlayers, NULL), f->nlayers);
 }
 
 void bf_scalable_contains_many(const bf_scalable *f, const bf_key_hash *h, size_t n, uint8_t *out)
