@@ -28,6 +28,19 @@ end
 module SpecHelpers
   FIXTURES = File.expand_path("fixtures", __dir__)
 
+  # The exact distribution of X, the cells set by `throws` independent
+  # throws into m: dist[j] is P(X = j). A reference for the rate of
+  # independent probes, (X/m)^k over it.
+  def set_cells_distribution(m, throws)
+    dist = [1.0]
+    throws.times do
+      dist = (0..[dist.size, m].min).map do |j|
+        (j < dist.size ? dist[j] * j / m : 0) + (j.positive? && j - 1 < dist.size ? dist[j - 1] * (m - j + 1) / m : 0)
+      end
+    end
+    dist
+  end
+
   def fixture_path(name)
     File.join(FIXTURES, name)
   end

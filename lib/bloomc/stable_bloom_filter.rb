@@ -160,7 +160,10 @@ module Bloomc
         bad = good
         good = (good * 1.25).ceil
       end
-      good, bad = settles[(good + bad) / 2] ? [(good + bad) / 2, bad] : [good, (good + bad) / 2] while good - bad > 1
+      while good - bad > 1
+        mid = (good + bad) / 2
+        settles[mid] ? good = mid : bad = mid
+      end
       [good, k, d_for(good, k, width, error)]
     end
     private_class_method :sizing

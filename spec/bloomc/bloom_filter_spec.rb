@@ -96,13 +96,7 @@ RSpec.describe Bloomc::BloomFilter do
     # E[(X/m)^k] over X's exact distribution, X the bits set by k * n
     # independent throws into m: a reference for the core's expected rate.
     def exact_expected_rate(m, k, n)
-      dist = [1.0] # dist[j]: P(j bits set)
-      (k * n).times do
-        dist = (0..[dist.size, m].min).map do |j|
-          (j < dist.size ? dist[j] * j / m : 0) + (j.positive? && j - 1 < dist.size ? dist[j - 1] * (m - j + 1) / m : 0)
-        end
-      end
-      dist.each_with_index.sum { |p, j| p * (j.to_f / m)**k }
+      set_cells_distribution(m, k * n).each_with_index.sum { |p, j| p * (j.to_f / m)**k }
     end
 
     it "keeps its promise: at capacity the expected rate, never below the formula's, is at most the error rate asked for" do

@@ -49,12 +49,7 @@ RSpec.describe "hash: :murmur3_mixed" do
   # sets: X cells set of m after kn throws; a filter answers (X/m)^k of the
   # absent keys. Its mean and variance over X's exact distribution.
   def independent_rate(m, k, n)
-    dist = [1.0] # dist[j]: P(j cells set)
-    (k * n).times do
-      dist = (0..[dist.size, m].min).map do |j|
-        (j < dist.size ? dist[j] * j / m : 0) + (j.positive? && j - 1 < dist.size ? dist[j - 1] * (m - j + 1) / m : 0)
-      end
-    end
+    dist = set_cells_distribution(m, k * n)
     rates = dist.each_index.map { |j| (j.to_f / m)**k }
     mean = dist.zip(rates).sum { |p, r| p * r }
     [mean, dist.zip(rates).sum { |p, r| p * (r - mean)**2 }]

@@ -48,9 +48,6 @@ module Bloomc
         carry_limits_to(local)
       end
 
-      # @return [Symbol] the hash function (:murmur3, ...), as locally
-      def hash_function = HASH_FUNCTIONS.key(@hash)
-
       private
 
       def kind = "bloom"
@@ -78,11 +75,6 @@ module Bloomc
         RedisLayout.new(m, k, seed, hash, 1, true) # checks m, k and seed
         { "kind" => kind, "m" => checked_m(m, shards, 1).to_s, "k" => k.to_s, "seed" => seed.to_s,
           "hash" => hash.to_s, "shards" => shards.to_s, "width" => "1", "period_ms" => "0", **limits_meta(shape) }
-      end
-
-      def adopt_extra(meta)
-        @seed = Integer(meta["seed"])
-        @hash = Integer(meta["hash"])
       end
     end
   end

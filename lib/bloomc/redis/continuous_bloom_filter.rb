@@ -38,9 +38,6 @@ module Bloomc
         estimated_count > capacity
       end
 
-      # @return [Symbol] the hash function (:murmur3, ...), as locally
-      def hash_function = HASH_FUNCTIONS.key(@hash)
-
       # Removes every generation and the count, in one pipeline.
       # @return [self]
       def clear
@@ -151,9 +148,6 @@ module Bloomc
       def adopt_extra(meta)
         @period_ms = Integer(meta["period_ms"])
         raise ArgumentError, "period_ms #{@period_ms}" unless @period_ms.positive?
-
-        @seed = Integer(meta["seed"])
-        @hash = Integer(meta["hash"])
       end
 
       # The current period on the clock of the node holding the unsharded

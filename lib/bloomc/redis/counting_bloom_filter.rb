@@ -15,11 +15,6 @@ module Bloomc
         open(redis, name, { m: m, k: k, capacity: capacity, error_rate: error_rate, width: width, seed: seed, hash: hash }, shards)
       end
 
-      # @return [Symbol] :murmur3_mixed, or :murmur3 for a filter made before it
-      def hash_function
-        HASH_FUNCTIONS.key(@hash)
-      end
-
       # @return [Integer] bits per cell
       attr_reader :width
 
@@ -132,8 +127,6 @@ module Bloomc
 
       def adopt_extra(meta)
         @width = Integer(meta["width"])
-        @seed = Integer(meta["seed"])
-        @hash = Integer(meta["hash"])
         raise ArgumentError, "hash #{@hash}" unless [0, 2].include?(@hash)
       end
 

@@ -274,7 +274,7 @@ module Bloomc
       end
 
       def adopt(meta)
-        @m, k, seed, hash, @shards, width, period = META.drop(1).map { |field| Integer(meta[field], 10) }
+        @m, k, @seed, @hash, @shards, width, period = META.drop(1).map { |field| Integer(meta[field], 10) }
         raise ArgumentError, "shards #{@shards}" unless @shards.between?(1, 65_536)
         raise ArgumentError, "width #{width}" unless width.between?(1, 32)
         raise ArgumentError, "period #{period}" if period.negative?
@@ -282,7 +282,7 @@ module Bloomc
         checked_m(@m, @shards, width)
         @stored_meta = meta.slice(*shape_fields, *LIMITS).freeze
         # Bit cells (bloom, continuous) at bit offsets; counters at indexes.
-        @layout = RedisLayout.new(-(-@m / @shards), k, seed, hash, @shards, kind != "counting")
+        @layout = RedisLayout.new(-(-@m / @shards), k, @seed, @hash, @shards, kind != "counting")
         adopt_limits(*meta.values_at(*LIMITS))
         adopt_extra(meta)
       rescue ArgumentError, TypeError, RangeError => e

@@ -412,8 +412,6 @@ module Bloomc
       # layer's m and k and the hash, which follow from them, against those
       # stored beside them.
       def adopt_extra(meta)
-        @seed = Integer(meta["seed"], 10)
-        @hash = Integer(meta["hash"], 10)
         max = Integer(meta.fetch("max_capacity"), 10)
         @params = { error_rate: Float(meta.fetch("layer_error_rate")), initial_capacity: Integer(meta.fetch("initial_capacity"), 10),
                     growth: Float(meta.fetch("growth")), tightening: Float(meta.fetch("tightening")),
