@@ -32,50 +32,6 @@ static VALUE a2_setup(VALUE self, VALUE m, VALUE k, VALUE capacity, VALUE seed, 
     return self;
 }
 
-/*
- * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Adds +key+ to the active half unless it is there already; when the active
- * half already holds +capacity+ keys, the other half is cleared first and
- * becomes the active one.
- */
-static VALUE a2_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_a2 *f = get_filter(self);
-    bf_a2_add(f, bloomc_key_hash(key, f->seed, f->hash), 0);
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ as #add does; returns self when it was new (in neither half; a key found only in the older half is copied into the active one all the same),
- * nil when it was probably present, as Set#add? does.
- */
-static VALUE a2_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_a2 *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_a2_add(f, bloomc_key_hash(key, f->seed, f->hash), 1));
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * Whether either half holds +key+: always true for the last +capacity+
- * distinct keys added.
- */
-static VALUE a2_include_p(VALUE self, VALUE key)
-{
-    const bf_a2 *f = get_filter(self);
-    return RBOOL(bf_a2_contains(f, bloomc_key_hash(key, f->seed, f->hash)));
-}
-
 /* call-seq: capacity -> Integer
  *
  * The number of distinct keys a half takes before the halves swap. */
@@ -125,6 +81,7 @@ static VALUE a2_s_model_fpr(VALUE klass, VALUE m, VALUE k, VALUE n)
     return DBL2NUM(bf_a2_fpr(NUM2ULL(m), NUM2UINT(k), NUM2DBL(n)));
 }
 
+static bf_key_hash key_hash(const bf_a2 *f, VALUE key) { return bloomc_key_hash(key, f->seed, f->hash); }
 static int add_one(void *f, bf_key_hash h, int report) { return bf_a2_add(f, h, report); }
 static int contains_one(const void *f, bf_key_hash h) { return bf_a2_contains(f, h); }
 
@@ -201,26 +158,16 @@ static const bloomc_kind a2_kind = {
     .contains_one = contains_one,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+BLOOMC_HOT_METHODS(bf_a2, a2_kind)
+
+void bloomc_init_a2_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cA2BloomFilter = rb_define_class_under(mBloomc, "A2BloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_a2_bloom_filter(VALUE mBloomc)
-{
-    VALUE cA2BloomFilter = bloomc_define_filter(mBloomc, "A2BloomFilter", &a2_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cA2BloomFilter = rb_define_class_under(mBloomc, "A2BloomFilter", cFilter);
+    bloomc_define_kind(cA2BloomFilter, &a2_kind);
+    define_hot_methods(cA2BloomFilter);
     rb_define_private_method(cA2BloomFilter, "setup", a2_setup, 5);
-    rb_define_method(cA2BloomFilter, "add", a2_add, 1);
-    rb_define_method(cA2BloomFilter, "<<", a2_add, 1);
-    rb_define_method(cA2BloomFilter, "add?", a2_add_p, 1);
-    rb_define_method(cA2BloomFilter, "include?", a2_include_p, 1);
-    rb_define_method(cA2BloomFilter, "[]", a2_include_p, 1);
     rb_define_method(cA2BloomFilter, "capacity", a2_capacity, 0);
     rb_define_method(cA2BloomFilter, "active_size", a2_active_size, 0);
     rb_define_method(cA2BloomFilter, "swaps", a2_swaps, 0);

@@ -76,35 +76,6 @@ static int add_one(void *core, bf_key_hash h, int report)
 static int contains_one(const void *core, bf_key_hash h) { return bf_bitwise_count(core, h) > 0; }
 
 /*
- * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Counts one more +key+ (a String, Symbol or Integer), in a new level when
- * its count outgrows the last one.
- */
-static VALUE bitwise_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bitwise_t *f = get_filter(self);
-    add_one(f, key_hash(f, key), 0);
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ as #add does; returns self when it was new (count(key) was
- * 0), nil when it was probably present, as Set#add? does.
- */
-static VALUE bitwise_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bitwise_t *f = get_filter(self);
-    return bloomc_add_p_result(self, add_one(f, key_hash(f, key), 1));
-}
-
-/*
  * call-seq: count(key) -> Integer
  *
  * How many times +key+ was added: never less, more when other keys share
@@ -114,19 +85,6 @@ static VALUE bitwise_count(VALUE self, VALUE key)
 {
     const bitwise_t *f = get_filter(self);
     return ULL2NUM(bf_bitwise_count(&f->core, key_hash(f, key)));
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * Whether +key+ is found: count(key) is above 0.
- */
-static VALUE bitwise_include_p(VALUE self, VALUE key)
-{
-    const bitwise_t *f = get_filter(self);
-    return RBOOL(bf_bitwise_count(&f->core, key_hash(f, key)) > 0);
 }
 
 /* call-seq: width -> Integer
@@ -229,27 +187,17 @@ static const bloomc_kind bitwise_kind = {
     .contains_one = contains_one,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+BLOOMC_HOT_METHODS(bitwise_t, bitwise_kind)
+
+void bloomc_init_bitwise_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cBitwiseBloomFilter = rb_define_class_under(mBloomc, "BitwiseBloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_bitwise_bloom_filter(VALUE mBloomc)
-{
-    VALUE cBitwiseBloomFilter = bloomc_define_filter(mBloomc, "BitwiseBloomFilter", &bitwise_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cBitwiseBloomFilter = rb_define_class_under(mBloomc, "BitwiseBloomFilter", cFilter);
+    bloomc_define_kind(cBitwiseBloomFilter, &bitwise_kind);
+    define_hot_methods(cBitwiseBloomFilter);
     rb_define_private_method(cBitwiseBloomFilter, "setup", bitwise_setup, 5);
-    rb_define_method(cBitwiseBloomFilter, "add", bitwise_add, 1);
-    rb_define_method(cBitwiseBloomFilter, "<<", bitwise_add, 1);
-    rb_define_method(cBitwiseBloomFilter, "add?", bitwise_add_p, 1);
     rb_define_method(cBitwiseBloomFilter, "count", bitwise_count, 1);
-    rb_define_method(cBitwiseBloomFilter, "include?", bitwise_include_p, 1);
-    rb_define_method(cBitwiseBloomFilter, "[]", bitwise_include_p, 1);
     rb_define_method(cBitwiseBloomFilter, "width", bitwise_width, 0);
     rb_define_method(cBitwiseBloomFilter, "levels", bitwise_levels, 0);
 }

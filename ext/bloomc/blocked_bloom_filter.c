@@ -46,50 +46,6 @@ static VALUE blocked_model_fpr(VALUE klass, VALUE m, VALUE k, VALUE n)
 }
 
 /*
- * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer):
- * its k bits, all in one 64-byte block.
- */
-static VALUE blocked_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_blocked *f = get_filter(self);
-    bf_blocked_add(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3));
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ as #add does; returns self when it was new (a bit changed),
- * nil when it was probably present, as Set#add? does.
- */
-static VALUE blocked_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_blocked *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_blocked_add(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3)));
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * Reads one cache line: false when +key+ was never added; true when it
- * was, and (at the filter's false-positive rate, a little above a plain
- * filter's of the same m and k) for a key that was not.
- */
-static VALUE blocked_include_p(VALUE self, VALUE key)
-{
-    const bf_blocked *f = get_filter(self);
-    return RBOOL(bf_blocked_contains(f, bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3)));
-}
-
-/*
  * call-seq: bits -> BitField
  *
  * The filter's bits as a BitField that shares the filter's memory; block b
@@ -169,30 +125,23 @@ static const bloomc_kind blocked_kind = {
     .pages_per_key = 1, /* its k bits share one block */
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+static bf_key_hash key_hash(const bf_blocked *f, VALUE key) { return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3); }
+static int add_one(bf_blocked *f, bf_key_hash h, int report) { return bf_blocked_add(f, h); }
+static int contains_one(const bf_blocked *f, bf_key_hash h) { return bf_blocked_contains(f, h); }
+BLOOMC_HOT_METHODS(bf_blocked, blocked_kind)
+
+void bloomc_init_blocked_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cBlockedBloomFilter = rb_define_class_under(mBloomc, "BlockedBloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_blocked_bloom_filter(VALUE mBloomc)
-{
-    VALUE cBlockedBloomFilter = bloomc_define_filter(mBloomc, "BlockedBloomFilter", &blocked_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cBlockedBloomFilter = rb_define_class_under(mBloomc, "BlockedBloomFilter", cFilter);
+    bloomc_define_kind(cBlockedBloomFilter, &blocked_kind);
+    define_hot_methods(cBlockedBloomFilter);
     /* Bits per block: m is always a multiple of it. */
     rb_define_const(cBlockedBloomFilter, "BLOCK_BITS", INT2FIX(BF_BLOCK_BITS));
     rb_define_private_method(rb_singleton_class(cBlockedBloomFilter), "optimal_m_k", blocked_optimal_m_k, 2);
     rb_define_private_method(rb_singleton_class(cBlockedBloomFilter), "model_fpr", blocked_model_fpr, 3);
     rb_define_private_method(cBlockedBloomFilter, "setup", blocked_setup, 3);
-    rb_define_method(cBlockedBloomFilter, "add", blocked_add, 1);
-    rb_define_method(cBlockedBloomFilter, "<<", blocked_add, 1);
-    rb_define_method(cBlockedBloomFilter, "add?", blocked_add_p, 1);
-    rb_define_method(cBlockedBloomFilter, "include?", blocked_include_p, 1);
-    rb_define_method(cBlockedBloomFilter, "[]", blocked_include_p, 1);
     rb_define_method(cBlockedBloomFilter, "bits", blocked_bits, 0);
     rb_define_private_method(cBlockedBloomFilter, "current_fpr", blocked_current_fpr, 0);
 }

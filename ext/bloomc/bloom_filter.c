@@ -22,56 +22,17 @@ static VALUE bloom_filter_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE 
     return self;
 }
 
-/*
- * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Adds +key+ (a String, by its bytes; a Symbol, by its name; or an Integer).
- * Returns self, so adds chain: <tt>filter << a << b</tt>.
- */
-static VALUE bloom_filter_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_bloom *f = get_filter(self);
-    bf_bloom_add(f, bloomc_key_hash(key, f->seed, f->hash));
-    return self;
-}
+static bf_key_hash key_hash(const bf_bloom *f, VALUE key) { return bloomc_key_hash(key, f->seed, f->hash); }
+static int add_one(bf_bloom *f, bf_key_hash h, int report) { return bf_bloom_add(f, h); }
+static int contains_one(const bf_bloom *f, bf_key_hash h) { return bf_bloom_contains(f, h); }
+BLOOMC_HOT_METHODS(bf_bloom, bloom_kind)
 
 /* :nodoc: bloombroom's add, which returns the number of keys added so far
  * (the drop-in's add and <<). */
 static VALUE bloom_filter_add_counting(VALUE self, VALUE key)
 {
-    bloom_filter_add(self, key);
+    hot_add(self, key);
     return ULL2NUM(get_filter(self)->count);
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ and returns self when it was new (a bit changed), nil when it
- * was probably present already, as Set#add? does: one hash, one pass over
- * the bits.
- */
-static VALUE bloom_filter_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_bloom *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_bloom_add(f, bloomc_key_hash(key, f->seed, f->hash)));
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * False when +key+ was never added; true when it was, and (rarely, at the
- * filter's false-positive rate) for a key that was not.
- */
-static VALUE bloom_filter_include_p(VALUE self, VALUE key)
-{
-    const bf_bloom *f = get_filter(self);
-    return RBOOL(bf_bloom_contains(f, bloomc_key_hash(key, f->seed, f->hash)));
 }
 
 /*
@@ -157,26 +118,14 @@ static const bloomc_kind bloom_kind = {
     .body_bytes_for = body_bytes_for,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+void bloomc_init_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_bloom_filter(VALUE mBloomc)
-{
-    VALUE cBloomFilter = bloomc_define_filter(mBloomc, "BloomFilter", &bloom_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", cFilter);
+    bloomc_define_kind(cBloomFilter, &bloom_kind);
+    define_hot_methods(cBloomFilter);
     rb_define_private_method(cBloomFilter, "setup", bloom_filter_setup, 4);
-    rb_define_method(cBloomFilter, "add", bloom_filter_add, 1);
-    rb_define_method(cBloomFilter, "<<", bloom_filter_add, 1);
-    rb_define_method(cBloomFilter, "add?", bloom_filter_add_p, 1);
     rb_define_private_method(cBloomFilter, "add_counting", bloom_filter_add_counting, 1);
-    rb_define_method(cBloomFilter, "include?", bloom_filter_include_p, 1);
-    rb_define_method(cBloomFilter, "[]", bloom_filter_include_p, 1);
     rb_define_method(cBloomFilter, "bits", bloom_filter_bits, 0);
 }

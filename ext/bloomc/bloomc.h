@@ -151,8 +151,9 @@ void bloomc_unmap(bloomc_mapping *m); /* and off the list */
 /* dcompact of every mappable type (its struct starts with the mapping). */
 void bloomc_mapping_compact(void *ptr);
 void bloomc_mapping_check(const bloomc_mapping *m, VALUE self); /* IOError once closed */
-/* write_header, sync_mapping, mapped_body_crc (private) and mapped?. */
-void bloomc_define_mapping_methods(VALUE klass);
+/* write_header, sync_mapping, mapped_body_crc (private) and mapped?, on
+ * Bloomc::Filter. */
+void bloomc_define_mapping_methods(void);
 /* Bloomc::Mapped's own (private) methods, defined once. */
 void bloomc_init_mapped(VALUE mBloomc);
 /* Bloomc's private huge-page switch (filter.c; lib/bloomc/pages.rb). */
@@ -178,7 +179,7 @@ VALUE bloomc_bit_bucket_field_view(VALUE owner, bf_buckets *buckets);
     X(cuckoo_filter) \
     X(binary_fuse_filter)
 
-#define BLOOMC_DECLARE_INIT(name) void bloomc_init_##name(VALUE mBloomc);
+#define BLOOMC_DECLARE_INIT(name) void bloomc_init_##name(void);
 BLOOMC_FILTER_KINDS(BLOOMC_DECLARE_INIT)
 #undef BLOOMC_DECLARE_INIT
 

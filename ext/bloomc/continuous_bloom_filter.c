@@ -268,7 +268,7 @@ const bloomc_kind bloomc_continuous_kind = {
     /* == leaves out the ticks and add counts, which a mapped reader knows
      * only as of its writer's last tick: the shape, the slot and the cells. */
     .equal_fields = 5,
-    .methods = BLOOMC_K | BLOOMC_HASH_KIND | BLOOMC_OWN_STATE,
+    .methods = BLOOMC_K | BLOOMC_HASH_KIND,
     .save = save,
     .load = load,
     .attach = attach,
@@ -286,20 +286,12 @@ const bloomc_kind bloomc_continuous_kind = {
     .outlives = outlives,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+void bloomc_init_continuous_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_continuous_bloom_filter(VALUE mBloomc)
-{
-    VALUE klass = bloomc_define_filter(mBloomc, "ContinuousBloomFilter", &bloomc_continuous_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", cFilter);
+    bloomc_define_kind(klass, &bloomc_continuous_kind);
     /* Bits per bucket. */
     rb_define_const(klass, "BITS_PER_BUCKET", INT2FIX(BF_CONT_BITS));
     /* Ticks per TTL: the clock ticks every ttl / RESOLUTION_DIVISOR. */

@@ -29,34 +29,6 @@ static bf_key_hash key_hash(const bf_counting *f, VALUE key)
 
 /*
  * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Counts one more +key+ (a String, Symbol or Integer).
- */
-static VALUE counting_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_counting *f = get_filter(self);
-    bf_counting_add(f, key_hash(f, key));
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ as #add does; returns self when it was new (its count was 0),
- * nil when it was probably present, as Set#add? does.
- */
-static VALUE counting_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_counting *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_counting_add(f, key_hash(f, key)));
-}
-
-/*
- * call-seq:
  *   delete(key) -> true or false
  *   remove(key) -> true or false
  *
@@ -83,19 +55,6 @@ static VALUE counting_count(VALUE self, VALUE key)
 {
     const bf_counting *f = get_filter(self);
     return UINT2NUM(bf_counting_count(f, key_hash(f, key)));
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * Whether count(key) is above 0.
- */
-static VALUE counting_include_p(VALUE self, VALUE key)
-{
-    const bf_counting *f = get_filter(self);
-    return RBOOL(bf_counting_count(f, key_hash(f, key)) > 0);
 }
 
 static int add_one(void *f, bf_key_hash h, int report) { return bf_counting_add(f, h); }
@@ -174,29 +133,19 @@ static const bloomc_kind counting_kind = {
     .body_bytes_for = body_bytes_for,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+BLOOMC_HOT_METHODS(bf_counting, counting_kind)
+
+void bloomc_init_counting_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cCountingBloomFilter = rb_define_class_under(mBloomc, "CountingBloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_counting_bloom_filter(VALUE mBloomc)
-{
-    VALUE cCountingBloomFilter = bloomc_define_filter(mBloomc, "CountingBloomFilter", &counting_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cCountingBloomFilter = rb_define_class_under(mBloomc, "CountingBloomFilter", cFilter);
+    bloomc_define_kind(cCountingBloomFilter, &counting_kind);
+    define_hot_methods(cCountingBloomFilter);
     rb_define_private_method(cCountingBloomFilter, "setup", counting_setup, 5);
-    rb_define_method(cCountingBloomFilter, "add", counting_add, 1);
-    rb_define_method(cCountingBloomFilter, "<<", counting_add, 1);
-    rb_define_method(cCountingBloomFilter, "add?", counting_add_p, 1);
     rb_define_method(cCountingBloomFilter, "delete", counting_delete, 1);
     rb_define_method(cCountingBloomFilter, "remove", counting_delete, 1);
     rb_define_method(cCountingBloomFilter, "count", counting_count, 1);
-    rb_define_method(cCountingBloomFilter, "include?", counting_include_p, 1);
-    rb_define_method(cCountingBloomFilter, "[]", counting_include_p, 1);
     rb_define_method(cCountingBloomFilter, "width", counting_width, 0);
     rb_define_method(cCountingBloomFilter, "saturated", counting_saturated, 0);
     rb_define_method(cCountingBloomFilter, "cells_in_use", counting_cells_in_use, 0);

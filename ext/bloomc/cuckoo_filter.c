@@ -34,16 +34,16 @@ static void no_room(const bf_cuckoo *f)
              BF_CUCKOO_KICKS, f->count, f->slots.count);
 }
 
-/* One more copy of a hashed key; returns whether it was new. The shared
- * methods that would call it are replaced (journaled_run, below); it stays
- * because filter.c gives a kind with an add its clear and batch methods. */
+/* One hashed key: one more copy of it (add), or with report (add?) one
+ * only when it is not there, as Set#add? does, since another copy would make
+ * one delete leave it present. Returns whether it was added. */
 static int add_one(void *core, bf_key_hash h, int report)
 {
     bf_cuckoo *f = core;
     bf_cuckoo_place p = bf_cuckoo_locate(f, h);
-    int fresh = report && !bf_cuckoo_found(f, p);
+    if (report && bf_cuckoo_found(f, p)) return 0;
     if (!bf_cuckoo_add_fingerprint(f, p.i1, p.fp)) no_room(f);
-    return fresh;
+    return 1;
 }
 
 /* A run of adds (add_all, add_new, dedup_lines) that is all or nothing.
@@ -155,53 +155,6 @@ static VALUE cuckoo_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length
 }
 
 static int contains_one(const void *core, bf_key_hash h) { return bf_cuckoo_contains(core, h); }
-
-/*
- * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Stores one more copy of +key+'s fingerprint (a String, Symbol or Integer):
- * a key added twice must be deleted twice. Raises Bloomc::CapacityError when
- * the filter finds no room; every key it held stays.
- */
-static VALUE cuckoo_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_cuckoo *f = get_filter(self);
-    if (!bf_cuckoo_add(f, key_hash(f, key))) no_room(f);
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ unless it is (probably) there already, as Set#add? does: self
- * when it was added, nil (and nothing stored) when it was found.
- */
-static VALUE cuckoo_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_cuckoo *f = get_filter(self);
-    bf_cuckoo_place p = bf_cuckoo_locate(f, key_hash(f, key));
-    if (bf_cuckoo_found(f, p)) return Qnil;
-    if (!bf_cuckoo_add_fingerprint(f, p.i1, p.fp)) no_room(f);
-    return self;
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * Whether one of +key+'s two buckets holds its fingerprint: always for a key
- * added and not deleted, and at the filter's false-positive rate otherwise.
- */
-static VALUE cuckoo_include_p(VALUE self, VALUE key)
-{
-    const bf_cuckoo *f = get_filter(self);
-    return RBOOL(bf_cuckoo_contains(f, key_hash(f, key)));
-}
 
 /*
  * call-seq:
@@ -323,37 +276,24 @@ static const bloomc_kind cuckoo_kind = {
     .room = room,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+BLOOMC_HOT_METHODS(bf_cuckoo, cuckoo_kind)
+
+void bloomc_init_cuckoo_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cCuckooFilter = rb_define_class_under(mBloomc, "CuckooFilter", rb_cObject);
-}
-#endif
-void bloomc_init_cuckoo_filter(VALUE mBloomc)
-{
-    VALUE cCuckooFilter = bloomc_define_filter(mBloomc, "CuckooFilter", &cuckoo_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cCuckooFilter = rb_define_class_under(mBloomc, "CuckooFilter", cFilter);
+    bloomc_define_kind(cCuckooFilter, &cuckoo_kind);
+    define_hot_methods(cCuckooFilter);
     /* Fingerprints a bucket holds. */
     rb_define_const(cCuckooFilter, "SLOTS", INT2FIX(BF_CUCKOO_SLOTS));
     rb_define_private_method(cCuckooFilter, "setup", cuckoo_setup, 3);
-    rb_define_method(cCuckooFilter, "add", cuckoo_add, 1);
-    rb_define_method(cCuckooFilter, "<<", cuckoo_add, 1);
-    rb_define_method(cCuckooFilter, "add?", cuckoo_add_p, 1);
-    rb_define_method(cCuckooFilter, "include?", cuckoo_include_p, 1);
-    rb_define_method(cCuckooFilter, "[]", cuckoo_include_p, 1);
     rb_define_method(cCuckooFilter, "delete", cuckoo_delete, 1);
     rb_define_method(cCuckooFilter, "remove", cuckoo_delete, 1);
     rb_define_method(cCuckooFilter, "count", cuckoo_count, 1);
     rb_define_method(cCuckooFilter, "buckets", cuckoo_buckets, 0);
     rb_define_method(cCuckooFilter, "fingerprint_bits", cuckoo_fingerprint_bits, 0);
-    /* Journaled instead of the shared ones (journaled_run); removed first,
-     * since redefining warns under ruby -w. */
-    rb_remove_method(cCuckooFilter, "batch_add");
+    /* Journaled instead of the shared ones (journaled_run). */
     rb_define_private_method(cCuckooFilter, "batch_add", cuckoo_batch_add, 3);
-    rb_remove_method(cCuckooFilter, "dedup_lines");
     rb_define_private_method(cCuckooFilter, "dedup_lines", cuckoo_dedup_lines, 3);
 }

@@ -1,7 +1,8 @@
-/* The methods every filter kind shares, written once over its descriptor
- * (filter.h). Their documentation for ri and YARD is in each class's Ruby
- * file (lib/bloomc/<kind>.rb, as RDoc :method: directives), since what m or
- * size counts differs by kind. */
+/* Bloomc::Filter, the base class of every filter kind: the methods every
+ * kind shares, written and documented once over the kind's descriptor
+ * (filter.h). A kind's class (bloomc_define_kind) inherits them, undefines
+ * those it lacks, and defines its hot add and include? over direct calls of
+ * its core (BLOOMC_HOT_METHODS). */
 #include "filter.h" /* Ruby's headers first, as Ruby's extension guide asks */
 #include "bf_pages.h"
 #include <errno.h>
@@ -265,8 +266,13 @@ static fields_t compared_fields(const bloomc_filter *f)
     return out;
 }
 
-/* ==: the same kind, fields and cells (what a dump of each would hold,
- * unless the kind leaves some fields out). */
+/*
+ * call-seq: self == other -> true or false
+ *
+ * Equal when +other+ is a filter of the same class with the same
+ * parameters, key counts and cells: what a dump of each holds (a kind's own
+ * docs say what it leaves out).
+ */
 static VALUE filter_equal(VALUE self, VALUE other)
 {
     if (self == other) return Qtrue;
@@ -278,7 +284,12 @@ static VALUE filter_equal(VALUE self, VALUE other)
                  memcmp(f->body, o->body, f->body_bytes) == 0);
 }
 
-/* hash: consistent with ==. */
+/*
+ * call-seq: hash -> Integer
+ *
+ * A hash of the parameters, key counts and cells, consistent with #==, so
+ * that filters can be Hash keys and Set members.
+ */
 static VALUE filter_hash(VALUE self)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
@@ -295,10 +306,36 @@ static bloomc_numbers numbers(VALUE self)
     return n;
 }
 
+/*
+ * call-seq: m -> Integer
+ *
+ * The number of cells: bits in a plain filter; counters, levels or slots in
+ * the kinds that say so.
+ */
 static VALUE filter_m(VALUE self) { return ULL2NUM(numbers(self).m); }
+
+/*
+ * call-seq: k -> Integer
+ *
+ * The number of cells a key sets (its probes).
+ */
 static VALUE filter_k(VALUE self) { return UINT2NUM(numbers(self).k); }
+
+/*
+ * call-seq: seed -> Integer
+ *
+ * The seed of the key hash (MurmurHash3's; 0 for FNV-1a).
+ */
 static VALUE filter_seed(VALUE self) { return UINT2NUM(numbers(self).seed); }
+
+/*
+ * call-seq: size -> Integer
+ *
+ * The number of adds so far: a key added twice counts twice (#estimated_count
+ * counts keys).
+ */
 static VALUE filter_size(VALUE self) { return ULL2NUM(*numbers(self).count); }
+
 /* :nodoc: the hash function's number in Bloomc::HASH_FUNCTIONS. */
 static VALUE filter_hash_kind(VALUE self) { return INT2FIX(numbers(self).hash); }
 
@@ -344,7 +381,11 @@ static VALUE filter_combine(VALUE self, VALUE other, VALUE op)
     return self;
 }
 
-/* clear: every cell 0, every count 0. */
+/*
+ * call-seq: clear -> self
+ *
+ * Forgets every key: every cell and every count 0. The parameters stay.
+ */
 static VALUE filter_clear(VALUE self)
 {
     rb_check_frozen(self);
@@ -673,55 +714,156 @@ void bloomc_init_pages(VALUE mBloomc)
     rb_define_private_method(singleton, "huge_pages_advised", pages_huge, 0);
 }
 
-VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind)
+/* Adds one key through the descriptor: 1 when it was new (report 0: the
+ * answer is not used). */
+static int add_key(VALUE self, VALUE key, int report)
+{
+    rb_check_frozen(self);
+    bloomc_filter *f = bloomc_filter_get(self);
+    const bloomc_kind *kind = f->kind;
+    if (!kind->add_one && !kind->add_many) rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
+    bloomc_numbers n = {0};
+    kind->numbers(f->core, &n);
+    bf_key_hash h = bloomc_key_hash(key, n.seed, n.hash);
+    if (kind->add_one) return kind->add_one(f->core, h, report);
+    uint8_t fresh = 0;
+    kind->add_many(f->core, &h, 1, report ? &fresh : NULL);
+    return fresh;
+}
+
+/*
+ * call-seq:
+ *   add(key) -> self
+ *   self << key -> self
+ *
+ * Adds +key+: a String, by its bytes; a Symbol, by its name; or an Integer
+ * (TypeError for anything else). Returns self, so adds chain:
+ * <tt>filter << a << b</tt>.
+ */
+static VALUE filter_add(VALUE self, VALUE key)
+{
+    add_key(self, key, 0);
+    return self;
+}
+
+/*
+ * call-seq: add?(key) -> self or nil
+ *
+ * Adds +key+ and returns self when it was new to the filter, nil when it
+ * was probably there already, as Set#add? does: one hash, one pass.
+ */
+static VALUE filter_add_p(VALUE self, VALUE key) { return bloomc_add_p_result(self, add_key(self, key, 1)); }
+
+/*
+ * call-seq:
+ *   include?(key) -> true or false
+ *   self[key] -> true or false
+ *
+ * False when +key+ was never added (or has since gone, in the kinds that
+ * forget); true when it was, and, at the filter's false-positive rate, for
+ * a key that was not.
+ */
+static VALUE filter_include_p(VALUE self, VALUE key)
+{
+    bloomc_filter *f = bloomc_filter_get(self);
+    const bloomc_kind *kind = f->kind;
+    bloomc_numbers n = {0};
+    kind->numbers(f->core, &n);
+    bf_key_hash h = bloomc_key_hash(key, n.seed, n.hash);
+    if (kind->contains_one) return RBOOL(kind->contains_one(f->core, h));
+    uint8_t found = 0;
+    kind->contains_many(f->core, &h, 1, &found);
+    return RBOOL(found);
+}
+
+VALUE bloomc_cFilter;
+
+/*
+ * Document-class: Bloomc::Filter
+ *
+ * The base class of every filter kind in the gem (BloomFilter,
+ * CountingBloomFilter, CuckooFilter and the rest): the methods they share
+ * are defined and documented here once. A kind's own documentation says
+ * where one of them means something more there, and a kind undefines those
+ * it cannot do (a BinaryFuseFilter, built once, has no #add). Filter itself
+ * makes no objects: make one of its kinds.
+ */
+void bloomc_init_filter(void)
+{
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    bloomc_cFilter = cFilter;
+    rb_undef_alloc_func(cFilter); /* each kind has its own */
+    rb_define_method(cFilter, "initialize_copy", filter_initialize_copy, 1);
+    rb_define_method(cFilter, "add", filter_add, 1);
+    rb_define_method(cFilter, "<<", filter_add, 1);
+    rb_define_method(cFilter, "add?", filter_add_p, 1);
+    rb_define_method(cFilter, "include?", filter_include_p, 1);
+    rb_define_method(cFilter, "[]", filter_include_p, 1);
+    rb_define_method(cFilter, "==", filter_equal, 1);
+    rb_define_method(cFilter, "eql?", filter_equal, 1);
+    rb_define_method(cFilter, "hash", filter_hash, 0);
+    rb_define_method(cFilter, "m", filter_m, 0);
+    rb_define_method(cFilter, "k", filter_k, 0);
+    rb_define_method(cFilter, "seed", filter_seed, 0);
+    rb_define_method(cFilter, "size", filter_size, 0);
+    rb_define_method(cFilter, "clear", filter_clear, 0);
+    rb_define_private_method(cFilter, "commit_pages", filter_commit_pages, 0);
+    rb_define_private_method(cFilter, "resident_bytes", filter_resident_bytes, 0);
+    rb_define_private_method(cFilter, "hash_kind", filter_hash_kind, 0);
+    rb_define_private_method(cFilter, "distinct", filter_distinct, 0);
+    rb_define_private_method(cFilter, "distinct=", filter_set_distinct, 1);
+    rb_define_private_method(cFilter, "combine", filter_combine, 2);
+    rb_define_private_method(cFilter, "occupied", filter_occupied, 0);
+    rb_define_private_method(cFilter, "export_core", filter_export_core, 0);
+    rb_define_private_method(cFilter, "export_fields", filter_export_fields, 0);
+    rb_define_private_method(cFilter, "import_core", filter_import_core, 2);
+    bloomc_define_batch_methods(cFilter, filter_batch_add, filter_batch_lookup);
+    rb_define_private_method(cFilter, "dedup_lines", filter_dedup_lines, 3);
+    rb_define_private_method(cFilter, "add_lines", filter_add_lines, 3);
+    rb_define_private_method(cFilter, "query_lines", filter_query_lines, -1);
+    rb_define_private_method(cFilter, "map_core", filter_map_core, 5);
+    rb_define_private_method(cFilter, "unmap", filter_unmap, 0);
+    rb_define_private_method(cFilter, "body_bytes_for", filter_body_bytes_for, 1);
+    rb_define_private_method(rb_singleton_class(cFilter), "allocate_mapped", filter_allocate_mapped, 0);
+    bloomc_define_mapping_methods();
+}
+
+/* What a kind lacks of Filter's methods, undefined on its class so that it
+ * does not respond to them. */
+static void undefine_missing(VALUE klass, const bloomc_kind *kind)
+{
+    int adds = kind->add_one || kind->add_many;
+    static const struct {
+        unsigned flag;
+        const char *names[3];
+    } optional[] = {{BLOOMC_K, {"k"}}, {BLOOMC_SIZE, {"size"}}, {BLOOMC_HASH_KIND, {"hash_kind"}}, {BLOOMC_DISTINCT, {"distinct", "distinct="}}};
+    for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
+        for (int j = 0; j < 3 && optional[i].names[j]; j++)
+            if (!(kind->methods & optional[i].flag)) rb_undef_method(klass, optional[i].names[j]);
+    if (!kind->occupied) rb_undef_method(klass, "occupied");
+    if (!adds) {
+        /* batch_add stays: it raises Bloomc::UnsupportedError, naming the class. */
+        static const char *const writers[] = {"add", "<<", "add?", "clear", "dedup_lines"};
+        for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) rb_undef_method(klass, writers[i]);
+    }
+    if (!adds || kind->room) rb_undef_method(klass, "add_lines"); /* needs adds that never raise */
+    if (!kind->body_bytes_for) {
+        static const char *const mapping[] = {"map_core", "unmap", "body_bytes_for", "write_header",
+                                              "sync_mapping", "check_mapped_length", "mapped_body_crc", "mapped?"};
+        for (size_t i = 0; i < sizeof mapping / sizeof mapping[0]; i++) rb_undef_method(klass, mapping[i]);
+        rb_undef_method(rb_singleton_class(klass), "allocate_mapped");
+    }
+}
+
+void bloomc_define_kind(VALUE klass, const bloomc_kind *kind)
 {
     if (nclasses >= KINDS_MAX) rb_bug("bloomc: more filter kinds than the %d in filter.c", KINDS_MAX);
-    VALUE klass = rb_define_class_under(mBloomc, name, rb_cObject);
     classes[nclasses].klass = klass;
     classes[nclasses].kind = kind;
     classes[nclasses].mapped_type = kind->type;
     classes[nclasses].mapped_type.parent = &kind->type;
     classes[nclasses++].mapped_type.flags &= ~(VALUE)RUBY_TYPED_FROZEN_SHAREABLE;
     rb_define_alloc_func(klass, filter_alloc);
-    int own_state = kind->methods & BLOOMC_OWN_STATE;
-    if (!own_state) rb_define_method(klass, "initialize_copy", filter_initialize_copy, 1);
-    rb_define_method(klass, "==", filter_equal, 1);
-    rb_define_method(klass, "eql?", filter_equal, 1);
-    rb_define_method(klass, "hash", filter_hash, 0);
-    rb_define_private_method(klass, "commit_pages", filter_commit_pages, 0);
-    rb_define_private_method(klass, "resident_bytes", filter_resident_bytes, 0);
-    rb_define_method(klass, "m", filter_m, 0);
-    if (kind->methods & BLOOMC_K) rb_define_method(klass, "k", filter_k, 0);
-    rb_define_method(klass, "seed", filter_seed, 0);
-    if (kind->methods & BLOOMC_SIZE) rb_define_method(klass, "size", filter_size, 0);
-    if (kind->methods & BLOOMC_HASH_KIND) rb_define_private_method(klass, "hash_kind", filter_hash_kind, 0);
-    if (kind->methods & BLOOMC_DISTINCT) {
-        rb_define_private_method(klass, "distinct", filter_distinct, 0);
-        rb_define_private_method(klass, "distinct=", filter_set_distinct, 1);
-    }
-    /* A kind built once (no add) has a Ruby clear that raises. */
-    int adds = kind->add_many || kind->add_one;
-    if (adds) rb_define_method(klass, "clear", filter_clear, 0);
-    rb_define_private_method(klass, "combine", filter_combine, 2);
-    if (kind->occupied) rb_define_private_method(klass, "occupied", filter_occupied, 0);
-    if (!own_state) rb_define_private_method(klass, "export_core", filter_export_core, 0);
-    rb_define_private_method(klass, "export_fields", filter_export_fields, 0);
-    if (!own_state) rb_define_private_method(klass, "import_core", filter_import_core, 2);
-    if (adds || kind->contains_many || kind->contains_one)
-        bloomc_define_batch_methods(klass, filter_batch_add, own_state ? NULL : filter_batch_lookup);
-    if (adds) rb_define_private_method(klass, "dedup_lines", filter_dedup_lines, 3);
-    if (adds && !kind->room) rb_define_private_method(klass, "add_lines", filter_add_lines, 3);
-    /* A kind with state of its own (the continuous clock) defines its own. */
-    if (!own_state && (kind->contains_many || kind->contains_one))
-        rb_define_private_method(klass, "query_lines", filter_query_lines, -1);
-    if (kind->body_bytes_for) {
-        if (!own_state) {
-            rb_define_private_method(klass, "map_core", filter_map_core, 5);
-            rb_define_private_method(klass, "unmap", filter_unmap, 0);
-        }
-        rb_define_private_method(klass, "body_bytes_for", filter_body_bytes_for, 1);
-        rb_define_private_method(rb_singleton_class(klass), "allocate_mapped", filter_allocate_mapped, 0);
-        bloomc_define_mapping_methods(klass);
-    }
-    return klass;
+    undefine_missing(klass, kind);
 }

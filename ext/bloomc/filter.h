@@ -117,12 +117,7 @@ enum {
     BLOOMC_SIZE = 2,      /* size */
     BLOOMC_DISTINCT = 4,  /* distinct and distinct= (private) */
     BLOOMC_HASH_KIND = 8, /* hash_kind (private) */
-    BLOOMC_SHARED = BLOOMC_K | BLOOMC_SIZE,
-    /* The kind's binding defines its own initialize_copy (or its Ruby
-     * class does), export_core, import_core, map_core, unmap and
-     * batch_lookup, so the shared ones are left out: defining a method
-     * twice warns under ruby -w. */
-    BLOOMC_OWN_STATE = 16
+    BLOOMC_SHARED = BLOOMC_K | BLOOMC_SIZE
 };
 
 /* The parent of every kind's type: rb_check_typeddata(obj,
@@ -213,7 +208,44 @@ void bloomc_filter_commit(bloomc_filter *f);
  * would fault most of their pages in one at a time anyway (filter.c). */
 void bloomc_filter_prefault_for_batch(bloomc_filter *f, size_t nkeys);
 
-/* Defines the class under mBloomc with the methods every kind shares. */
-VALUE bloomc_define_filter(VALUE mBloomc, const char *name, const bloomc_kind *kind);
+/* Bloomc::Filter, the base class of every kind (filter.c). */
+extern VALUE bloomc_cFilter;
+void bloomc_init_filter(void);
+/* Makes klass, a subclass of Bloomc::Filter, the class of kind: its
+ * allocator, and none of Filter's methods that kind lacks. */
+void bloomc_define_kind(VALUE klass, const bloomc_kind *kind);
+
+/* A kind's hot methods, add (and <<), add? and include? (and []), as direct
+ * calls of its core in place of Filter's, which go through the descriptor
+ * and are documented there (RDoc does not see these). Before it, the
+ * binding defines static key_hash(core, key), add_one(core, h, report) and
+ * contains_one(core, h), which the compiler inlines into each. */
+#define BLOOMC_HOT_METHODS(core_type, kind) \
+    static VALUE hot_add(VALUE self, VALUE key) \
+    { \
+        rb_check_frozen(self); \
+        core_type *f = bloomc_filter_core(self, &(kind)); \
+        add_one(f, key_hash(f, key), 0); \
+        return self; \
+    } \
+    static VALUE hot_add_p(VALUE self, VALUE key) \
+    { \
+        rb_check_frozen(self); \
+        core_type *f = bloomc_filter_core(self, &(kind)); \
+        return bloomc_add_p_result(self, add_one(f, key_hash(f, key), 1)); \
+    } \
+    static VALUE hot_include_p(VALUE self, VALUE key) \
+    { \
+        const core_type *f = bloomc_filter_core(self, &(kind)); \
+        return RBOOL(contains_one(f, key_hash(f, key))); \
+    } \
+    static void define_hot_methods(VALUE klass) \
+    { \
+        rb_define_method(klass, "add", hot_add, 1); \
+        rb_define_method(klass, "<<", hot_add, 1); \
+        rb_define_method(klass, "add?", hot_add_p, 1); \
+        rb_define_method(klass, "include?", hot_include_p, 1); \
+        rb_define_method(klass, "[]", hot_include_p, 1); \
+    }
 
 #endif

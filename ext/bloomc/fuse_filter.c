@@ -161,20 +161,12 @@ static const bloomc_kind fuse_kind = {
     .contains_many = contains_many,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+void bloomc_init_binary_fuse_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cBinaryFuseFilter = rb_define_class_under(mBloomc, "BinaryFuseFilter", rb_cObject);
-}
-#endif
-void bloomc_init_binary_fuse_filter(VALUE mBloomc)
-{
-    VALUE cBinaryFuseFilter = bloomc_define_filter(mBloomc, "BinaryFuseFilter", &fuse_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cBinaryFuseFilter = rb_define_class_under(mBloomc, "BinaryFuseFilter", cFilter);
+    bloomc_define_kind(cBinaryFuseFilter, &fuse_kind);
     rb_define_private_method(cBinaryFuseFilter, "setup", fuse_setup, 3);
     rb_define_method(cBinaryFuseFilter, "include?", fuse_include_p, 1);
     rb_define_method(cBinaryFuseFilter, "[]", fuse_include_p, 1);

@@ -1,4 +1,4 @@
-#include "bloomc.h"
+#include "filter.h"
 
 VALUE bloomc_mBloomc;
 VALUE bloomc_eUnsupportedError;
@@ -110,7 +110,8 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     bloomc_init_bloom_helper(bloomc_mBloomc);
     bloomc_init_mapped(bloomc_mBloomc);
     bloomc_init_pages(bloomc_mBloomc);
-#define BLOOMC_CALL_INIT(name) bloomc_init_##name(bloomc_mBloomc);
+    bloomc_init_filter();
+#define BLOOMC_CALL_INIT(name) bloomc_init_##name();
     BLOOMC_FILTER_KINDS(BLOOMC_CALL_INIT)
 #undef BLOOMC_CALL_INIT
     bloomc_init_crc32c(bloomc_mBloomc);

@@ -382,30 +382,16 @@ static VALUE mapping_s_reserve_blocks(VALUE module, VALUE fd, VALUE length, VALU
     return ID2SYM(rb_intern(already ? "allocated" : (r.writing ? "zeros" : "fallocate")));
 }
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the classes that bloomc_define_filter gives
- * these methods (the kinds with a body_bytes_for), and the public one
- * among them. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+/* On Bloomc::Filter; the kinds that cannot be mapped undefine them. */
+void bloomc_define_mapping_methods(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", rb_cObject);
-    cCountingBloomFilter = rb_define_class_under(mBloomc, "CountingBloomFilter", rb_cObject);
-    cContinuousBloomFilter = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
-    rb_define_method(cBloomFilter, "mapped?", mapping_mapped_p, 0);
-    rb_define_method(cCountingBloomFilter, "mapped?", mapping_mapped_p, 0);
-    rb_define_method(cContinuousBloomFilter, "mapped?", mapping_mapped_p, 0);
-}
-#endif
-void bloomc_define_mapping_methods(VALUE klass)
-{
-    rb_define_private_method(klass, "write_header", mapping_write_header, 1);
-    rb_define_private_method(klass, "sync_mapping", mapping_sync, 0);
-    rb_define_private_method(klass, "check_mapped_length", mapping_check_length, 2);
-    rb_define_private_method(klass, "mapped_body_crc", mapping_body_crc, 1);
-    rb_define_method(klass, "mapped?", mapping_mapped_p, 0);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    rb_define_private_method(cFilter, "write_header", mapping_write_header, 1);
+    rb_define_private_method(cFilter, "sync_mapping", mapping_sync, 0);
+    rb_define_private_method(cFilter, "check_mapped_length", mapping_check_length, 2);
+    rb_define_private_method(cFilter, "mapped_body_crc", mapping_body_crc, 1);
+    rb_define_method(cFilter, "mapped?", mapping_mapped_p, 0);
 }
 
 void bloomc_init_mapped(VALUE mBloomc)

@@ -72,51 +72,6 @@ static VALUE scalable_setup(VALUE self, VALUE error_rate, VALUE initial, VALUE g
     return self;
 }
 
-/*
- * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Adds +key+ (a String, Symbol or Integer) to the newest layer unless a
- * layer holds it already; a full newest layer is followed by a new one.
- * Raises Bloomc::CapacityError, and changes nothing, when the key is new and
- * the filter holds its max_capacity.
- */
-static VALUE scalable_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_scalable *f = get_filter(self);
-    add_or_grow(f, key_hash(f, key), 0);
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ as #add does; returns self when it was new to the filter, nil
- * when it was probably present, as Set#add? does.
- */
-static VALUE scalable_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_scalable *f = get_filter(self);
-    return bloomc_add_p_result(self, add_or_grow(f, key_hash(f, key), 1));
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * False when +key+ was never added; true when it was, and (at the filter's
- * compound false-positive rate, at most error_rate) for a key that was not.
- */
-static VALUE scalable_include_p(VALUE self, VALUE key)
-{
-    const bf_scalable *f = get_filter(self);
-    return RBOOL(bf_scalable_contains(f, key_hash(f, key)));
-}
-
 static void contains_many(void *f, const bf_key_hash *h, size_t n, uint8_t *out) { bf_scalable_contains_many(f, h, n, out); }
 
 /* Raises itself, to name the layer (a message in a static buffer would race
@@ -327,26 +282,18 @@ static const bloomc_kind scalable_kind = {
     .nfields_in = nfields_in,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+static int add_one(bf_scalable *f, bf_key_hash h, int report) { return add_or_grow(f, h, report); }
+static int contains_one(const bf_scalable *f, bf_key_hash h) { return bf_scalable_contains(f, h); }
+BLOOMC_HOT_METHODS(bf_scalable, scalable_kind)
+
+void bloomc_init_scalable_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cScalableBloomFilter = rb_define_class_under(mBloomc, "ScalableBloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_scalable_bloom_filter(VALUE mBloomc)
-{
-    VALUE cScalableBloomFilter = bloomc_define_filter(mBloomc, "ScalableBloomFilter", &scalable_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cScalableBloomFilter = rb_define_class_under(mBloomc, "ScalableBloomFilter", cFilter);
+    bloomc_define_kind(cScalableBloomFilter, &scalable_kind);
+    define_hot_methods(cScalableBloomFilter);
     rb_define_private_method(cScalableBloomFilter, "setup", scalable_setup, 8);
-    rb_define_method(cScalableBloomFilter, "add", scalable_add, 1);
-    rb_define_method(cScalableBloomFilter, "<<", scalable_add, 1);
-    rb_define_method(cScalableBloomFilter, "add?", scalable_add_p, 1);
-    rb_define_method(cScalableBloomFilter, "include?", scalable_include_p, 1);
-    rb_define_method(cScalableBloomFilter, "[]", scalable_include_p, 1);
     rb_define_method(cScalableBloomFilter, "distinct_count", scalable_distinct_count, 0);
     rb_define_method(cScalableBloomFilter, "error_rate", scalable_error_rate, 0);
     rb_define_method(cScalableBloomFilter, "initial_capacity", scalable_initial_capacity, 0);

@@ -40,35 +40,6 @@ static bf_key_hash key_hash(const bf_spectral *f, VALUE key)
 
 /*
  * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Counts one more +key+ (a String, Symbol or Integer) by the filter's
- * algorithm: MI raises only the key's smallest cells, RM raises them all.
- */
-static VALUE spectral_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_spectral *f = get_filter(self);
-    bf_spectral_add(f, key_hash(f, key));
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ as #add does; returns self when it was new (its estimated
- * count was 0), nil when it was probably present, as Set#add? does.
- */
-static VALUE spectral_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_spectral *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_spectral_add(f, key_hash(f, key)));
-}
-
-/*
- * call-seq:
  *   delete(key) -> true or false
  *   remove(key) -> true or false
  *
@@ -97,19 +68,6 @@ static VALUE spectral_count(VALUE self, VALUE key)
 {
     const bf_spectral *f = get_filter(self);
     return UINT2NUM(bf_spectral_count(f, key_hash(f, key)));
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * Whether +key+ may have been added (all its primary cells above 0).
- */
-static VALUE spectral_include_p(VALUE self, VALUE key)
-{
-    const bf_spectral *f = get_filter(self);
-    return RBOOL(bf_spectral_contains(f, key_hash(f, key)));
 }
 
 static int add_one(void *f, bf_key_hash h, int report) { return bf_spectral_add(f, h); }
@@ -219,29 +177,19 @@ static const bloomc_kind spectral_kind = {
     .contains_one = contains_one,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+BLOOMC_HOT_METHODS(bf_spectral, spectral_kind)
+
+void bloomc_init_spectral_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cSpectralBloomFilter = rb_define_class_under(mBloomc, "SpectralBloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_spectral_bloom_filter(VALUE mBloomc)
-{
-    VALUE cSpectralBloomFilter = bloomc_define_filter(mBloomc, "SpectralBloomFilter", &spectral_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cSpectralBloomFilter = rb_define_class_under(mBloomc, "SpectralBloomFilter", cFilter);
+    bloomc_define_kind(cSpectralBloomFilter, &spectral_kind);
+    define_hot_methods(cSpectralBloomFilter);
     rb_define_private_method(cSpectralBloomFilter, "setup", spectral_setup, 7);
-    rb_define_method(cSpectralBloomFilter, "add", spectral_add, 1);
-    rb_define_method(cSpectralBloomFilter, "<<", spectral_add, 1);
-    rb_define_method(cSpectralBloomFilter, "add?", spectral_add_p, 1);
     rb_define_method(cSpectralBloomFilter, "delete", spectral_delete, 1);
     rb_define_method(cSpectralBloomFilter, "remove", spectral_delete, 1);
     rb_define_method(cSpectralBloomFilter, "count", spectral_count, 1);
-    rb_define_method(cSpectralBloomFilter, "include?", spectral_include_p, 1);
-    rb_define_method(cSpectralBloomFilter, "[]", spectral_include_p, 1);
     rb_define_method(cSpectralBloomFilter, "secondary_m", spectral_secondary_m, 0);
     rb_define_method(cSpectralBloomFilter, "width", spectral_width, 0);
     rb_define_method(cSpectralBloomFilter, "saturated", spectral_saturated, 0);

@@ -26,49 +26,6 @@ static VALUE stable_setup(VALUE self, VALUE m, VALUE k, VALUE d, VALUE width, VA
     return self;
 }
 
-/*
- * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Takes 1 from d random cells, then sets +key+'s k cells to 2**width - 1.
- */
-static VALUE stable_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_stable *f = get_filter(self);
-    bf_stable_add(f, bloomc_key_hash(key, f->seed, f->hash), 0);
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ as #add does; returns self when it was new (include? would have said false),
- * nil when it was probably present, as Set#add? does.
- */
-static VALUE stable_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_stable *f = get_filter(self);
-    return bloomc_add_p_result(self, bf_stable_add(f, bloomc_key_hash(key, f->seed, f->hash), 1));
-}
-
-/*
- * call-seq:
- *   include?(key) -> true or false
- *   self[key] -> true or false
- *
- * Whether all of +key+'s cells are above 0: true for a key added recently
- * (the last add always is), false for most keys never added and for keys
- * added long ago.
- */
-static VALUE stable_include_p(VALUE self, VALUE key)
-{
-    const bf_stable *f = get_filter(self);
-    return RBOOL(bf_stable_contains(f, bloomc_key_hash(key, f->seed, f->hash)));
-}
-
 /* call-seq: d -> Integer
  *
  * The number of random cells decremented per add. */
@@ -189,26 +146,17 @@ static const bloomc_kind stable_kind = {
     .contains_one = contains_one,
 };
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+static bf_key_hash key_hash(const bf_stable *f, VALUE key) { return bloomc_key_hash(key, f->seed, f->hash); }
+BLOOMC_HOT_METHODS(bf_stable, stable_kind)
+
+void bloomc_init_stable_bloom_filter(void)
 {
-    mBloomc = rb_define_module("Bloomc");
-    cStableBloomFilter = rb_define_class_under(mBloomc, "StableBloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_stable_bloom_filter(VALUE mBloomc)
-{
-    VALUE cStableBloomFilter = bloomc_define_filter(mBloomc, "StableBloomFilter", &stable_kind);
+    VALUE mBloomc = rb_define_module("Bloomc");
+    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
+    VALUE cStableBloomFilter = rb_define_class_under(mBloomc, "StableBloomFilter", cFilter);
+    bloomc_define_kind(cStableBloomFilter, &stable_kind);
+    define_hot_methods(cStableBloomFilter);
     rb_define_private_method(cStableBloomFilter, "setup", stable_setup, 7);
-    rb_define_method(cStableBloomFilter, "add", stable_add, 1);
-    rb_define_method(cStableBloomFilter, "<<", stable_add, 1);
-    rb_define_method(cStableBloomFilter, "add?", stable_add_p, 1);
-    rb_define_method(cStableBloomFilter, "include?", stable_include_p, 1);
-    rb_define_method(cStableBloomFilter, "[]", stable_include_p, 1);
     rb_define_method(cStableBloomFilter, "d", stable_d, 0);
     rb_define_method(cStableBloomFilter, "width", stable_width, 0);
     rb_define_method(cStableBloomFilter, "zero_fraction", stable_zero_fraction, 0);

@@ -82,6 +82,18 @@ RSpec.describe "ri documentation" do
     false
   end
 
+  # A kind's hot add and include? (direct calls of its core, made by a macro
+  # RDoc does not read) stand in for Bloomc::Filter's and are documented
+  # there once; ri finds them there, through the kind's superclass.
+  def documented_on_filter?(store, full_name)
+    owner, separator, name = full_name.rpartition("#")
+    return false if separator.empty?
+
+    klass = Object.const_get(owner)
+    klass.is_a?(Class) && klass < Bloomc::Filter && Bloomc::Filter.public_method_defined?(name) &&
+      documented?(store, "Bloomc::Filter##{name}")
+  end
+
   # ri's comments are RDoc::Markup::Documents once loaded: a class's holds
   # one Document per file that defines it, any of which may be empty.
   def blank?(comment)
@@ -109,7 +121,7 @@ RSpec.describe "ri documentation" do
       store.load_cache
       namespaces = self.class.namespaces(Bloomc).values
       methods = namespaces.flat_map { |mod| self.class.public_methods_of(mod) }
-      missing = methods.reject { |name| documented?(store, name) }
+      missing = methods.reject { |name| documented?(store, name) || documented_on_filter?(store, name) }
       # And every class and module but a Struct's (RDoc 6.4 keeps those as
       # constants, with their comment) says what it is.
       missing += namespaces.reject { |mod| mod.is_a?(Class) && mod < Struct }.map(&:name).reject do |name|

@@ -1459,7 +1459,9 @@ module BadInputMatrix
   # The public methods of a class or module, from the loaded code.
   def public_methods_of(mod)
     if mod.is_a?(Class)
-      names = mod.public_instance_methods(false)
+      # A filter's shared methods are Bloomc::Filter's (ext/bloomc/filter.c).
+      names = mod.ancestors.take_while { |a| a != Object }.grep(Class).flat_map { |c| c.public_instance_methods(false) }
+      names &= mod.public_instance_methods
       names |= Bloomc::Inspect.public_instance_methods(false) if mod.include?(Bloomc::Inspect)
       names |= Bloomc::Batch.public_instance_methods(false) if mod.include?(Bloomc::Batch)
       names |= Bloomc::Stats.public_instance_methods(false) if mod.include?(Bloomc::Stats)
