@@ -3,6 +3,9 @@
  * Sizing from an error rate is in lib/bloomc/a2_bloom_filter.rb; the methods
  * every kind shares are in filter.c. */
 #include "filter.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
 #include "bf_a2.h"
 
 static const bloomc_kind a2_kind;
@@ -142,21 +145,13 @@ static void cleared(void *core)
     f->in_active = f->swaps = 0;
 }
 
-static const bloomc_kind a2_kind = {
-    .type = BLOOMC_KIND_TYPE("a2_bloom_filter"),
-    .core_size = sizeof(bf_a2),
-    .nfields = 8,
-    .shape_fields = 4, /* half bits, k, seed, capacity */
-    .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .cleared = cleared,
-    .add_one = add_one,
-    .contains_one = contains_one,
-};
+static const bloomc_kind a2_kind = BLOOMC_KIND("a2_bloom_filter", bf_a2,
+                                               .nfields = 8,
+                                               .shape_fields = 4, /* half bits, k, seed, capacity */
+                                               .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,
+                                               .cleared = cleared,
+                                               .add_one = add_one,
+                                               .contains_one = contains_one);
 
 BLOOMC_HOT_METHODS(bf_a2, a2_kind)
 

@@ -1,4 +1,5 @@
 #include "bloomc.h"
+#include "args.h"
 #include <stdarg.h>
 
 static void require_integer(VALUE v, const char *name)

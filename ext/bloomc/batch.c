@@ -3,6 +3,9 @@
  * hashed, and handed to the filter's *_many function, which overlaps the
  * memory fetches of later keys with the probes of earlier ones. */
 #include "bloomc.h"
+#include "batch.h"
+#include "keys.h"
+#include "bf_endian.h"
 #include "bf_batch.h"
 #include <pthread.h>
 #include <signal.h>

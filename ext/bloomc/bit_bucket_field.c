@@ -5,6 +5,8 @@
  * BitBucketField API, with working inc and dec).
  */
 #include "bloomc.h"
+#include "args.h"
+#include "views.h"
 
 static VALUE cBitBucketField;
 

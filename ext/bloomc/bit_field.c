@@ -5,6 +5,8 @@
  * Bloomc::BloomFilter#bits is one, sharing the filter's memory.
  */
 #include "bloomc.h"
+#include "args.h"
+#include "views.h"
 
 static VALUE cBitField;
 

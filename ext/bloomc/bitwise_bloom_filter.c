@@ -3,6 +3,9 @@
  * in lib/bloomc/bitwise_bloom_filter.rb; the methods every kind shares are in
  * filter.c. The cells are each level's, level 0 first. */
 #include "filter.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
 #include "bf_counting.h"
 
 /* Levels a filter may have (the file format's limit): far more than any
@@ -170,22 +173,14 @@ static void cleared(void *core)
     if (f->core.nlevels > 1) resize(f, 1);
 }
 
-static const bloomc_kind bitwise_kind = {
-    .type = BLOOMC_KIND_TYPE("bitwise_bloom_filter"),
-    .core_size = sizeof(bitwise_t),
-    .nfields = 6,
-    .shape_fields = 4, /* m, k, width, seed */
-    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .occupied = occupied,
-    .cleared = cleared,
-    .add_one = add_one,
-    .contains_one = contains_one,
-};
+static const bloomc_kind bitwise_kind = BLOOMC_KIND("bitwise_bloom_filter", bitwise_t,
+                                                    .nfields = 6,
+                                                    .shape_fields = 4, /* m, k, width, seed */
+                                                    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
+                                                    .occupied = occupied,
+                                                    .cleared = cleared,
+                                                    .add_one = add_one,
+                                                    .contains_one = contains_one);
 
 BLOOMC_HOT_METHODS(bitwise_t, bitwise_kind)
 

@@ -3,6 +3,10 @@
  * error rate lives in lib/bloomc/blocked_bloom_filter.rb; the methods every
  * kind shares are in filter.c. */
 #include "filter.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
+#include "views.h"
 #include "bf_blocked.h"
 
 static const bloomc_kind blocked_kind;
@@ -106,24 +110,17 @@ static void combine(void *core, const void *other, int intersect)
     bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, intersect);
 }
 
-static const bloomc_kind blocked_kind = {
-    .type = BLOOMC_KIND_TYPE("blocked_bloom_filter"),
-    .core_size = sizeof(bf_blocked),
-    .alignment = BF_BLOCK_BYTES, /* a block is exactly one cache line */
-    .nfields = 4,
-    .shape_fields = 3, /* blocks, k, seed */
-    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .occupied = bloomc_occupied_bits,
-    .add_many = add_many,
-    .add_part = add_part,
-    .contains_many = contains_many,
-    .pages_per_key = 1, /* its k bits share one block */
-};
+static const bloomc_kind blocked_kind = BLOOMC_KIND("blocked_bloom_filter", bf_blocked,
+                                                    .alignment = BF_BLOCK_BYTES, /* a block is exactly one cache line */
+                                                    .nfields = 4,
+                                                    .shape_fields = 3, /* blocks, k, seed */
+                                                    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
+                                                    .occupied = bloomc_occupied_bits,
+                                                    .add_many = add_many,
+                                                    .add_part = add_part,
+                                                    .contains_many = contains_many,
+                                                    .pages_per_key = 1,
+                                                    /* its k bits share one block */);
 
 static bf_key_hash key_hash(const bf_blocked *f, VALUE key) { return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3); }
 static int add_one(bf_blocked *f, bf_key_hash h, int report) { return bf_blocked_add(f, h); }

@@ -2,6 +2,10 @@
  * Construction from capacity and error rate lives in lib/bloomc/bloom_filter.rb;
  * the methods every kind shares are in filter.c. */
 #include "filter.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
+#include "views.h"
 #include "bf_bloom.h"
 
 static const bloomc_kind bloom_kind;
@@ -99,24 +103,16 @@ static size_t body_bytes_for(const void *core, VALUE m)
     return bf_bits_nbytes(bloomc_count_arg(m, "m", BF_BITS_MAX));
 }
 
-static const bloomc_kind bloom_kind = {
-    .type = BLOOMC_KIND_TYPE("bloom_filter"),
-    .core_size = sizeof(bf_bloom),
-    .nfields = 5,
-    .shape_fields = 4, /* m, k, seed, hash */
-    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .occupied = bloomc_occupied_bits,
-    .add_many = add_many,
-    .scatter = scatter,
-    .apply = apply,
-    .contains_many = contains_many,
-    .body_bytes_for = body_bytes_for,
-};
+static const bloomc_kind bloom_kind = BLOOMC_KIND("bloom_filter", bf_bloom,
+                                                  .nfields = 5,
+                                                  .shape_fields = 4, /* m, k, seed, hash */
+                                                  .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
+                                                  .occupied = bloomc_occupied_bits,
+                                                  .add_many = add_many,
+                                                  .scatter = scatter,
+                                                  .apply = apply,
+                                                  .contains_many = contains_many,
+                                                  .body_bytes_for = body_bytes_for);
 
 void bloomc_init_bloom_filter(void)
 {

@@ -1,6 +1,8 @@
 /* Bloomc::BloomHelper's probe values, as the filters use them; the public
  * methods live in lib/bloomc/bloom_helper.rb. */
 #include "bloomc.h"
+#include "keys.h"
+#include "args.h"
 #include "bf_bloom.h"
 
 /* :nodoc: probe_values(key, k, m_or_nil, hash_kind); see multi_hash in Ruby. */

@@ -1,5 +1,6 @@
 /* Helpers shared by the bindings of the filters of counters. */
 #include "cells.h"
+#include "state.h"
 
 int bloomc_counting_same_shape(const void *a, const void *b)
 {

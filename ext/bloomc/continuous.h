@@ -6,6 +6,7 @@
 #define BLOOMC_CONTINUOUS_H
 
 #include "filter.h"
+#include "mapping.h"
 #include "bf_continuous.h"
 #include <math.h>
 #include <time.h>

@@ -4,6 +4,11 @@
  * lib/bloomc/continuous_bloom_filter.rb; the methods every kind shares are
  * in filter.c. */
 #include "continuous.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
+#include "views.h"
+#include "batch.h"
 
 continuous_t *bloomc_continuous_struct(VALUE self)
 {

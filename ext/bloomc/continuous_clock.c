@@ -2,6 +2,7 @@
  * and live adds and lookups follow, and the Clock handle (the timer thread
  * lives in lib/bloomc/continuous_bloom_filter.rb). */
 #include "continuous.h"
+#include "mapping.h"
 
 /* Linux's coarse clock's resolution (continuous.h: lookup_now), set once
  * at load. */

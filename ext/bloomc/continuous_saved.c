@@ -2,6 +2,8 @@
  * mapped reader's from a snapshot), loads and mapping a file, whose saved
  * buckets a writer's clock may have expired (recover). */
 #include "continuous.h"
+#include "state.h"
+#include "mapping.h"
 #include <sys/mman.h>
 
 /* The filter as copies and dumps see it: for a reader of a mapped file,

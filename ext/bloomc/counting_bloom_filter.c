@@ -3,6 +3,9 @@
  * in lib/bloomc/counting_bloom_filter.rb; the methods every kind shares are
  * in filter.c. */
 #include "cells.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
 
 static const bloomc_kind counting_kind;
 
@@ -115,23 +118,15 @@ static size_t body_bytes_for(const void *core, VALUE m)
     return bf_buckets_nbytes(bloomc_count_arg(m, "m", BF_BUCKETS_MAX), ((const bf_counting *)core)->cells.width);
 }
 
-static const bloomc_kind counting_kind = {
-    .type = BLOOMC_KIND_TYPE("counting_bloom_filter"),
-    .core_size = sizeof(bf_counting),
-    .nfields = 6,
-    .shape_fields = 4, /* m, k, width, seed */
-    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .occupied = occupied,
-    .cleared = bloomc_counting_cleared,
-    .add_one = add_one,
-    .contains_one = contains_one,
-    .body_bytes_for = body_bytes_for,
-};
+static const bloomc_kind counting_kind = BLOOMC_KIND("counting_bloom_filter", bf_counting,
+                                                     .nfields = 6,
+                                                     .shape_fields = 4, /* m, k, width, seed */
+                                                     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
+                                                     .occupied = occupied,
+                                                     .cleared = bloomc_counting_cleared,
+                                                     .add_one = add_one,
+                                                     .contains_one = contains_one,
+                                                     .body_bytes_for = body_bytes_for);
 
 BLOOMC_HOT_METHODS(bf_counting, counting_kind)
 

@@ -4,6 +4,7 @@
  * The CRC-32C (Castagnoli) checksum of a String's bytes.
  */
 #include "bloomc.h"
+#include "args.h"
 #include "bf_crc32c.h"
 
 typedef uint32_t crc32c_fn(uint32_t crc, const void *data, size_t len);

@@ -3,7 +3,18 @@
  * capacity and error rate is in lib/bloomc/cuckoo_filter.rb; the methods
  * every kind shares are in filter.c. */
 #include "filter.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
 #include "bf_cuckoo.h"
+
+/* The core: the filter, and the journal of the batch under way (filter.c's
+ * journal hooks), which a key that finds no room undoes. */
+typedef struct {
+    bf_cuckoo f; /* first: a core is its bf_cuckoo */
+    bf_cuckoo_journal journal;
+    int journaling;
+} cuckoo_t;
 
 static const bloomc_kind cuckoo_kind;
 
@@ -14,13 +25,13 @@ static bf_key_hash key_hash(const bf_cuckoo *f, VALUE key) { return bloomc_key_h
 static VALUE cuckoo_setup(VALUE self, VALUE buckets, VALUE fingerprint_bits, VALUE seed)
 {
     bloomc_filter_replaceable(self, &cuckoo_kind);
-    bf_cuckoo f;
+    cuckoo_t c = {0};
     uint64_t n = bloomc_count_arg(buckets, "buckets", BF_CUCKOO_BUCKETS_MAX);
     unsigned bits = (unsigned)bloomc_count_arg(fingerprint_bits, "fingerprint_bits", BF_CUCKOO_FP_MAX);
     if (bits < BF_CUCKOO_FP_MIN)
         rb_raise(rb_eArgError, "fingerprint_bits must be %d..%d, got %u", BF_CUCKOO_FP_MIN, BF_CUCKOO_FP_MAX, bits);
-    bf_cuckoo_init(&f, n, bits, bloomc_uint32_arg(seed, "seed"));
-    bloomc_filter_install(self, &f, bf_buckets_nbytes(f.slots.count, bits), NULL, 0);
+    bf_cuckoo_init(&c.f, n, bits, bloomc_uint32_arg(seed, "seed"));
+    bloomc_filter_install(self, &c, bf_buckets_nbytes(c.f.slots.count, bits), NULL, 0);
     return self;
 }
 
@@ -34,124 +45,53 @@ static void no_room(const bf_cuckoo *f)
              BF_CUCKOO_KICKS, f->count, f->slots.count);
 }
 
-/* One hashed key: one more copy of it (add), or with report (add?) one
- * only when it is not there, as Set#add? does, since another copy would make
- * one delete leave it present. Returns whether it was added. */
-static int add_one(void *core, bf_key_hash h, int report)
+/* A batch that finds no room is undone before the message is made, so that
+ * it counts the slots the filter is left with. */
+NORETURN(static void batch_no_room(cuckoo_t *c));
+static void batch_no_room(cuckoo_t *c)
 {
-    bf_cuckoo *f = core;
-    bf_cuckoo_place p = bf_cuckoo_locate(f, h);
-    if (report && bf_cuckoo_found(f, p)) return 0;
-    if (!bf_cuckoo_add_fingerprint(f, p.i1, p.fp)) no_room(f);
-    return 1;
-}
-
-/* A run of adds (add_all, add_new, dedup_lines) that is all or nothing.
- * Any add may fail, at any fill: a key's ninth copy finds both its buckets
- * full of itself. So every slot write is journaled (bf_cuckoo.h) and, unless
- * the run reaches its end, undone on the way out, whatever the way out (a
- * CapacityError, NoMemoryError, a throw). The shared batch_add would copy
- * the whole filter instead. */
-typedef struct {
-    bf_cuckoo *f;
-    bf_cuckoo_journal journal;
-    VALUE keys, collect, threads; /* add_all, add_new */
-    VALUE chunk, out, length;     /* dedup_lines */
-    long out_len;                 /* out's length before the run */
-    int done;
-} journaled_run;
-
-/* Undone before the message is made, so that it counts the slots the filter
- * is left with (finish_run's undo then finds nothing to do). */
-NORETURN(static void batch_no_room(journaled_run *r));
-static void batch_no_room(journaled_run *r)
-{
-    bf_cuckoo_journal_undo(r->f, &r->journal);
+    bf_cuckoo_journal_undo(&c->f, &c->journal);
     rb_raise(bloomc_eCapacityError,
              "the cuckoo filter found no room for a key of the batch after %d relocations (%" PRIu64 " of %" PRIu64
              " slots used); nothing was lost, and no key of the batch was added",
-             BF_CUCKOO_KICKS, r->f->count, r->f->slots.count);
+             BF_CUCKOO_KICKS, c->f.count, c->f.slots.count);
 }
 
-static void add_journaled(void *arg, const bf_key_hash *h, size_t n, uint8_t *out)
+/* One hashed key: one more copy of it (add), or with report (add?,
+ * add_new, dedup_lines) one only when it is not there, as Set#add? does,
+ * since another copy would make one delete leave it present. Returns
+ * whether it was added. In a batch every slot write is journaled: any add
+ * may fail, at any fill (a key's ninth copy finds both its buckets full of
+ * itself), and the batch is all or nothing. */
+static int add_one(void *core, bf_key_hash h, int report)
 {
-    journaled_run *r = arg;
-    for (size_t i = 0; i < n; i++) {
-        bf_cuckoo_place p = bf_cuckoo_locate(r->f, h[i]);
-        /* add_new and dedup_lines add a key as add? does, only when it is
-         * not there: another copy would make one delete leave it present. */
-        if (out && !(out[i] = !bf_cuckoo_found(r->f, p))) continue;
-        int added = bf_cuckoo_add_journaled(r->f, p.i1, p.fp, &r->journal);
-        if (added < 0) rb_memerror();
-        if (!added) batch_no_room(r);
+    cuckoo_t *c = core;
+    bf_cuckoo_place p = bf_cuckoo_locate(&c->f, h);
+    if (report && bf_cuckoo_found(&c->f, p)) return 0;
+    if (!c->journaling) {
+        if (!bf_cuckoo_add_fingerprint(&c->f, p.i1, p.fp)) no_room(&c->f);
+        return 1;
     }
+    int added = bf_cuckoo_add_journaled(&c->f, p.i1, p.fp, &c->journal);
+    if (added < 0) rb_memerror();
+    if (!added) batch_no_room(c);
+    return 1;
 }
 
-static void lookup_journaled(void *arg, const bf_key_hash *h, size_t n, uint8_t *out)
+static void journal_start(void *core)
 {
-    journaled_run *r = arg;
-    for (size_t i = 0; i < n; i++) out[i] = (uint8_t)bf_cuckoo_contains(r->f, h[i]);
+    cuckoo_t *c = core;
+    bf_cuckoo_journal_start(&c->journal, &c->f);
+    c->journaling = 1;
 }
 
-static bloomc_batch journaled_batch(journaled_run *r)
-{
-    /* One thread: relocations depend on every earlier add. */
-    return (bloomc_batch){.filter = r, .seed = r->f->seed, .kind = BF_HASH_MURMUR3, .add = add_journaled, .lookup = lookup_journaled};
-}
+static void journal_undo(void *core) { bf_cuckoo_journal_undo(&((cuckoo_t *)core)->f, &((cuckoo_t *)core)->journal); }
 
-static VALUE run_batch_add(VALUE arg)
+static void journal_end(void *core)
 {
-    journaled_run *r = (journaled_run *)arg;
-    bloomc_batch b = journaled_batch(r);
-    VALUE result = bloomc_batch_add(&b, r->keys, r->collect, r->threads);
-    r->done = 1;
-    return result;
-}
-
-static VALUE run_dedup(VALUE arg)
-{
-    journaled_run *r = (journaled_run *)arg;
-    bloomc_batch b = journaled_batch(r);
-    VALUE result = bloomc_batch_dedup(&b, r->chunk, r->out, r->length);
-    r->done = 1;
-    return result;
-}
-
-/* Runs on any way out; allocates no Ruby object. A failed dedup_lines also
- * drops the lines it appended: the caller never printed them, and the filter
- * no longer holds them. (Only an out that grew was writable.) */
-static VALUE finish_run(VALUE arg)
-{
-    journaled_run *r = (journaled_run *)arg;
-    if (!r->done) {
-        bf_cuckoo_journal_undo(r->f, &r->journal);
-        if (!NIL_P(r->out) && RSTRING_LEN(r->out) > r->out_len) rb_str_set_len(r->out, r->out_len);
-    }
-    bf_cuckoo_journal_free(&r->journal);
-    return Qnil;
-}
-
-static VALUE journaled(journaled_run *r, VALUE (*run)(VALUE))
-{
-    bf_cuckoo_journal_start(&r->journal, r->f);
-    return rb_ensure(run, (VALUE)r, finish_run, (VALUE)r);
-}
-
-/* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb), all or nothing. */
-static VALUE cuckoo_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threads)
-{
-    rb_check_frozen(self);
-    journaled_run r = {.f = get_filter(self), .keys = keys, .collect = collect, .threads = threads, .out = Qnil};
-    return journaled(&r, run_batch_add);
-}
-
-/* :nodoc: dedup_lines(chunk, out, length) (batch.c), all or nothing. */
-static VALUE cuckoo_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length)
-{
-    rb_check_frozen(self);
-    Check_Type(out, T_STRING);
-    journaled_run r = {.f = get_filter(self), .chunk = chunk, .out = out, .length = length, .out_len = RSTRING_LEN(out)};
-    return journaled(&r, run_dedup);
+    cuckoo_t *c = core;
+    bf_cuckoo_journal_free(&c->journal);
+    c->journaling = 0;
 }
 
 static int contains_one(const void *core, bf_key_hash h) { return bf_cuckoo_contains(core, h); }
@@ -255,26 +195,20 @@ static void combine(void *core, const void *other, int intersect)
 static uint64_t occupied(const void *core) { return bf_buckets_count_nonzero(&((const bf_cuckoo *)core)->slots); }
 
 /* How many keys surely fit: none, since a key's ninth copy finds no room
- * at any fill. Only the shared batch_add reads it, which this kind replaces
- * (journaled_run); were it used, 0 would make it all or nothing. */
+ * at any fill; the journal makes a batch all or nothing. */
 static uint64_t room(const void *core, uint64_t n) { return 0; }
 
-static const bloomc_kind cuckoo_kind = {
-    .type = BLOOMC_KIND_TYPE("cuckoo_filter"),
-    .core_size = sizeof(bf_cuckoo),
-    .nfields = 4,
-    .shape_fields = 3, /* buckets, fingerprint bits, seed */
-    .methods = BLOOMC_SIZE,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .occupied = occupied,
-    .add_one = add_one,
-    .contains_one = contains_one,
-    .room = room,
-};
+static const bloomc_kind cuckoo_kind = BLOOMC_KIND("cuckoo_filter", cuckoo_t,
+                                                   .nfields = 4,
+                                                   .shape_fields = 3, /* buckets, fingerprint bits, seed */
+                                                   .methods = BLOOMC_SIZE,
+                                                   .occupied = occupied,
+                                                   .add_one = add_one,
+                                                   .contains_one = contains_one,
+                                                   .room = room,
+                                                   .journal_start = journal_start,
+                                                   .journal_undo = journal_undo,
+                                                   .journal_end = journal_end);
 
 BLOOMC_HOT_METHODS(bf_cuckoo, cuckoo_kind)
 
@@ -293,7 +227,4 @@ void bloomc_init_cuckoo_filter(void)
     rb_define_method(cCuckooFilter, "count", cuckoo_count, 1);
     rb_define_method(cCuckooFilter, "buckets", cuckoo_buckets, 0);
     rb_define_method(cCuckooFilter, "fingerprint_bits", cuckoo_fingerprint_bits, 0);
-    /* Journaled instead of the shared ones (journaled_run). */
-    rb_define_private_method(cCuckooFilter, "batch_add", cuckoo_batch_add, 3);
-    rb_define_private_method(cCuckooFilter, "dedup_lines", cuckoo_dedup_lines, 3);
 }

@@ -4,7 +4,13 @@
  * those it lacks, and defines its hot add and include? over direct calls of
  * its core (BLOOMC_HOT_METHODS). */
 #include "filter.h" /* Ruby's headers first, as Ruby's extension guide asks */
+#include "keys.h"
+#include "args.h"
+#include "state.h"
+#include "batch.h"
+#include "mapping.h"
 #include "bf_pages.h"
+#include "bf_bits.h"
 #include <errno.h>
 #include <math.h>
 #include <sys/mman.h>
@@ -584,13 +590,18 @@ static bloomc_batch batch_of(bloomc_filter *f)
     return b;
 }
 
-/* A batch add that may fail part way (the kind's room) keeps a copy of the
- * state before it, put back unless every key went in: all or nothing. */
+/* A batch add that may fail part way (the kind's room) is all or nothing:
+ * it journals its changes (the kind's journal hooks) or keeps a copy of the
+ * state before it, and puts it back unless every key went in. A failed
+ * dedup_lines also drops the lines it appended: the caller never printed
+ * them, and the filter no longer holds them. */
 typedef struct {
     bloomc_filter *f;
     bloomc_batch b;
-    VALUE keys, collect, threads;
-    void *core, *allocation; /* the copy: the core, and its cells as install_at places them */
+    VALUE keys, collect, threads; /* batch_add */
+    VALUE chunk, out, length;     /* dedup_lines */
+    long out_length;              /* out's length before */
+    void *core, *allocation;      /* the copy: the core, and its cells as install_at places them */
     size_t body_bytes, allocation_bytes;
     int done;
 } batch_run;
@@ -598,7 +609,8 @@ typedef struct {
 static VALUE run_batch_add(VALUE arg)
 {
     batch_run *r = (batch_run *)arg;
-    VALUE result = bloomc_batch_add(&r->b, r->keys, r->collect, r->threads);
+    VALUE result = NIL_P(r->chunk) ? bloomc_batch_add(&r->b, r->keys, r->collect, r->threads)
+                                   : bloomc_batch_dedup(&r->b, r->chunk, r->out, r->length);
     r->done = 1;
     return result;
 }
@@ -607,9 +619,35 @@ static VALUE run_batch_add(VALUE arg)
 static VALUE finish_batch_add(VALUE arg)
 {
     batch_run *r = (batch_run *)arg;
-    if (r->done) cells_free(r->allocation, r->allocation_bytes);
+    const bloomc_kind *kind = r->f->kind;
+    if (!r->done && !NIL_P(r->out) && RSTRING_LEN(r->out) > r->out_length) rb_str_set_len(r->out, r->out_length);
+    if (kind->journal_start) {
+        if (!r->done) kind->journal_undo(r->f->core);
+        kind->journal_end(r->f->core);
+    } else if (r->done) cells_free(r->allocation, r->allocation_bytes);
     else adopt(r->f, r->core, r->allocation, r->allocation_bytes, r->body_bytes, 1);
     return Qnil;
+}
+
+/* Runs r all or nothing when the kind's adds may fail part way. */
+static VALUE run_all_or_nothing(VALUE self, batch_run *r, size_t nkeys)
+{
+    bloomc_filter *f = r->f;
+    const bloomc_kind *kind = f->kind;
+    if (!kind->room || kind->room(f->core, nkeys) >= nkeys) return run_batch_add((VALUE)r);
+    if (kind->journal_start) {
+        kind->journal_start(f->core);
+        return rb_ensure(run_batch_add, (VALUE)r, finish_batch_add, (VALUE)r);
+    }
+    /* One allocation (a batch allocates no Ruby object): the cells, then
+     * the core, which stays there unused when the copy is put back. */
+    r->body_bytes = f->body_bytes;
+    r->allocation_bytes = alignment(kind) - 1 + f->body_bytes + kind->core_size;
+    r->allocation = on_pages(r->allocation_bytes) ? cells_alloc(r->allocation_bytes, rb_obj_class(self), m_of(kind, f->core))
+                                                  : ruby_xmalloc(r->allocation_bytes);
+    uint8_t *cells = memcpy(aligned(r->allocation, kind), f->body, f->body_bytes);
+    r->core = memcpy(cells + f->body_bytes, f->core, kind->core_size);
+    return rb_ensure(run_batch_add, (VALUE)r, finish_batch_add, (VALUE)r);
 }
 
 /* :nodoc: add_all's and add_new's work (lib/bloomc/batch.rb). */
@@ -617,21 +655,12 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threa
 {
     rb_check_frozen(self);
     bloomc_filter *f = bloomc_filter_get(self);
-    const bloomc_kind *kind = f->kind;
-    if (!kind->add_one && !kind->add_many) rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
+    if (!f->kind->add_one && !f->kind->add_many)
+        rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
     bloomc_filter_prefault_for_batch(f, RB_TYPE_P(keys, T_ARRAY) ? (size_t)RARRAY_LEN(keys) : 0);
-    batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .threads = threads, .body_bytes = f->body_bytes};
-    if (!kind->room) return run_batch_add((VALUE)&r);
-    Check_Type(keys, T_ARRAY);
-    if (kind->room(f->core, (uint64_t)RARRAY_LEN(keys)) >= (uint64_t)RARRAY_LEN(keys)) return run_batch_add((VALUE)&r);
-    /* One allocation (a batch allocates no Ruby object): the cells, then
-     * the core, which stays there unused when the copy is put back. */
-    r.allocation_bytes = alignment(kind) - 1 + f->body_bytes + kind->core_size;
-    r.allocation = on_pages(r.allocation_bytes) ? cells_alloc(r.allocation_bytes, rb_obj_class(self), m_of(kind, f->core))
-                                                : ruby_xmalloc(r.allocation_bytes);
-    uint8_t *cells = memcpy(aligned(r.allocation, kind), f->body, f->body_bytes);
-    r.core = memcpy(cells + f->body_bytes, f->core, kind->core_size);
-    return rb_ensure(run_batch_add, (VALUE)&r, finish_batch_add, (VALUE)&r);
+    batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .threads = threads, .chunk = Qnil, .out = Qnil};
+    if (f->kind->room) Check_Type(keys, T_ARRAY);
+    return run_all_or_nothing(self, &r, f->kind->room ? (size_t)RARRAY_LEN(keys) : 0);
 }
 
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
@@ -645,8 +674,11 @@ static VALUE filter_batch_lookup(VALUE self, VALUE keys, VALUE mode, VALUE threa
 static VALUE filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length)
 {
     rb_check_frozen(self);
-    bloomc_batch b = batch_of(bloomc_filter_get(self));
-    return bloomc_batch_dedup(&b, chunk, out, length);
+    Check_Type(out, T_STRING);
+    bloomc_filter *f = bloomc_filter_get(self);
+    batch_run r = {.f = f, .b = batch_of(f), .chunk = chunk, .out = out, .length = length, .out_length = RSTRING_LEN(out)};
+    /* A journal's undo is cheap: every dedup is all or nothing with one. */
+    return f->kind->journal_start ? run_all_or_nothing(self, &r, SIZE_MAX) : run_batch_add((VALUE)&r);
 }
 
 /* :nodoc: add_lines(chunk, length, threads): `bloomc build`'s work (batch.c);

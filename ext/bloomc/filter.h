@@ -12,6 +12,8 @@
 #define BLOOMC_FILTER_H
 
 #include "bloomc.h"
+#include "batch.h"   /* the batch hooks' bloomc_batch */
+#include "mapping.h" /* bloomc_filter starts with its mapping */
 
 typedef struct bloomc_kind bloomc_kind;
 
@@ -93,6 +95,13 @@ struct bloomc_kind {
      * (UINT64_MAX: any number); a batch of more is undone when it fails.
      * NULL: an add never raises. */
     uint64_t (*room)(const void *core, uint64_t n);
+    /* A kind whose adds may fail part way through a batch can journal them
+     * instead: journal_start before a batch add or dedup_lines, undo on any
+     * way out before its end, end after either. NULL: a batch of more keys
+     * than room is run on a copy of the cells. */
+    void (*journal_start)(void *core);
+    void (*journal_undo)(void *core);
+    void (*journal_end)(void *core);
     /* Mappable kinds: the bytes the cells of a filter like core but with m
      * would take (0: too many for this machine). NULL: not mappable. */
     size_t (*body_bytes_for)(const void *core, VALUE m);
@@ -137,6 +146,21 @@ size_t bloomc_filter_memsize(const void *ptr);
         .function = {.dfree = bloomc_filter_free, .dsize = bloomc_filter_memsize, .dcompact = bloomc_mapping_compact}, \
         .parent = &bloomc_filter_type, \
         .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED | RUBY_TYPED_FROZEN_SHAREABLE, \
+    }
+
+/* add?'s answer from an add that says whether the key was new. */
+static inline VALUE bloomc_add_p_result(VALUE self, int fresh)
+{
+    return fresh ? self : Qnil;
+}
+
+/* A kind's descriptor: its type and core, the hooks every binding names
+ * alike (save, load, attach, numbers and combine: static functions of the
+ * binding), and the rest as designated initializers. */
+#define BLOOMC_KIND(name, core_type, ...) \
+    { \
+        .type = BLOOMC_KIND_TYPE(name), .core_size = sizeof(core_type), .save = save, .load = load, .attach = attach, \
+        .numbers = numbers, .combine = combine, __VA_ARGS__ \
     }
 
 NORETURN(void bloomc_filter_unready(VALUE self, const bloomc_filter *f));
@@ -207,6 +231,9 @@ void bloomc_filter_commit(bloomc_filter *f);
 /* Before a batch of nkeys adds: commits the cells in bulk when the batch
  * would fault most of their pages in one at a time anyway (filter.c). */
 void bloomc_filter_prefault_for_batch(bloomc_filter *f, size_t nkeys);
+
+/* Bloomc's private huge-page switch (filter.c; lib/bloomc/pages.rb). */
+void bloomc_init_pages(VALUE mBloomc);
 
 /* Bloomc::Filter, the base class of every kind (filter.c). */
 extern VALUE bloomc_cFilter;

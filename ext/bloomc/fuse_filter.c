@@ -3,6 +3,9 @@
  * is in lib/bloomc/binary_fuse_filter.rb; the methods every kind shares are
  * in filter.c. */
 #include "filter.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
 #include "bf_fuse.h"
 
 /* The core: the filter and what it was built from. */
@@ -146,20 +149,12 @@ static void combine(void *core, const void *other, int intersect)
     rb_raise(bloomc_eUnsupportedError, "a Bloomc::BinaryFuseFilter cannot be combined: build one from the keys of both");
 }
 
-static const bloomc_kind fuse_kind = {
-    .type = BLOOMC_KIND_TYPE("binary_fuse_filter"),
-    .core_size = sizeof(fuse_t),
-    .nfields = 6,
-    .shape_fields = 2, /* fingerprint bits, seed */
-    .methods = BLOOMC_SIZE,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .occupied = occupied,
-    .contains_many = contains_many,
-};
+static const bloomc_kind fuse_kind = BLOOMC_KIND("binary_fuse_filter", fuse_t,
+                                                 .nfields = 6,
+                                                 .shape_fields = 2, /* fingerprint bits, seed */
+                                                 .methods = BLOOMC_SIZE,
+                                                 .occupied = occupied,
+                                                 .contains_many = contains_many);
 
 void bloomc_init_binary_fuse_filter(void)
 {

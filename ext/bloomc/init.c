@@ -1,4 +1,5 @@
 #include "filter.h"
+#include "mapping.h"
 
 VALUE bloomc_mBloomc;
 VALUE bloomc_eUnsupportedError;

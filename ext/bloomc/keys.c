@@ -1,4 +1,5 @@
 #include "bloomc.h"
+#include "keys.h"
 #include "bf_endian.h"
 
 /* An Integer key is hashed by its bytes, but apart from a String holding the

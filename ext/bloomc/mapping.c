@@ -6,6 +6,8 @@
 /* Ruby's headers first: ruby/config.h sets the feature macros (pread under
  * -std=c99, SEEK_DATA, SEEK_HOLE) for the system's headers after it. */
 #include "filter.h"
+#include "mapping.h"
+#include "state.h"
 #include <ruby/thread.h>
 #include "bf_crc32c.h"
 #include <errno.h>

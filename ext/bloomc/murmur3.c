@@ -4,6 +4,7 @@
  * MurmurHash3 x86_32 and x64_128 of a String's bytes.
  */
 #include "bloomc.h"
+#include "args.h"
 #include "bf_hash.h"
 #include "bf_endian.h"
 

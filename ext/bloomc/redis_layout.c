@@ -11,6 +11,9 @@
  * differ from the local layout and are converted by cells_to_redis and
  * cells_from_redis. */
 #include "bloomc.h"
+#include "keys.h"
+#include "args.h"
+#include "bf_bits.h"
 #include "bf_continuous.h"
 
 static VALUE cRedisLayout;

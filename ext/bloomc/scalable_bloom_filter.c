@@ -5,6 +5,9 @@
  * core: a new layer is a new run with the old layers copied in (amortised, as
  * layers grow geometrically). */
 #include "filter.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
 #include "bf_scalable.h"
 
 static const bloomc_kind scalable_kind;
@@ -264,23 +267,15 @@ static void numbers(void *core, bloomc_numbers *out)
     *out = (bloomc_numbers){m, &f->count, NULL, 0, f->seed, f->params.hash};
 }
 
-static const bloomc_kind scalable_kind = {
-    .type = BLOOMC_KIND_TYPE("scalable_bloom_filter"),
-    .core_size = sizeof(scalable),
-    .nfields = FIXED_FIELDS,
-    .shape_fields = 7, /* seed and parameters */
-    .methods = BLOOMC_SIZE | BLOOMC_HASH_KIND,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .cleared = cleared,
-    .add_one = add_or_grow,
-    .contains_many = contains_many,
-    .room = room,
-    .nfields_in = nfields_in,
-};
+static const bloomc_kind scalable_kind = BLOOMC_KIND("scalable_bloom_filter", scalable,
+                                                     .nfields = FIXED_FIELDS,
+                                                     .shape_fields = 7, /* seed and parameters */
+                                                     .methods = BLOOMC_SIZE | BLOOMC_HASH_KIND,
+                                                     .cleared = cleared,
+                                                     .add_one = add_or_grow,
+                                                     .contains_many = contains_many,
+                                                     .room = room,
+                                                     .nfields_in = nfields_in);
 
 static int add_one(bf_scalable *f, bf_key_hash h, int report) { return add_or_grow(f, h, report); }
 static int contains_one(const bf_scalable *f, bf_key_hash h) { return bf_scalable_contains(f, h); }

@@ -3,6 +3,9 @@
  * lib/bloomc/spectral_bloom_filter.rb; the methods every kind shares are in
  * filter.c. The cells are the primary's, then (RM) the secondary's. */
 #include "cells.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
 
 static const bloomc_kind spectral_kind;
 
@@ -160,22 +163,14 @@ static void cleared(void *core)
     bloomc_counting_cleared(&f->secondary);
 }
 
-static const bloomc_kind spectral_kind = {
-    .type = BLOOMC_KIND_TYPE("spectral_bloom_filter"),
-    .core_size = sizeof(bf_spectral),
-    .nfields = 10,
-    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .same_shape = same_shape,
-    .combine = combine,
-    .occupied = occupied,
-    .cleared = cleared,
-    .add_one = add_one,
-    .contains_one = contains_one,
-};
+static const bloomc_kind spectral_kind = BLOOMC_KIND("spectral_bloom_filter", bf_spectral,
+                                                     .nfields = 10,
+                                                     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
+                                                     .same_shape = same_shape,
+                                                     .occupied = occupied,
+                                                     .cleared = cleared,
+                                                     .add_one = add_one,
+                                                     .contains_one = contains_one);
 
 BLOOMC_HOT_METHODS(bf_spectral, spectral_kind)
 

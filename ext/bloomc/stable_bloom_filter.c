@@ -3,6 +3,9 @@
  * lib/bloomc/stable_bloom_filter.rb; the methods every kind shares are in
  * filter.c. */
 #include "filter.h"
+#include "keys.h"
+#include "args.h"
+#include "state.h"
 #include "bf_stable.h"
 
 static const bloomc_kind stable_kind;
@@ -130,21 +133,13 @@ static uint64_t occupied(const void *core)
     return bf_buckets_count_nonzero(&((const bf_stable *)core)->cells);
 }
 
-static const bloomc_kind stable_kind = {
-    .type = BLOOMC_KIND_TYPE("stable_bloom_filter"),
-    .core_size = sizeof(bf_stable),
-    .nfields = 7,
-    .shape_fields = 5, /* m, k, d, width, seed; the generator runs on after a clear */
-    .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .combine = combine,
-    .occupied = occupied,
-    .add_one = add_one,
-    .contains_one = contains_one,
-};
+static const bloomc_kind stable_kind = BLOOMC_KIND("stable_bloom_filter", bf_stable,
+                                                   .nfields = 7,
+                                                   .shape_fields = 5, /* m, k, d, width, seed; the generator runs on after a clear */
+                                                   .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,
+                                                   .occupied = occupied,
+                                                   .add_one = add_one,
+                                                   .contains_one = contains_one);
 
 static bf_key_hash key_hash(const bf_stable *f, VALUE key) { return bloomc_key_hash(key, f->seed, f->hash); }
 BLOOMC_HOT_METHODS(bf_stable, stable_kind)

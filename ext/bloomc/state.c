@@ -4,6 +4,7 @@
  * What arrives here may come from anywhere, so every failed check raises
  * Bloomc::FormatError. */
 #include "bloomc.h"
+#include "state.h"
 #include <ruby/encoding.h>
 #include <stdarg.h>
 
