@@ -3,6 +3,8 @@
 # Writes the seed inputs in fuzz/corpus/ for fuzz/fuzz_core.c: small programs
 # that between them reach every operation of the harness.  Run it again after
 # changing the harness's input format:  ruby fuzz/make_corpus.rb
+# (or ruby fuzz/make_corpus.rb DIR to write them to DIR instead, e.g. to
+# compare with the committed ones: diff -r DIR fuzz/corpus).
 #
 # Input format (all integers little-endian; reads past the end yield zeros):
 #   header  bits:    u16 n              (n % 5000 + 1 bits)
@@ -583,7 +585,7 @@ seeds["fuse_shapes"] = header +
   fuse_shape(0, 8, which: 64 | 128, fields: u8(2) + u32(1), seed: 3, keys: [1, 2, 3, 4]) + (0...12).map { |i| u8(i * 29) }.join +
   fuse_shape(40, 16, which: 32, fields: u32(24), keys: [9, 8])
 
-dir = File.join(__dir__, "corpus")
+dir = ARGV.fetch(0) { File.join(__dir__, "corpus") }
 FileUtils.mkdir_p(dir)
 seeds.each { |name, bytes| File.binwrite(File.join(dir, name), bytes) }
 puts "#{seeds.size} seeds written to #{dir}"
