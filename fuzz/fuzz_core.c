@@ -22,6 +22,12 @@
  * padding checks plant bits past the end; planted slots make continuous
  * filters invalid as state read from outside may be.
  *
+ * The words of the input (the kinds, the header's order, the padding
+ * targets, the opcodes and the handler of each) are listed once, in
+ * fuzz/ops.h, which fuzz/make_corpus.rb reads too. Every kind is driven
+ * through one fuzz_model; the harness at the end does everything it does
+ * with all kinds the same way over those.
+ *
  * Build and run: `rake fuzz` (see the Rakefile), or by hand:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
  *     -I ext/bloomc fuzz/fuzz_core.c ext/bloomc/bf_bits.c ext/bloomc/bf_buckets.c \
@@ -64,6 +70,7 @@
 #include "bf_probe.h"
 #include "bf_scalable.h"
 #include "bf_stable.h"
+#include "ops.h"
 
 #ifndef FUZZ_HAVE_INT128
 #error "the harness's reference probe positions need unsigned __int128"
@@ -86,31 +93,10 @@ __extension__ typedef unsigned __int128 fuzz_u128;
 #define MODEL
 #endif
 
-/* The structures that OP_REINIT, twin_make, twin_op and merge pick by a
- * byte % STRUCTURES. The twin ops' byte is the kind itself; OP_REINIT's byte
- * came first and numbers them in another order, which reinit_kinds (by
- * OP_REINIT) maps, so that the seed corpus keeps its meaning. */
-typedef enum {
-    KIND_BITS,
-    KIND_BUCKETS,
-    KIND_CONT,
-    KIND_COUNTING,
-    KIND_SPECTRAL,
-    KIND_BITWISE,
-    KIND_STABLE,
-    KIND_A2,
-    KIND_BLOOM,
-    KIND_BLOCKED,
-    KIND_SCALABLE,
-    KIND_CUCKOO,
-    STRUCTURES
-} structure_kind;
-
-/* OP_REINIT's byte % STRUCTURES, as fuzz/make_corpus.rb writes it. */
-static const structure_kind reinit_kinds[] = {
-    KIND_BITS, KIND_BUCKETS, KIND_BLOOM, KIND_CONT, KIND_BLOCKED, KIND_COUNTING,
-    KIND_SPECTRAL, KIND_BITWISE, KIND_STABLE, KIND_A2, KIND_SCALABLE, KIND_CUCKOO};
-_Static_assert(sizeof reinit_kinds / sizeof reinit_kinds[0] == STRUCTURES, "every kind has its OP_REINIT byte");
+/* The structures, numbered as ops.h lists them. */
+#define KIND_NUMBER(kind, model) KIND_##kind,
+typedef enum { FUZZ_KINDS(KIND_NUMBER) STRUCTURES } structure_kind;
+#undef KIND_NUMBER
 
 /* Limits of what the input may ask for. */
 #define BITS_MAX_N 5000
@@ -124,7 +110,6 @@ _Static_assert(sizeof reinit_kinds / sizeof reinit_kinds[0] == STRUCTURES, "ever
  * bucket-bits per input; past it only the cheap checks run until the end,
  * where everything is always compared.  Keeps every input fast. */
 #define SCAN_BUDGET (1u << 18)
-#define MAX_REINITS 8
 /* A rate spot check costs up to ~15 ms here (three bf_blocked_fpr calls at a
  * million keys per block), most far less. */
 #define MAX_RATES 4
@@ -208,6 +193,31 @@ static const uint8_t *key_ptr(const reader *r, key_ref k)
 {
     return r->data + k.off;
 }
+
+/* A structure kind as the harness drives it: what it does with every kind
+ * the same way. */
+typedef struct {
+    size_t state_size; /* the structure, its model and its keys */
+    /* A new structure from the header's fields, the old one freed. */
+    void (*init)(void *s, reader *r);
+    /* Everything against the model, as at the end of the input: spends no
+     * budget, and reads the input only for the keys it was given. */
+    void (*check)(void *s, const reader *r);
+    void (*free)(void *s);
+    /* OP_TWIN_MAKE: t anew, empty of s's shape or (mode bit 0) a copy. */
+    void (*twin)(void *t, const void *s, uint8_t mode, reader *r);
+    /* OP_MERGE: src merged into dst as flags say. */
+    void (*merge)(void *dst, void *src, uint8_t flags, reader *r);
+    /* OP_TAIL: bits planted in the padding (NULL: not a target). */
+    void (*tail)(void *s, uint16_t off, uint8_t flags);
+} fuzz_model;
+
+/* Every op's handler, as ops.h names it. */
+#define DECLARE_STRUCTURE_OP(name, kind, handler) static void handler(void *s, reader *r);
+#define DECLARE_INPUT_OP(name, handler) static void handler(reader *r);
+FUZZ_OPS(DECLARE_STRUCTURE_OP, DECLARE_STRUCTURE_OP, DECLARE_INPUT_OP)
+#undef DECLARE_STRUCTURE_OP
+#undef DECLARE_INPUT_OP
 
 /* A growable list of keys (with an age, used by the continuous filter). */
 typedef struct {
@@ -466,15 +476,17 @@ typedef struct {
     uint64_t ones;
 } bits_state;
 
-static void bits_free(bits_state *s)
+static void bits_free(void *state)
 {
+    bits_state *s = state;
     free(s->f.data);
     free(s->model);
     memset(s, 0, sizeof *s);
 }
 
-static void bits_init(bits_state *s, reader *r)
+static void bits_init(void *state, reader *r)
 {
+    bits_state *s = state;
     bits_free(s);
     uint64_t n = 1 + rd_u16(r) % BITS_MAX_N;
     size_t nbytes = bf_bits_nbytes(n);
@@ -504,27 +516,33 @@ MODEL static void bits_check(const bits_state *s, reader *r)
     }
 }
 
+enum bits_action {
+    BITS_DO_SET,
+    BITS_DO_CLEAR,
+    BITS_DO_GET
+};
+
 /* set (with bf_bits_test_and_set when bit 15 of the u16 is set: 1 exactly
  * when the bit was clear), clear, get. */
-static void bits_op(bits_state *s, unsigned op, reader *r)
+static void bits_op(bits_state *s, enum bits_action op, reader *r)
 {
     uint64_t i = rd_u16(r);
     if (!s->f.data) return;
     int test = (i >> 15) & 1;
     i %= s->f.nbits;
     switch (op) {
-    case 0:
+    case BITS_DO_SET:
         if (test) CHECK(bf_bits_test_and_set(&s->f, i) == !s->model[i]);
         else bf_bits_set(&s->f, i);
         s->ones += !s->model[i];
         s->model[i] = 1;
         break;
-    case 1:
+    case BITS_DO_CLEAR:
         bf_bits_clear(&s->f, i);
         s->ones -= s->model[i];
         s->model[i] = 0;
         break;
-    default:
+    case BITS_DO_GET:
         break;
     }
     CHECK(bf_bits_get(&s->f, i) == s->model[i]);
@@ -532,6 +550,12 @@ static void bits_op(bits_state *s, unsigned op, reader *r)
     for (uint64_t j = i >= 9 ? i - 9 : 0; j < s->f.nbits && j <= i + 9; j++)
         CHECK(bf_bits_get(&s->f, j) == s->model[j]);
 }
+
+static void bits_set_op(void *s, reader *r) { bits_op(s, BITS_DO_SET, r); }
+static void bits_clear_op(void *s, reader *r) { bits_op(s, BITS_DO_CLEAR, r); }
+static void bits_get_op(void *s, reader *r) { bits_op(s, BITS_DO_GET, r); }
+static void bits_check_op(void *s, reader *r) { bits_check(s, r); }
+static void bits_final(void *s, const reader *r) { bits_check(s, NULL); }
 
 /* ------------------------------------------------------------ bucket field */
 
@@ -541,15 +565,17 @@ typedef struct {
     uint64_t nonzero;
 } buckets_state;
 
-static void buckets_free(buckets_state *s)
+static void buckets_free(void *state)
 {
+    buckets_state *s = state;
     free(s->f.data);
     free(s->model);
     memset(s, 0, sizeof *s);
 }
 
-static void buckets_init(buckets_state *s, reader *r)
+static void buckets_init(void *state, reader *r)
 {
+    buckets_state *s = state;
     buckets_free(s);
     unsigned width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
     uint64_t count = 1 + rd_u16(r) % BUCKETS_MAX_N;
@@ -602,27 +628,34 @@ static void buckets_store(buckets_state *s, uint64_t i, uint32_t v)
     s->model[i] = v;
 }
 
-static void buckets_op(buckets_state *s, unsigned op, reader *r)
+enum buckets_action {
+    BUCKETS_DO_SET,
+    BUCKETS_DO_GET,
+    BUCKETS_DO_INC,
+    BUCKETS_DO_DEC
+};
+
+static void buckets_op(buckets_state *s, enum buckets_action op, reader *r)
 {
     uint64_t i = rd_u16(r);
-    uint32_t v = op == 0 ? rd_u32(r) : 0;
+    uint32_t v = op == BUCKETS_DO_SET ? rd_u32(r) : 0;
     if (!s->f.data) return;
     i %= s->f.count;
     uint32_t max = s->f.max, old = s->model[i];
     switch (op) {
-    case 0: /* set; the value masked to the width */
+    case BUCKETS_DO_SET: /* the value masked to the width */
         v &= max;
         bf_buckets_set(&s->f, i, v);
         buckets_store(s, i, v);
         break;
-    case 1: /* get */
+    case BUCKETS_DO_GET:
         break;
-    case 2: /* saturating inc */
+    case BUCKETS_DO_INC: /* saturating */
         v = old < max ? old + 1 : max;
         CHECK(bf_buckets_inc(&s->f, i) == v);
         buckets_store(s, i, v);
         break;
-    case 3: /* saturating dec */
+    case BUCKETS_DO_DEC: /* saturating */
         v = old > 0 ? old - 1 : 0;
         CHECK(bf_buckets_dec(&s->f, i) == v);
         buckets_store(s, i, v);
@@ -634,6 +667,13 @@ static void buckets_op(buckets_state *s, unsigned op, reader *r)
         CHECK(bf_buckets_get(&s->f, j) == s->model[j]);
 }
 
+static void buckets_set_op(void *s, reader *r) { buckets_op(s, BUCKETS_DO_SET, r); }
+static void buckets_get_op(void *s, reader *r) { buckets_op(s, BUCKETS_DO_GET, r); }
+static void buckets_inc_op(void *s, reader *r) { buckets_op(s, BUCKETS_DO_INC, r); }
+static void buckets_dec_op(void *s, reader *r) { buckets_op(s, BUCKETS_DO_DEC, r); }
+static void buckets_check_op(void *s, reader *r) { buckets_check(s, r); }
+static void buckets_final(void *s, const reader *r) { buckets_check(s, NULL); }
+
 /* ------------------------------------------------------------ Bloom filter */
 
 typedef struct {
@@ -644,16 +684,18 @@ typedef struct {
     key_list keys;
 } bloom_state;
 
-static void bloom_free(bloom_state *s)
+static void bloom_free(void *state)
 {
+    bloom_state *s = state;
     free(s->f.bits.data);
     free(s->model);
     keys_free(&s->keys);
     memset(s, 0, sizeof *s);
 }
 
-static void bloom_init(bloom_state *s, reader *r)
+static void bloom_init(void *state, reader *r)
 {
+    bloom_state *s = state;
     bloom_free(s);
     uint64_t m = 1 + rd_u16(r) % BLOOM_MAX_M;
     uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
@@ -710,41 +752,44 @@ static void bloom_check(const bloom_state *s)
     CHECK(bf_bits_count(&s->f.bits) == s->ones);
 }
 
-static void bloom_op(bloom_state *s, unsigned op, reader *r)
+static void bloom_add_op(void *state, reader *r)
 {
+    bloom_state *s = state;
     uint64_t pos[BF_K_MAX];
-    switch (op) {
-    case 0: { /* add */
-        key_ref k = rd_key(r);
-        if (!s->f.bits.data) return;
-        const uint8_t *p = key_ptr(r, k);
-        bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
-        positions(h, s->f.hash, s->f.k, s->f.bits.nbits, pos);
-        int fresh = bf_bloom_add(&s->f, h);
-        CHECK(fresh == bloom_model_add(s, pos, k));
-        CHECK(s->f.count == s->adds && s->f.distinct == s->distinct);
-        CHECK(bf_bloom_contains(&s->f, h));
-        break;
-    }
-    case 1: { /* contains, any key: exactly the model's answer */
-        key_ref k = rd_key(r);
-        if (!s->f.bits.data) return;
-        bloom_lookup(s, key_ptr(r, k), k.len, 0);
-        break;
-    }
-    default: { /* the most recent keys are all still there */
-        if (!s->f.bits.data) return;
-        size_t from = s->keys.len > RECENT_KEYS ? s->keys.len - RECENT_KEYS : 0;
-        for (size_t i = from; i < s->keys.len; i++)
-            bloom_lookup(s, key_ptr(r, s->keys.items[i].key), s->keys.items[i].key.len, 1);
-        bloom_check(s);
-        break;
-    }
-    }
+    key_ref k = rd_key(r);
+    if (!s->f.bits.data) return;
+    const uint8_t *p = key_ptr(r, k);
+    bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
+    positions(h, s->f.hash, s->f.k, s->f.bits.nbits, pos);
+    int fresh = bf_bloom_add(&s->f, h);
+    CHECK(fresh == bloom_model_add(s, pos, k));
+    CHECK(s->f.count == s->adds && s->f.distinct == s->distinct);
+    CHECK(bf_bloom_contains(&s->f, h));
 }
 
-MODEL static void bloom_final(const bloom_state *s, const reader *r)
+/* Any key: exactly the model's answer. */
+static void bloom_contains_op(void *state, reader *r)
 {
+    bloom_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.bits.data) return;
+    bloom_lookup(s, key_ptr(r, k), k.len, 0);
+}
+
+/* The most recent keys are all still there. */
+static void bloom_recent_op(void *state, reader *r)
+{
+    bloom_state *s = state;
+    if (!s->f.bits.data) return;
+    size_t from = s->keys.len > RECENT_KEYS ? s->keys.len - RECENT_KEYS : 0;
+    for (size_t i = from; i < s->keys.len; i++)
+        bloom_lookup(s, key_ptr(r, s->keys.items[i].key), s->keys.items[i].key.len, 1);
+    bloom_check(s);
+}
+
+MODEL static void bloom_final(void *state, const reader *r)
+{
+    const bloom_state *s = state;
     if (!s->f.bits.data) return;
     for (size_t i = 0; i < s->keys.len; i++)
         bloom_lookup(s, key_ptr(r, s->keys.items[i].key), s->keys.items[i].key.len, 1);
@@ -779,8 +824,9 @@ typedef struct {
     key_list keys;                        /* adds of the last 0..2 ticks, with their age */
 } cont_state;
 
-static void cont_free(cont_state *s)
+static void cont_free(void *state)
 {
+    cont_state *s = state;
     free(s->f.buckets.data);
     free(s->age);
     free(s->expect);
@@ -788,8 +834,9 @@ static void cont_free(cont_state *s)
     memset(s, 0, sizeof *s);
 }
 
-static void cont_init(cont_state *s, reader *r)
+static void cont_init(void *state, reader *r)
 {
+    cont_state *s = state;
     cont_free(s);
     uint64_t m = 1 + rd_u16(r) % CONT_MAX_M;
     uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
@@ -1027,45 +1074,58 @@ static void cont_check_keys(cont_state *s, const reader *r)
         CHECK(cont_lookup(s, key_ptr(r, s->keys.items[i].key), s->keys.items[i].key.len, 1));
 }
 
-static void cont_op(cont_state *s, unsigned op, reader *r)
+static void cont_add_op(void *state, reader *r)
 {
-    switch (op) {
-    case 0: { /* add */
-        uint64_t pos[BF_K_MAX];
-        key_ref k = rd_key(r);
-        if (!s->f.buckets.data) return;
-        const uint8_t *p = key_ptr(r, k);
-        bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
-        positions(h, s->f.hash, s->f.k, s->f.buckets.count, pos);
-        int fresh = bf_continuous_add(&s->f, h);
-        CHECK(fresh == cont_model_add(s, pos, k));
-        CHECK(cont_lookup(s, p, k.len, 0));
-        CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
-        break;
-    }
-    case 1: { /* tick by 0..20 */
-        uint64_t n = rd_u8(r) % 21;
-        if (!s->f.buckets.data) return;
-        cont_tick(s, n, r, 0);
-        cont_check_keys(s, r);
-        break;
-    }
-    case 2: { /* lookup any key */
-        key_ref k = rd_key(r);
-        uint8_t clear = rd_u8(r) & 1;
-        if (!s->f.buckets.data) return;
-        cont_lookup(s, key_ptr(r, k), k.len, clear);
-        CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
-        break;
-    }
-    default: { /* tick by any count (a long pause: n mod 15 on the ring) */
-        uint64_t n = rd_u64(r);
-        if (!s->f.buckets.data) return;
-        cont_tick(s, n, r, 0);
-        cont_check_keys(s, r);
-        break;
-    }
-    }
+    cont_state *s = state;
+    uint64_t pos[BF_K_MAX];
+    key_ref k = rd_key(r);
+    if (!s->f.buckets.data) return;
+    const uint8_t *p = key_ptr(r, k);
+    bf_key_hash h = key_hash(p, k.len, s->f.seed, s->f.hash);
+    positions(h, s->f.hash, s->f.k, s->f.buckets.count, pos);
+    int fresh = bf_continuous_add(&s->f, h);
+    CHECK(fresh == cont_model_add(s, pos, k));
+    CHECK(cont_lookup(s, p, k.len, 0));
+    CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
+}
+
+/* Tick by 0..20. */
+static void cont_tick_op(void *state, reader *r)
+{
+    cont_state *s = state;
+    uint64_t n = rd_u8(r) % 21;
+    if (!s->f.buckets.data) return;
+    cont_tick(s, n, r, 0);
+    cont_check_keys(s, r);
+}
+
+/* Look up any key. */
+static void cont_lookup_op(void *state, reader *r)
+{
+    cont_state *s = state;
+    key_ref k = rd_key(r);
+    uint8_t clear = rd_u8(r) & 1;
+    if (!s->f.buckets.data) return;
+    cont_lookup(s, key_ptr(r, k), k.len, clear);
+    CHECK(bf_buckets_count_nonzero(&s->f.buckets) == s->nonzero);
+}
+
+/* Tick by any count (a long pause: n mod 15 on the ring). */
+static void cont_tick_big_op(void *state, reader *r)
+{
+    cont_state *s = state;
+    uint64_t n = rd_u64(r);
+    if (!s->f.buckets.data) return;
+    cont_tick(s, n, r, 0);
+    cont_check_keys(s, r);
+}
+
+static void cont_final(void *state, const reader *r)
+{
+    cont_state *s = state;
+    if (!s->f.buckets.data) return;
+    cont_check_all(s, NULL);
+    cont_check_keys(s, r);
 }
 
 /* ----------------------------------------------------------------- hashes */
@@ -1215,8 +1275,9 @@ static uint8_t *exact_answers(size_t n)
 /* u8 flags: bit 0 add the batch first, bit 1 without the answers of the
  * add (out NULL). Each add's answer is the model's after the keys before
  * it, so a key given twice in a batch is new the first time at most. */
-static void bloom_batch_op(bloom_state *s, reader *r)
+static void bloom_batch_op(void *state, reader *r)
 {
+    bloom_state *s = state;
     uint8_t flags = rd_u8(r), add = flags & 1;
     batch b;
     rd_batch(r, &b, s->f.seed, s->f.hash);
@@ -1248,8 +1309,9 @@ static void bloom_batch_op(bloom_state *s, reader *r)
 
 /* u8 flags: bit 0 add the batch first (bit 2: out NULL; each answer the
  * model's after the keys before it), bit 1 clear_expired for the lookups. */
-static void cont_batch_op(cont_state *s, reader *r)
+static void cont_batch_op(void *state, reader *r)
 {
+    cont_state *s = state;
     uint8_t flags = rd_u8(r);
     batch b;
     rd_batch(r, &b, s->f.seed, s->f.hash);
@@ -1331,16 +1393,18 @@ static void blocked_positions(const blocked_state *s, bf_key_hash h, uint64_t *o
     }
 }
 
-static void blocked_free(blocked_state *s)
+static void blocked_free(void *state)
 {
+    blocked_state *s = state;
     free(s->f.bits.data);
     free(s->model);
     keys_free(&s->keys);
     memset(s, 0, sizeof *s);
 }
 
-static void blocked_init(blocked_state *s, reader *r)
+static void blocked_init(void *state, reader *r)
 {
+    blocked_state *s = state;
     blocked_free(s);
     uint64_t nblocks = 1 + rd_u8(r) % BLOCKED_MAX_BLOCKS;
     uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
@@ -1391,61 +1455,67 @@ MODEL static void blocked_check_image(const blocked_state *s)
     }
 }
 
-static void blocked_op(blocked_state *s, unsigned op, reader *r)
+/* Add one key. */
+static void blocked_add_op(void *state, reader *r)
 {
+    blocked_state *s = state;
     uint64_t pos[BF_K_MAX];
-    switch (op) {
-    case 0: { /* add one key */
-        key_ref k = rd_key(r);
-        if (!s->f.bits.data) return;
-        bf_key_hash h = key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3);
-        blocked_positions(s, h, pos);
-        int fresh = bf_blocked_add(&s->f, h);
-        CHECK(fresh == blocked_model_add(s, pos, k));
-        blocked_check_counts(s);
-        CHECK(bf_blocked_contains(&s->f, h));
-        break;
-    }
-    case 1: { /* look up one key: exactly the model's answer */
-        key_ref k = rd_key(r);
-        if (!s->f.bits.data) return;
-        bf_key_hash h = key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3);
-        blocked_positions(s, h, pos);
-        CHECK(bf_blocked_contains(&s->f, h) == blocked_model_contains(s, pos));
-        break;
-    }
-    default: { /* a batch: add_many (flags bit 0; bit 1: out NULL) then
-                * contains_many, against the model, as bloom_batch_op */
-        uint8_t flags = rd_u8(r), add = flags & 1;
-        batch b;
-        rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
-        if (!s->f.bits.data) return;
-        bf_key_hash *h = exact_hashes(b.h, b.n);
-        uint8_t *out = exact_answers(b.n);
-        if (add) {
-            uint8_t *fresh = flags & 2 ? NULL : exact_answers(b.n);
-            bf_blocked_add_many(&s->f, h, b.n, fresh);
-            for (size_t j = 0; j < b.n; j++) {
-                blocked_positions(s, b.h[j], pos);
-                int want = blocked_model_add(s, pos, b.keys[j]);
-                CHECK(!fresh || fresh[j] == want);
-            }
-            free(fresh);
-        }
-        bf_blocked_contains_many(&s->f, h, b.n, out);
-        for (size_t j = 0; j < b.n; j++) {
-            blocked_positions(s, b.h[j], pos);
-            CHECK(out[j] == blocked_model_contains(s, pos));
-        }
-        blocked_check_counts(s);
-        free(h);
-        free(out);
-        break;
-    }
-    }
+    key_ref k = rd_key(r);
+    if (!s->f.bits.data) return;
+    bf_key_hash h = key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3);
+    blocked_positions(s, h, pos);
+    int fresh = bf_blocked_add(&s->f, h);
+    CHECK(fresh == blocked_model_add(s, pos, k));
+    blocked_check_counts(s);
+    CHECK(bf_blocked_contains(&s->f, h));
 }
 
-MODEL static void blocked_final(const blocked_state *s, const reader *r)
+/* Look up one key: exactly the model's answer. */
+static void blocked_contains_op(void *state, reader *r)
+{
+    blocked_state *s = state;
+    uint64_t pos[BF_K_MAX];
+    key_ref k = rd_key(r);
+    if (!s->f.bits.data) return;
+    bf_key_hash h = key_hash(key_ptr(r, k), k.len, s->f.seed, BF_HASH_MURMUR3);
+    blocked_positions(s, h, pos);
+    CHECK(bf_blocked_contains(&s->f, h) == blocked_model_contains(s, pos));
+}
+
+/* A batch: add_many (flags bit 0; bit 1: out NULL) then contains_many,
+ * against the model, as bloom_batch_op. */
+static void blocked_batch_op(void *state, reader *r)
+{
+    blocked_state *s = state;
+    uint64_t pos[BF_K_MAX];
+    uint8_t flags = rd_u8(r), add = flags & 1;
+    batch b;
+    rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
+    if (!s->f.bits.data) return;
+    bf_key_hash *h = exact_hashes(b.h, b.n);
+    uint8_t *out = exact_answers(b.n);
+    if (add) {
+        uint8_t *fresh = flags & 2 ? NULL : exact_answers(b.n);
+        bf_blocked_add_many(&s->f, h, b.n, fresh);
+        for (size_t j = 0; j < b.n; j++) {
+            blocked_positions(s, b.h[j], pos);
+            int want = blocked_model_add(s, pos, b.keys[j]);
+            CHECK(!fresh || fresh[j] == want);
+        }
+        free(fresh);
+    }
+    bf_blocked_contains_many(&s->f, h, b.n, out);
+    for (size_t j = 0; j < b.n; j++) {
+        blocked_positions(s, b.h[j], pos);
+        CHECK(out[j] == blocked_model_contains(s, pos));
+    }
+    blocked_check_counts(s);
+    free(h);
+    free(out);
+}
+
+/* Every key found, and the whole image. */
+MODEL static void blocked_check_all(const blocked_state *s, const reader *r)
 {
     if (!s->f.bits.data) return;
     for (size_t i = 0; i < s->keys.len; i++) {
@@ -1457,8 +1527,9 @@ MODEL static void blocked_final(const blocked_state *s, const reader *r)
 
 /* The most recent keys are all still there; the whole image while the scan
  * budget lasts (the final check alone would not say which op went wrong). */
-static void blocked_recent(const blocked_state *s, reader *r)
+static void blocked_recent_op(void *state, reader *r)
 {
+    const blocked_state *s = state;
     if (!s->f.bits.data) return;
     size_t from = s->keys.len > RECENT_KEYS ? s->keys.len - RECENT_KEYS : 0;
     for (size_t i = from; i < s->keys.len; i++) {
@@ -1474,7 +1545,7 @@ static void blocked_recent(const blocked_state *s, reader *r)
  * probability, and no higher with more blocks. Where the rate is flat near 1,
  * adjacent block counts differ by rounding only, hence the relative slack of
  * 1e-12 (seen: 3e-15 in 200,000 samples). */
-static void blocked_fpr_op(reader *r)
+static void blocked_rate_op(reader *r)
 {
     double n = 1 + (double)((rd_u32(r) % 10000000) >> (rd_u8(r) % 24));
     uint8_t shift = rd_u8(r);
@@ -1724,8 +1795,9 @@ static void buckets_check_span(const buckets_state *s, uint64_t first, uint64_t 
     for (uint64_t j = from; j < s->f.count && j < to; j++) CHECK(bf_buckets_get(&s->f, j) == s->model[j]);
 }
 
-static void buckets_dec_run_op(buckets_state *s, reader *r)
+static void buckets_dec_run_op(void *state, reader *r)
 {
+    buckets_state *s = state;
     uint64_t first = rd_u16(r), n = rd_u16(r);
     uint8_t flags = rd_u8(r);
     if (!s->f.data) return;
@@ -1982,16 +2054,18 @@ typedef struct {
     tally keys;
 } counting_state;
 
-static void counting_free(counting_state *s)
+static void counting_free(void *state)
 {
+    counting_state *s = state;
     free(s->f.cells.data);
     free(s->model);
     tally_free(&s->keys);
     memset(s, 0, sizeof *s);
 }
 
-static void counting_init(counting_state *s, reader *r)
+static void counting_init(void *state, reader *r)
 {
+    counting_state *s = state;
     counting_free(s);
     uint64_t m = 1 + rd_u16(r) % CELLS_MAX_M;
     unsigned width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
@@ -2029,8 +2103,9 @@ static void counting_check_counts(const counting_state *s)
     CHECK(s->f.count == s->count && s->f.saturated == s->saturated && s->f.distinct == s->distinct);
 }
 
-MODEL static void counting_check_all(const counting_state *s, const reader *r)
+MODEL static void counting_check_all(void *state, const reader *r)
 {
+    const counting_state *s = state;
     if (!s->f.cells.data) return;
     counting_check_counts(s);
     CHECK(s->saturated == mcells_saturated(s->model, s->f.cells.count, s->f.cells.max));
@@ -2059,58 +2134,68 @@ static void counting_remove(counting_state *s, const reader *r, key_ref k, bf_ke
     counting_lookup(s, r, k, h);
 }
 
-static void counting_op(counting_state *s, unsigned op, reader *r)
+/* Add, 1..MAX_REPEAT times. */
+static void counting_add_op(void *state, reader *r)
 {
-    switch (op) {
-    case 0: { /* add, 1..MAX_REPEAT times */
-        key_ref k = rd_key(r);
-        unsigned times = 1 + rd_u8(r) % MAX_REPEAT;
-        if (!s->f.cells.data) return;
-        uint64_t pos[BF_K_MAX];
-        bf_key_hash h = mm_hash(r, k, s->f.seed);
-        positions(h, BF_HASH_MURMUR3, s->f.k, s->f.cells.count, pos);
-        tally_entry *e = tally_get(&s->keys, r, k, h);
-        for (unsigned t = 0; t < times; t++) {
-            if (t > 0 && !may_add(r, s->f.k)) break;
-            int fresh = mcells_min(s->model, pos, s->f.k, s->f.cells.max) == 0;
-            CHECK(bf_counting_add(&s->f, h) == fresh);
-            s->distinct += (uint64_t)fresh;
-            s->saturated += mcells_add(s->model, pos, s->f.k, 1, s->f.cells.max);
-            s->count++;
-            e->n++;
-        }
-        cells_check_at(&s->f.cells, s->model, pos, s->f.k);
-        counting_check_counts(s);
-        CHECK(counting_lookup(s, r, k, h) > 0);
-        break;
+    counting_state *s = state;
+    key_ref k = rd_key(r);
+    unsigned times = 1 + rd_u8(r) % MAX_REPEAT;
+    if (!s->f.cells.data) return;
+    uint64_t pos[BF_K_MAX];
+    bf_key_hash h = mm_hash(r, k, s->f.seed);
+    positions(h, BF_HASH_MURMUR3, s->f.k, s->f.cells.count, pos);
+    tally_entry *e = tally_get(&s->keys, r, k, h);
+    for (unsigned t = 0; t < times; t++) {
+        if (t > 0 && !may_add(r, s->f.k)) break;
+        int fresh = mcells_min(s->model, pos, s->f.k, s->f.cells.max) == 0;
+        CHECK(bf_counting_add(&s->f, h) == fresh);
+        s->distinct += (uint64_t)fresh;
+        s->saturated += mcells_add(s->model, pos, s->f.k, 1, s->f.cells.max);
+        s->count++;
+        e->n++;
     }
-    case 1: { /* delete any key */
-        key_ref k = rd_key(r);
-        if (!s->f.cells.data) return;
-        counting_remove(s, r, k, mm_hash(r, k, s->f.seed));
-        break;
-    }
-    case 2: { /* delete a key given before */
-        uint8_t which = rd_u8(r);
-        if (!s->f.cells.data || s->keys.len == 0) return;
-        tally_entry e = s->keys.items[which % s->keys.len];
-        counting_remove(s, r, e.key, e.h);
-        break;
-    }
-    case 3: { /* count any key */
-        key_ref k = rd_key(r);
-        if (!s->f.cells.data) return;
-        counting_lookup(s, r, k, mm_hash(r, k, s->f.seed));
-        break;
-    }
-    default: /* everything, while the scan budget lasts */
-        if (!s->f.cells.data) return;
-        counting_check_counts(s);
-        CHECK(bf_buckets_count_nonzero(&s->f.cells) == mcells_nonzero(s->model, s->f.cells.count));
-        if (may_scan(r, s->f.cells.count * s->f.cells.width + (uint64_t)s->keys.len * s->f.k * 8))
-            counting_check_all(s, r);
-        break;
-    }
+    cells_check_at(&s->f.cells, s->model, pos, s->f.k);
+    counting_check_counts(s);
+    CHECK(counting_lookup(s, r, k, h) > 0);
+}
+
+/* Delete any key. */
+static void counting_remove_op(void *state, reader *r)
+{
+    counting_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.cells.data) return;
+    counting_remove(s, r, k, mm_hash(r, k, s->f.seed));
+}
+
+/* Delete a key given before. */
+static void counting_remove_known_op(void *state, reader *r)
+{
+    counting_state *s = state;
+    uint8_t which = rd_u8(r);
+    if (!s->f.cells.data || s->keys.len == 0) return;
+    tally_entry e = s->keys.items[which % s->keys.len];
+    counting_remove(s, r, e.key, e.h);
+}
+
+/* Count any key. */
+static void counting_count_op(void *state, reader *r)
+{
+    counting_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.cells.data) return;
+    counting_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+}
+
+/* Everything, while the scan budget lasts. */
+static void counting_check_op(void *state, reader *r)
+{
+    counting_state *s = state;
+    if (!s->f.cells.data) return;
+    counting_check_counts(s);
+    CHECK(bf_buckets_count_nonzero(&s->f.cells) == mcells_nonzero(s->model, s->f.cells.count));
+    if (may_scan(r, s->f.cells.count * s->f.cells.width + (uint64_t)s->keys.len * s->f.k * 8))
+        counting_check_all(s, r);
 }
 
 /* ------------------------------------------------------- spectral filter */
@@ -2139,8 +2224,9 @@ typedef struct {
     tally keys;
 } spectral_state;
 
-static void spectral_free(spectral_state *s)
+static void spectral_free(void *state)
 {
+    spectral_state *s = state;
     free(s->f.primary.cells.data);
     free(s->f.secondary.cells.data);
     free(s->pmodel);
@@ -2149,8 +2235,9 @@ static void spectral_free(spectral_state *s)
     memset(s, 0, sizeof *s);
 }
 
-static void spectral_init(spectral_state *s, reader *r)
+static void spectral_init(void *state, reader *r)
 {
+    spectral_state *s = state;
     spectral_free(s);
     uint64_t m = 1 + rd_u16(r) % CELLS_MAX_M;
     uint64_t m2 = 1 + rd_u16(r) % CELLS_MAX_M;
@@ -2257,8 +2344,9 @@ static void spectral_check_counts(const spectral_state *s)
     CHECK(s->f.primary.distinct == s->pdistinct && s->f.secondary.distinct == 0);
 }
 
-MODEL static void spectral_check_all(const spectral_state *s, const reader *r)
+MODEL static void spectral_check_all(void *state, const reader *r)
 {
+    const spectral_state *s = state;
     if (!s->f.primary.cells.data) return;
     spectral_check_counts(s);
     uint32_t max = s->f.primary.cells.max;
@@ -2305,56 +2393,66 @@ static void spectral_remove(spectral_state *s, const reader *r, key_ref k, bf_ke
     spectral_lookup(s, r, k, h);
 }
 
-static void spectral_op(spectral_state *s, unsigned op, reader *r)
+/* Add, 1..MAX_REPEAT times. */
+static void spectral_add_op(void *state, reader *r)
 {
-    switch (op) {
-    case 0: { /* add, 1..MAX_REPEAT times */
-        key_ref k = rd_key(r);
-        unsigned times = 1 + rd_u8(r) % MAX_REPEAT;
-        if (!s->f.primary.cells.data) return;
-        uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
-        bf_key_hash h = mm_hash(r, k, s->f.primary.seed);
-        spectral_positions(s, h, pos, spos);
-        tally_entry *e = tally_get(&s->keys, r, k, h);
-        for (unsigned t = 0; t < times; t++) {
-            if (t > 0 && !may_add(r, 2 * s->f.primary.k)) break;
-            int fresh = bf_spectral_add(&s->f, h);
-            CHECK(fresh == spectral_model_add(s, e, pos, spos));
-        }
-        cells_check_at(&s->f.primary.cells, s->pmodel, pos, s->f.primary.k);
-        if (spectral_rm(s)) cells_check_at(&s->f.secondary.cells, s->smodel, spos, s->f.secondary.k);
-        spectral_check_counts(s);
-        spectral_lookup(s, r, k, h);
-        CHECK(bf_spectral_contains(&s->f, h));
-        break;
+    spectral_state *s = state;
+    key_ref k = rd_key(r);
+    unsigned times = 1 + rd_u8(r) % MAX_REPEAT;
+    if (!s->f.primary.cells.data) return;
+    uint64_t pos[BF_K_MAX], spos[BF_K_MAX];
+    bf_key_hash h = mm_hash(r, k, s->f.primary.seed);
+    spectral_positions(s, h, pos, spos);
+    tally_entry *e = tally_get(&s->keys, r, k, h);
+    for (unsigned t = 0; t < times; t++) {
+        if (t > 0 && !may_add(r, 2 * s->f.primary.k)) break;
+        int fresh = bf_spectral_add(&s->f, h);
+        CHECK(fresh == spectral_model_add(s, e, pos, spos));
     }
-    case 1: { /* delete any key */
-        key_ref k = rd_key(r);
-        if (!s->f.primary.cells.data) return;
-        spectral_remove(s, r, k, mm_hash(r, k, s->f.primary.seed));
-        break;
-    }
-    case 2: { /* delete a key given before */
-        uint8_t which = rd_u8(r);
-        if (!s->f.primary.cells.data || s->keys.len == 0) return;
-        tally_entry e = s->keys.items[which % s->keys.len];
-        spectral_remove(s, r, e.key, e.h);
-        break;
-    }
-    case 3: { /* count any key */
-        key_ref k = rd_key(r);
-        if (!s->f.primary.cells.data) return;
-        spectral_lookup(s, r, k, mm_hash(r, k, s->f.primary.seed));
-        break;
-    }
-    default:
-        if (!s->f.primary.cells.data) return;
-        spectral_check_counts(s);
-        if (may_scan(r, (s->f.primary.cells.count + s->f.secondary.cells.count) * s->f.primary.cells.width +
-                            (uint64_t)s->keys.len * s->f.primary.k * 16))
-            spectral_check_all(s, r);
-        break;
-    }
+    cells_check_at(&s->f.primary.cells, s->pmodel, pos, s->f.primary.k);
+    if (spectral_rm(s)) cells_check_at(&s->f.secondary.cells, s->smodel, spos, s->f.secondary.k);
+    spectral_check_counts(s);
+    spectral_lookup(s, r, k, h);
+    CHECK(bf_spectral_contains(&s->f, h));
+}
+
+/* Delete any key. */
+static void spectral_remove_op(void *state, reader *r)
+{
+    spectral_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.primary.cells.data) return;
+    spectral_remove(s, r, k, mm_hash(r, k, s->f.primary.seed));
+}
+
+/* Delete a key given before. */
+static void spectral_remove_known_op(void *state, reader *r)
+{
+    spectral_state *s = state;
+    uint8_t which = rd_u8(r);
+    if (!s->f.primary.cells.data || s->keys.len == 0) return;
+    tally_entry e = s->keys.items[which % s->keys.len];
+    spectral_remove(s, r, e.key, e.h);
+}
+
+/* Count any key. */
+static void spectral_count_op(void *state, reader *r)
+{
+    spectral_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.primary.cells.data) return;
+    spectral_lookup(s, r, k, mm_hash(r, k, s->f.primary.seed));
+}
+
+/* Everything, while the scan budget lasts. */
+static void spectral_check_op(void *state, reader *r)
+{
+    spectral_state *s = state;
+    if (!s->f.primary.cells.data) return;
+    spectral_check_counts(s);
+    if (may_scan(r, (s->f.primary.cells.count + s->f.secondary.cells.count) * s->f.primary.cells.width +
+                        (uint64_t)s->keys.len * s->f.primary.k * 16))
+        spectral_check_all(s, r);
 }
 
 /* ------------------------------------------------------- bitwise filter */
@@ -2380,8 +2478,9 @@ MODEL static unsigned model_level_width(unsigned width, size_t level)
     return w > 32 ? 32 : (unsigned)w;
 }
 
-static void bitwise_free(bitwise_state *s)
+static void bitwise_free(void *state)
 {
+    bitwise_state *s = state;
     for (size_t i = 0; i < s->f.nlevels; i++) free(s->f.levels[i].data);
     free(s->f.levels);
     for (size_t i = 0; i < BITWISE_MAX_LEVELS; i++) free(s->model[i]);
@@ -2411,8 +2510,9 @@ static void bitwise_add_level(bitwise_state *s)
     s->nlevels++;
 }
 
-static void bitwise_init(bitwise_state *s, reader *r)
+static void bitwise_init(void *state, reader *r)
 {
+    bitwise_state *s = state;
     bitwise_free(s);
     s->f.m = 1 + rd_u16(r) % BITWISE_MAX_M;
     s->f.width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
@@ -2474,8 +2574,9 @@ static void bitwise_check_counts(const bitwise_state *s)
     }
 }
 
-MODEL static void bitwise_check_all(const bitwise_state *s, const reader *r)
+MODEL static void bitwise_check_all(void *state, const reader *r)
 {
+    const bitwise_state *s = state;
     if (!s->f.levels) return;
     bitwise_check_counts(s);
     for (size_t i = 0; i < s->keys.len; i++) bitwise_lookup(s, r, s->keys.items[i].key, s->keys.items[i].h);
@@ -2506,40 +2607,43 @@ MODEL static size_t bitwise_add_times(bitwise_state *s, reader *r, bf_key_hash h
     return level;
 }
 
-static void bitwise_op(bitwise_state *s, unsigned op, reader *r)
+/* Add 1..BITWISE_MAX_REPEAT times, mostly few: the low 10 bits of a u16,
+ * shifted right by (its top 6 bits) % 11. */
+static void bitwise_add_op(void *state, reader *r)
 {
-    switch (op) {
-    case 0: { /* add 1..BITWISE_MAX_REPEAT times, mostly few: the low 10 bits
-               * of a u16, shifted right by (its top 6 bits) % 11 */
-        key_ref k = rd_key(r);
-        uint16_t t = rd_u16(r);
-        unsigned times = 1 + ((t % BITWISE_MAX_REPEAT) >> ((t / BITWISE_MAX_REPEAT) % 11));
-        if (!s->f.levels) return;
-        bf_key_hash h = mm_hash(r, k, s->f.seed);
-        tally_entry *e = tally_get(&s->keys, r, k, h);
-        level_positions lp;
-        lp.have = 0;
-        size_t level = bitwise_add_times(s, r, h, e, times, &lp);
-        cells_check_at(&s->f.levels[level], s->model[level], bitwise_pos(s, h, &lp, level), s->f.k);
-        bitwise_check_counts(s);
-        CHECK(bitwise_lookup(s, r, k, h) >= e->n);
-        break;
-    }
-    case 1: { /* count any key */
-        key_ref k = rd_key(r);
-        if (!s->f.levels) return;
-        bitwise_lookup(s, r, k, mm_hash(r, k, s->f.seed));
-        break;
-    }
-    default: {
-        if (!s->f.levels) return;
-        bitwise_check_counts(s);
-        uint64_t cost = (uint64_t)s->keys.len * s->f.k * 8 * s->nlevels;
-        for (size_t l = 0; l < s->nlevels; l++) cost += s->f.m * s->f.levels[l].width;
-        if (may_scan(r, cost)) bitwise_check_all(s, r);
-        break;
-    }
-    }
+    bitwise_state *s = state;
+    key_ref k = rd_key(r);
+    uint16_t t = rd_u16(r);
+    unsigned times = 1 + ((t % BITWISE_MAX_REPEAT) >> ((t / BITWISE_MAX_REPEAT) % 11));
+    if (!s->f.levels) return;
+    bf_key_hash h = mm_hash(r, k, s->f.seed);
+    tally_entry *e = tally_get(&s->keys, r, k, h);
+    level_positions lp;
+    lp.have = 0;
+    size_t level = bitwise_add_times(s, r, h, e, times, &lp);
+    cells_check_at(&s->f.levels[level], s->model[level], bitwise_pos(s, h, &lp, level), s->f.k);
+    bitwise_check_counts(s);
+    CHECK(bitwise_lookup(s, r, k, h) >= e->n);
+}
+
+/* Count any key. */
+static void bitwise_count_op(void *state, reader *r)
+{
+    bitwise_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.levels) return;
+    bitwise_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+}
+
+/* Everything, while the scan budget lasts. */
+static void bitwise_check_op(void *state, reader *r)
+{
+    bitwise_state *s = state;
+    if (!s->f.levels) return;
+    bitwise_check_counts(s);
+    uint64_t cost = (uint64_t)s->keys.len * s->f.k * 8 * s->nlevels;
+    for (size_t l = 0; l < s->nlevels; l++) cost += s->f.m * s->f.levels[l].width;
+    if (may_scan(r, cost)) bitwise_check_all(s, r);
 }
 
 /* ------------------------------------------------------- stable filter */
@@ -2557,16 +2661,18 @@ typedef struct {
     tally keys; /* last: adds so far at the key's last add */
 } stable_state;
 
-static void stable_free(stable_state *s)
+static void stable_free(void *state)
 {
+    stable_state *s = state;
     free(s->f.cells.data);
     free(s->model);
     tally_free(&s->keys);
     memset(s, 0, sizeof *s);
 }
 
-static void stable_init(stable_state *s, reader *r)
+static void stable_init(void *state, reader *r)
 {
+    stable_state *s = state;
     stable_free(s);
     uint64_t m = 1 + rd_u16(r) % CELLS_MAX_M;
     unsigned width = 1 + rd_u8(r) % BF_BUCKET_WIDTH_MAX;
@@ -2595,60 +2701,64 @@ static int stable_lookup(const stable_state *s, const reader *r, key_ref k, bf_k
     return want;
 }
 
-MODEL static void stable_check_all(const stable_state *s, const reader *r)
+MODEL static void stable_check_all(void *state, const reader *r)
 {
+    const stable_state *s = state;
     if (!s->f.cells.data) return;
     CHECK(s->f.count == s->adds && s->f.random == s->random);
     for (size_t i = 0; i < s->keys.len; i++) stable_lookup(s, r, s->keys.items[i].key, s->keys.items[i].h);
     cells_check_all(&s->f.cells, s->model);
 }
 
-static void stable_op(stable_state *s, unsigned op, reader *r)
+static void stable_add_op(void *state, reader *r)
 {
-    switch (op) {
-    case 0: { /* add */
-        key_ref k = rd_key(r);
-        if (!s->f.cells.data) return;
-        uint64_t pos[BF_K_MAX], m = s->f.cells.count, d = s->f.d;
-        uint32_t max = s->f.cells.max;
-        bf_key_hash h = mm_hash(r, k, s->f.seed);
-        positions(h, BF_HASH_MURMUR3, s->f.k, m, pos);
-        uint64_t start = (uint64_t)(((fuzz_u128)ref_splitmix64(&s->random) * m) >> 64);
-        /* New: not found just before (before the decrements). */
-        int fresh = mcells_min(s->model, pos, s->f.k, max) == 0;
-        CHECK(bf_stable_add(&s->f, h, 1) == fresh);
-        for (uint64_t j = 0; j < d; j++) {
-            uint64_t i = (start + j) % m;
-            if (s->model[i]) s->model[i]--;
-        }
-        for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = max;
-        s->adds++;
-        tally_get(&s->keys, r, k, h)->last = s->adds;
-        CHECK(s->f.random == s->random && s->f.count == s->adds);
-        /* The run and a cell either side, then the key's cells. */
-        uint64_t span = d + 2 < m ? d + 2 : m;
-        for (uint64_t j = 0; j < span; j++) {
-            uint64_t i = (start + m - 1 + j) % m;
-            CHECK(bf_buckets_get(&s->f.cells, i) == s->model[i]);
-        }
-        cells_check_at(&s->f.cells, s->model, pos, s->f.k);
-        CHECK(stable_lookup(s, r, k, h));
-        break;
+    stable_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.cells.data) return;
+    uint64_t pos[BF_K_MAX], m = s->f.cells.count, d = s->f.d;
+    uint32_t max = s->f.cells.max;
+    bf_key_hash h = mm_hash(r, k, s->f.seed);
+    positions(h, BF_HASH_MURMUR3, s->f.k, m, pos);
+    uint64_t start = (uint64_t)(((fuzz_u128)ref_splitmix64(&s->random) * m) >> 64);
+    /* New: not found just before (before the decrements). */
+    int fresh = mcells_min(s->model, pos, s->f.k, max) == 0;
+    CHECK(bf_stable_add(&s->f, h, 1) == fresh);
+    for (uint64_t j = 0; j < d; j++) {
+        uint64_t i = (start + j) % m;
+        if (s->model[i]) s->model[i]--;
     }
-    case 1: { /* contains any key */
-        key_ref k = rd_key(r);
-        if (!s->f.cells.data) return;
-        stable_lookup(s, r, k, mm_hash(r, k, s->f.seed));
-        break;
+    for (uint32_t i = 0; i < s->f.k; i++) s->model[pos[i]] = max;
+    s->adds++;
+    tally_get(&s->keys, r, k, h)->last = s->adds;
+    CHECK(s->f.random == s->random && s->f.count == s->adds);
+    /* The run and a cell either side, then the key's cells. */
+    uint64_t span = d + 2 < m ? d + 2 : m;
+    for (uint64_t j = 0; j < span; j++) {
+        uint64_t i = (start + m - 1 + j) % m;
+        CHECK(bf_buckets_get(&s->f.cells, i) == s->model[i]);
     }
-    default:
-        if (!s->f.cells.data) return;
-        CHECK(s->f.count == s->adds && s->f.random == s->random);
-        CHECK(bf_buckets_count_nonzero(&s->f.cells) == mcells_nonzero(s->model, s->f.cells.count));
-        if (may_scan(r, s->f.cells.count * s->f.cells.width + (uint64_t)s->keys.len * s->f.k * 8))
-            stable_check_all(s, r);
-        break;
-    }
+    cells_check_at(&s->f.cells, s->model, pos, s->f.k);
+    CHECK(stable_lookup(s, r, k, h));
+}
+
+/* Any key. */
+static void stable_contains_op(void *state, reader *r)
+{
+    stable_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.cells.data) return;
+    stable_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+}
+
+/* Everything, while the scan budget lasts. */
+static void stable_check_op(void *state, reader *r)
+{
+    stable_state *s = state;
+    if (!s->f.cells.data) return;
+    CHECK(s->f.count == s->adds && s->f.random == s->random);
+    CHECK(bf_buckets_count_nonzero(&s->f.cells) == mcells_nonzero(s->model, s->f.cells.count));
+    if (may_scan(r, s->f.cells.count * s->f.cells.width + (uint64_t)s->keys.len * s->f.k * 8))
+        stable_check_all(s, r);
 }
 
 /* ----------------------------------------------------------- A2 filter */
@@ -2665,8 +2775,9 @@ typedef struct {
     tally keys; /* last: swaps so far at the key's last add */
 } a2_state;
 
-static void a2_free(a2_state *s)
+static void a2_free(void *state)
 {
+    a2_state *s = state;
     for (int i = 0; i < 2; i++) {
         free(s->f.halves[i].data);
         free(s->model[i]);
@@ -2675,8 +2786,9 @@ static void a2_free(a2_state *s)
     memset(s, 0, sizeof *s);
 }
 
-static void a2_init(a2_state *s, reader *r)
+static void a2_init(void *state, reader *r)
 {
+    a2_state *s = state;
     a2_free(s);
     uint64_t nbits = 1 + rd_u16(r) % A2_MAX_BITS;
     uint32_t k = 1 + rd_u8(r) % BF_K_MAX;
@@ -2739,8 +2851,9 @@ static int a2_lookup(const a2_state *s, const reader *r, key_ref k, bf_key_hash 
     return want;
 }
 
-MODEL static void a2_check_all(const a2_state *s, const reader *r)
+MODEL static void a2_check_all(void *state, const reader *r)
 {
+    const a2_state *s = state;
     if (!s->f.halves[0].data) return;
     a2_check_counts(s);
     for (size_t i = 0; i < s->keys.len; i++) a2_lookup(s, r, s->keys.items[i].key, s->keys.items[i].h);
@@ -2748,52 +2861,55 @@ MODEL static void a2_check_all(const a2_state *s, const reader *r)
     a2_check_half(s, 1);
 }
 
-static void a2_op(a2_state *s, unsigned op, reader *r)
+static void a2_add_op(void *state, reader *r)
 {
-    switch (op) {
-    case 0: { /* add */
-        key_ref k = rd_key(r);
-        if (!s->f.halves[0].data) return;
-        uint64_t pos[BF_K_MAX];
-        bf_key_hash h = mm_hash(r, k, s->f.seed);
-        positions(h, BF_HASH_MURMUR3, s->f.k, s->f.halves[0].nbits, pos);
-        int fresh = !a2_model_half(s, 0, pos) && !a2_model_half(s, 1, pos); /* in neither half */
-        CHECK(bf_a2_add(&s->f, h, 1) == fresh);
-        s->count++;
-        int swapped = 0;
-        if (!a2_model_half(s, s->active, pos)) {
-            if (s->in_active >= s->f.capacity) {
-                s->active ^= 1;
-                memset(s->model[s->active], 0, (size_t)s->f.halves[0].nbits);
-                s->in_active = 0;
-                s->swaps++;
-                swapped = 1;
-            }
-            for (uint32_t i = 0; i < s->f.k; i++) s->model[s->active][pos[i]] = 1;
-            s->in_active++;
+    a2_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.halves[0].data) return;
+    uint64_t pos[BF_K_MAX];
+    bf_key_hash h = mm_hash(r, k, s->f.seed);
+    positions(h, BF_HASH_MURMUR3, s->f.k, s->f.halves[0].nbits, pos);
+    int fresh = !a2_model_half(s, 0, pos) && !a2_model_half(s, 1, pos); /* in neither half */
+    CHECK(bf_a2_add(&s->f, h, 1) == fresh);
+    s->count++;
+    int swapped = 0;
+    if (!a2_model_half(s, s->active, pos)) {
+        if (s->in_active >= s->f.capacity) {
+            s->active ^= 1;
+            memset(s->model[s->active], 0, (size_t)s->f.halves[0].nbits);
+            s->in_active = 0;
+            s->swaps++;
+            swapped = 1;
         }
-        tally_get(&s->keys, r, k, h)->last = s->swaps;
-        a2_check_counts(s);
-        /* The half just cleared holds this key's bits only. */
-        if (swapped && may_scan(r, s->f.halves[0].nbits)) a2_check_half(s, s->active);
-        for (uint32_t i = 0; i < s->f.k; i++)
-            for (unsigned half = 0; half < 2; half++)
-                CHECK(bf_bits_get(&s->f.halves[half], pos[i]) == s->model[half][pos[i]]);
-        CHECK(a2_lookup(s, r, k, h));
-        break;
+        for (uint32_t i = 0; i < s->f.k; i++) s->model[s->active][pos[i]] = 1;
+        s->in_active++;
     }
-    case 1: { /* contains any key */
-        key_ref k = rd_key(r);
-        if (!s->f.halves[0].data) return;
-        a2_lookup(s, r, k, mm_hash(r, k, s->f.seed));
-        break;
-    }
-    default:
-        if (!s->f.halves[0].data) return;
-        a2_check_counts(s);
-        if (may_scan(r, 2 * s->f.halves[0].nbits + (uint64_t)s->keys.len * s->f.k * 8)) a2_check_all(s, r);
-        break;
-    }
+    tally_get(&s->keys, r, k, h)->last = s->swaps;
+    a2_check_counts(s);
+    /* The half just cleared holds this key's bits only. */
+    if (swapped && may_scan(r, s->f.halves[0].nbits)) a2_check_half(s, s->active);
+    for (uint32_t i = 0; i < s->f.k; i++)
+        for (unsigned half = 0; half < 2; half++)
+            CHECK(bf_bits_get(&s->f.halves[half], pos[i]) == s->model[half][pos[i]]);
+    CHECK(a2_lookup(s, r, k, h));
+}
+
+/* Any key. */
+static void a2_contains_op(void *state, reader *r)
+{
+    a2_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.halves[0].data) return;
+    a2_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+}
+
+/* Everything, while the scan budget lasts. */
+static void a2_check_op(void *state, reader *r)
+{
+    a2_state *s = state;
+    if (!s->f.halves[0].data) return;
+    a2_check_counts(s);
+    if (may_scan(r, 2 * s->f.halves[0].nbits + (uint64_t)s->keys.len * s->f.k * 8)) a2_check_all(s, r);
 }
 
 /* ------------------------------------------------------ scalable filter */
@@ -2830,8 +2946,9 @@ typedef struct {
     key_list keys;                           /* every key taken: found ever after */
 } scalable_state;
 
-static void scalable_free(scalable_state *s)
+static void scalable_free(void *state)
 {
+    scalable_state *s = state;
     for (size_t i = 0; i < s->f.nlayers; i++) free(s->f.layers[i].bits.data);
     free(s->f.layers);
     for (size_t i = 0; i < s->nlayers; i++) free(s->model[i]);
@@ -2948,8 +3065,9 @@ static void sc_append_layer(scalable_state *s)
  * clear: none; else 1 + (v >> 1) % 1024), u32 seed. Parameters no filter
  * has (too many layers to max_capacity) leave it absent, as the binding
  * raises for them. */
-static void scalable_init(scalable_state *s, reader *r)
+static void scalable_init(void *state, reader *r)
 {
+    scalable_state *s = state;
     scalable_free(s);
     uint16_t e = rd_u16(r);
     bf_scalable_params p;
@@ -3092,8 +3210,9 @@ static void sc_check_rates(const scalable_state *s)
 
 /* Everything: the counts, rates, every layer's shape and whole image, and
  * every key ever taken found. */
-MODEL static void sc_check_all(const scalable_state *s, const reader *r)
+MODEL static void sc_check_all(void *state, const reader *r)
 {
+    const scalable_state *s = state;
     const bf_scalable *f = &s->f;
     if (!f->layers) return;
     sc_check_counts(s);
@@ -3120,8 +3239,9 @@ MODEL static void sc_check_all(const scalable_state *s, const reader *r)
 /* u8 flags (bit 0: add the batch first, a key at a time as the binding's
  * add_many), a batch; then bf_scalable_contains_many in exact blocks
  * against single calls and the model. */
-static void scalable_batch_op(scalable_state *s, reader *r)
+static void scalable_batch_op(void *state, reader *r)
 {
+    scalable_state *s = state;
     uint8_t add = rd_u8(r) & 1;
     batch b;
     rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
@@ -3136,39 +3256,35 @@ static void scalable_batch_op(scalable_state *s, reader *r)
     free(out);
 }
 
-/* add, contains, batch, check (the recent keys found; the rest while the
- * scan budget lasts). */
-static void scalable_op(scalable_state *s, unsigned op, reader *r)
+static void scalable_add_op(void *state, reader *r)
 {
-    switch (op) {
-    case 0: {
-        key_ref k = rd_key(r);
-        if (!s->f.layers) return;
-        sc_add(s, k, mm_hash(r, k, s->f.seed));
-        break;
-    }
-    case 1: {
-        key_ref k = rd_key(r);
-        if (!s->f.layers) return;
-        sc_lookup(s, mm_hash(r, k, s->f.seed));
-        break;
-    }
-    case 2:
-        scalable_batch_op(s, r);
-        break;
-    default: {
-        if (!s->f.layers) return;
-        sc_check_counts(s);
-        sc_check_rates(s);
-        size_t from = s->keys.len > RECENT_KEYS ? s->keys.len - RECENT_KEYS : 0;
-        for (size_t i = from; i < s->keys.len; i++)
-            CHECK(bf_scalable_contains(&s->f, mm_hash(r, s->keys.items[i].key, s->f.seed)));
-        uint64_t cost = (uint64_t)s->keys.len * 64;
-        for (size_t i = 0; i < s->nlayers; i++) cost += s->f.layers[i].bits.nbits;
-        if (may_scan(r, cost)) sc_check_all(s, r);
-        break;
-    }
-    }
+    scalable_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.layers) return;
+    sc_add(s, k, mm_hash(r, k, s->f.seed));
+}
+
+static void scalable_contains_op(void *state, reader *r)
+{
+    scalable_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.layers) return;
+    sc_lookup(s, mm_hash(r, k, s->f.seed));
+}
+
+/* The recent keys found; the rest while the scan budget lasts. */
+static void scalable_check_op(void *state, reader *r)
+{
+    scalable_state *s = state;
+    if (!s->f.layers) return;
+    sc_check_counts(s);
+    sc_check_rates(s);
+    size_t from = s->keys.len > RECENT_KEYS ? s->keys.len - RECENT_KEYS : 0;
+    for (size_t i = from; i < s->keys.len; i++)
+        CHECK(bf_scalable_contains(&s->f, mm_hash(r, s->keys.items[i].key, s->f.seed)));
+    uint64_t cost = (uint64_t)s->keys.len * 64;
+    for (size_t i = 0; i < s->nlayers; i++) cost += s->f.layers[i].bits.nbits;
+    if (may_scan(r, cost)) sc_check_all(s, r);
 }
 
 /* ------------------------------------------------ blocked: rate now */
@@ -3210,6 +3326,14 @@ static void blocked_rate_now(blocked_state *s)
     s->last_rate = got;
 }
 
+static void blocked_rate_now_op(void *s, reader *r) { blocked_rate_now(s); }
+
+static void blocked_final(void *s, const reader *r)
+{
+    blocked_check_all(s, r);
+    blocked_rate_now(s);
+}
+
 /* -------------------------------------------------------- cuckoo filter */
 
 /* Model: every key added, with the copies of its fingerprint it put in and
@@ -3249,8 +3373,9 @@ typedef struct {
     uint64_t lo;
 } ck_class;
 
-static void cuckoo_free(cuckoo_state *s)
+static void cuckoo_free(void *state)
 {
+    cuckoo_state *s = state;
     free(s->f.slots.data);
     tally_free(&s->keys);
     memset(s, 0, sizeof *s);
@@ -3263,8 +3388,9 @@ static size_t ck_nbytes(const cuckoo_state *s)
 
 /* u8 buckets (% 64 + 1), u8 fingerprint bits (% 25 + 8), u32 seed: few
  * buckets, so that filling, kicking and failing are common. */
-static void cuckoo_init(cuckoo_state *s, reader *r)
+static void cuckoo_init(void *state, reader *r)
 {
+    cuckoo_state *s = state;
     cuckoo_free(s);
     uint64_t n = 1 + rd_u8(r) % CUCKOO_MAX_BUCKETS;
     unsigned bits = BF_CUCKOO_FP_MIN + rd_u8(r) % (BF_CUCKOO_FP_MAX - BF_CUCKOO_FP_MIN + 1);
@@ -3402,8 +3528,9 @@ static void ck_check_counts(const cuckoo_state *s)
 }
 
 /* Every slot and key: the slots' classes are the model's copies. */
-MODEL static void cuckoo_check_all(const cuckoo_state *s, const reader *r)
+MODEL static void cuckoo_check_all(void *state, const reader *r)
 {
+    const cuckoo_state *s = state;
     if (!s->f.slots.data) return;
     ck_check_counts(s);
     CHECK(bf_buckets_count_nonzero(&s->f.slots) == s->f.count);
@@ -3522,59 +3649,70 @@ static void ck_spend(reader *r, int added)
     r->ck_budget = cost > r->ck_budget ? 0 : r->ck_budget - cost;
 }
 
-/* 0 add (a key, u8 t: t % 16 + 1 times), 1 fill (a key: each of its
- * suffixes, longest first, added once), 2 remove any key, 3 remove a key
- * given before (u8 index), 4 count any key, 5 check everything. */
-static void cuckoo_op(cuckoo_state *s, unsigned op, reader *r)
+/* A key, u8 t: the same key t % 16 + 1 times: its class fills, then kicks. */
+static void cuckoo_add_op(void *state, reader *r)
 {
-    switch (op) {
-    case 0: { /* the same key again and again: its class fills, then kicks */
-        key_ref k = rd_key(r);
-        unsigned times = 1 + rd_u8(r) % MAX_REPEAT;
-        if (!s->f.slots.data) return;
-        bf_key_hash h = mm_hash(r, k, s->f.seed);
-        for (unsigned t = 0; t < times; t++) {
-            if (t > 0 && !ck_may_add(r)) break;
-            ck_spend(r, ck_add(s, r, k, h));
-        }
-        break;
+    cuckoo_state *s = state;
+    key_ref k = rd_key(r);
+    unsigned times = 1 + rd_u8(r) % MAX_REPEAT;
+    if (!s->f.slots.data) return;
+    bf_key_hash h = mm_hash(r, k, s->f.seed);
+    for (unsigned t = 0; t < times; t++) {
+        if (t > 0 && !ck_may_add(r)) break;
+        ck_spend(r, ck_add(s, r, k, h));
     }
-    case 1: { /* up to 255 keys from one: fills the filter and kicks */
-        key_ref k = rd_key(r);
-        if (!s->f.slots.data) return;
-        for (size_t j = 0; j < k.len; j++) {
-            if (j > 0 && !ck_may_add(r)) break;
-            key_ref sub = {k.off + j, k.len - j};
-            ck_spend(r, ck_add(s, r, sub, mm_hash(r, sub, s->f.seed)));
-        }
-        break;
+}
+
+/* A key: each of its suffixes, longest first, added once; up to 255 keys
+ * from one fill the filter and kick. */
+static void cuckoo_fill_op(void *state, reader *r)
+{
+    cuckoo_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.slots.data) return;
+    for (size_t j = 0; j < k.len; j++) {
+        if (j > 0 && !ck_may_add(r)) break;
+        key_ref sub = {k.off + j, k.len - j};
+        ck_spend(r, ck_add(s, r, sub, mm_hash(r, sub, s->f.seed)));
     }
-    case 2: {
-        key_ref k = rd_key(r);
-        if (!s->f.slots.data) return;
-        ck_remove(s, r, k, mm_hash(r, k, s->f.seed));
-        break;
-    }
-    case 3: {
-        uint8_t which = rd_u8(r);
-        if (!s->f.slots.data || s->keys.len == 0) return;
-        tally_entry e = s->keys.items[which % s->keys.len];
-        ck_remove(s, r, e.key, e.h);
-        break;
-    }
-    case 4: {
-        key_ref k = rd_key(r);
-        if (!s->f.slots.data) return;
-        ck_lookup(s, r, k, mm_hash(r, k, s->f.seed));
-        break;
-    }
-    default:
-        if (!s->f.slots.data) return;
-        ck_check_counts(s);
-        CHECK(bf_buckets_count_nonzero(&s->f.slots) == s->count);
-        if (may_scan(r, s->f.slots.count * 64 + (uint64_t)s->keys.len * 64)) cuckoo_check_all(s, r);
-        break;
-    }
+}
+
+/* Remove any key. */
+static void cuckoo_remove_op(void *state, reader *r)
+{
+    cuckoo_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.slots.data) return;
+    ck_remove(s, r, k, mm_hash(r, k, s->f.seed));
+}
+
+/* Remove a key given before (u8 index). */
+static void cuckoo_remove_known_op(void *state, reader *r)
+{
+    cuckoo_state *s = state;
+    uint8_t which = rd_u8(r);
+    if (!s->f.slots.data || s->keys.len == 0) return;
+    tally_entry e = s->keys.items[which % s->keys.len];
+    ck_remove(s, r, e.key, e.h);
+}
+
+/* Count any key. */
+static void cuckoo_count_op(void *state, reader *r)
+{
+    cuckoo_state *s = state;
+    key_ref k = rd_key(r);
+    if (!s->f.slots.data) return;
+    ck_lookup(s, r, k, mm_hash(r, k, s->f.seed));
+}
+
+/* Everything, while the scan budget lasts. */
+static void cuckoo_check_op(void *state, reader *r)
+{
+    cuckoo_state *s = state;
+    if (!s->f.slots.data) return;
+    ck_check_counts(s);
+    CHECK(bf_buckets_count_nonzero(&s->f.slots) == s->count);
+    if (may_scan(r, s->f.slots.count * 64 + (uint64_t)s->keys.len * 64)) cuckoo_check_all(s, r);
 }
 
 /* ---------------------------------------------------- binary fuse filter */
@@ -3612,6 +3750,9 @@ typedef struct {
     uint64_t *set; /* the model: the distinct hashes, ascending */
     size_t n;
 } fuse_state;
+
+/* The input's one filter: OP_FUSE_BUILD makes it, fuse_final frees it. */
+static fuse_state input_fuse;
 
 static void fuse_free(fuse_state *s)
 {
@@ -3790,8 +3931,9 @@ static void fuse_build_into(bf_fuse *f, uint64_t *keys, size_t n, unsigned bits,
  * d (g % d + 1 distinct among them: hash j = i % d), u64 base, u8 r
  * (% (FUSE_MAX_RAW + 1)) and r u64 hashes as they are, u64 shuffle (the
  * order and repeats of the rebuild). */
-static void fuse_build_op(fuse_state *s, reader *r)
+static void fuse_build_op(reader *r)
 {
+    fuse_state *s = &input_fuse;
     uint8_t flags = rd_u8(r);
     uint64_t seed = rd_u64(r);
     size_t gen = rd_u16(r) % (FUSE_MAX_GEN + 1);
@@ -3874,8 +4016,9 @@ static void fuse_build_op(fuse_state *s, reader *r)
 
 /* u8 count (% 32 + 1), then per key a u8: odd, a member (u16 index), else a
  * u64 hash: each against the model and the lookup done here. */
-static void fuse_lookup_op(const fuse_state *s, reader *r)
+static void fuse_lookup_op(reader *r)
 {
+    const fuse_state *s = &input_fuse;
     uint64_t keys[32];
     size_t n = rd_u8(r) % 32 + 1;
     for (size_t i = 0; i < n; i++) {
@@ -3963,8 +4106,9 @@ static void fuse_shape_op(reader *r)
     free(f.fingerprints);
 }
 
-MODEL static void fuse_final(fuse_state *s)
+MODEL static void fuse_final(void)
 {
+    fuse_state *s = &input_fuse;
     if (s->f.fingerprints) fuse_lookups(&s->f, s->set, s->n, s);
     fuse_free(s);
 }
@@ -3983,22 +4127,6 @@ MODEL static void fuse_final(fuse_state *s)
  * filter are checked against the merged true histories of the keys. */
 #define MAX_MERGES 32 /* merges per input: each compares every cell of both */
 #define MAX_PLANTS 16 /* plants of a slot per input: each rehashes the live keys */
-
-typedef struct {
-    bits_state bits, bits2;
-    buckets_state buckets, buckets2;
-    bloom_state bloom, bloom2;
-    cont_state cont, cont2;
-    blocked_state blocked, blocked2;
-    counting_state counting, counting2;
-    spectral_state spectral, spectral2;
-    bitwise_state bitwise, bitwise2;
-    stable_state stable, stable2;
-    a2_state a2, a22;
-    scalable_state scalable, scalable2;
-    cuckoo_state cuckoo, cuckoo2;
-    fuse_state fuse; /* static: no twin, no header (OP_FUSE_BUILD makes it) */
-} world;
 
 static int may_merge(reader *r)
 {
@@ -4158,8 +4286,11 @@ MODEL static void keys_dedupe(key_list *l, const reader *r)
 
 /* The twins, empty (with the first's shape) or copies of the first. */
 
-static void bits_twin(bits_state *t, const bits_state *s, int copy)
+static void bits_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    bits_state *t = twin;
+    const bits_state *s = first;
+    int copy = mode & 1;
     bits_free(t);
     if (!s->f.data) return;
     uint64_t n = s->f.nbits;
@@ -4175,8 +4306,11 @@ static void bits_twin(bits_state *t, const bits_state *s, int copy)
     t->f.nbits = n;
 }
 
-static void buckets_twin(buckets_state *t, const buckets_state *s, int copy)
+static void buckets_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    buckets_state *t = twin;
+    const buckets_state *s = first;
+    int copy = mode & 1;
     buckets_free(t);
     if (!s->f.data) return;
     size_t nbytes = bf_buckets_nbytes(s->f.count, s->f.width), cells = (size_t)s->f.count * sizeof *s->model;
@@ -4192,8 +4326,12 @@ static void buckets_twin(buckets_state *t, const buckets_state *s, int copy)
 }
 
 /* An empty twin starts at any slot of the ring: its clock is its own. */
-static void cont_twin(cont_state *t, const cont_state *s, int copy, uint8_t slot)
+static void cont_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    cont_state *t = twin;
+    const cont_state *s = first;
+    int copy = mode & 1;
+    uint8_t slot = (uint8_t)(mode >> 1);
     cont_free(t);
     if (!s->f.buckets.data) return;
     uint64_t m = s->f.buckets.count;
@@ -4218,8 +4356,11 @@ static void cont_twin(cont_state *t, const cont_state *s, int copy, uint8_t slot
     t->f.slot = t->slot0 = 1 + (uint32_t)slot % BF_CONT_SLOTS;
 }
 
-static void counting_twin(counting_state *t, const counting_state *s, int copy)
+static void counting_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    counting_state *t = twin;
+    const counting_state *s = first;
+    int copy = mode & 1;
     counting_free(t);
     if (!s->f.cells.data) return;
     const bf_buckets *c = &s->f.cells;
@@ -4238,8 +4379,11 @@ static void counting_twin(counting_state *t, const counting_state *s, int copy)
     t->f.seed = s->f.seed;
 }
 
-static void spectral_twin(spectral_state *t, const spectral_state *s, int copy)
+static void spectral_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    spectral_state *t = twin;
+    const spectral_state *s = first;
+    int copy = mode & 1;
     spectral_free(t);
     if (!s->f.primary.cells.data) return;
     const bf_buckets *p = &s->f.primary.cells, *q = &s->f.secondary.cells;
@@ -4269,8 +4413,11 @@ static void spectral_twin(spectral_state *t, const spectral_state *s, int copy)
     bf_buckets_init(&t->f.secondary.cells, q->count, q->width);
 }
 
-static void bitwise_twin(bitwise_state *t, const bitwise_state *s, int copy)
+static void bitwise_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    bitwise_state *t = twin;
+    const bitwise_state *s = first;
+    int copy = mode & 1;
     bitwise_free(t);
     if (!s->f.levels) return;
     if (copy) {
@@ -4292,8 +4439,12 @@ static void bitwise_twin(bitwise_state *t, const bitwise_state *s, int copy)
 }
 
 /* An empty twin has a generator of its own. */
-static void stable_twin(stable_state *t, const stable_state *s, int copy, uint64_t random)
+static void stable_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    stable_state *t = twin;
+    const stable_state *s = first;
+    int copy = mode & 1;
+    uint64_t random = rd_u64(r);
     stable_free(t);
     if (!s->f.cells.data) return;
     const bf_buckets *c = &s->f.cells;
@@ -4314,8 +4465,11 @@ static void stable_twin(stable_state *t, const stable_state *s, int copy, uint64
     t->f.random = t->random = random;
 }
 
-static void a2_twin(a2_state *t, const a2_state *s, int copy)
+static void a2_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    a2_state *t = twin;
+    const a2_state *s = first;
+    int copy = mode & 1;
     a2_free(t);
     if (!s->f.halves[0].data) return;
     uint64_t nbits = s->f.halves[0].nbits;
@@ -4339,8 +4493,11 @@ static void a2_twin(a2_state *t, const a2_state *s, int copy)
     t->f.capacity = s->f.capacity;
 }
 
-static void bloom_twin(bloom_state *t, const bloom_state *s, int copy)
+static void bloom_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    bloom_state *t = twin;
+    const bloom_state *s = first;
+    int copy = mode & 1;
     bloom_free(t);
     if (!s->f.bits.data) return;
     uint64_t m = s->f.bits.nbits;
@@ -4358,8 +4515,11 @@ static void bloom_twin(bloom_state *t, const bloom_state *s, int copy)
     t->model = zeroed((size_t)m);
 }
 
-static void blocked_twin(blocked_state *t, const blocked_state *s, int copy)
+static void blocked_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    blocked_state *t = twin;
+    const blocked_state *s = first;
+    int copy = mode & 1;
     blocked_free(t);
     if (!s->f.bits.data) return;
     size_t nbytes = (size_t)s->f.nblocks * BF_BLOCK_BYTES, nbits = (size_t)s->f.bits.nbits;
@@ -4381,8 +4541,11 @@ static void blocked_twin(blocked_state *t, const blocked_state *s, int copy)
 }
 
 /* An empty twin has the first's parameters and seed: one empty layer. */
-static void scalable_twin(scalable_state *t, const scalable_state *s, int copy)
+static void scalable_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    scalable_state *t = twin;
+    const scalable_state *s = first;
+    int copy = mode & 1;
     scalable_free(t);
     if (!s->f.layers) return;
     if (copy) {
@@ -4402,8 +4565,11 @@ static void scalable_twin(scalable_state *t, const scalable_state *s, int copy)
 }
 
 /* An empty twin has the first's shape and seed. */
-static void cuckoo_twin(cuckoo_state *t, const cuckoo_state *s, int copy)
+static void cuckoo_twin(void *twin, const void *first, uint8_t mode, reader *r)
 {
+    cuckoo_state *t = twin;
+    const cuckoo_state *s = first;
+    int copy = mode & 1;
     cuckoo_free(t);
     if (!s->f.slots.data) return;
     size_t nbytes = ck_nbytes(s);
@@ -4415,75 +4581,6 @@ static void cuckoo_twin(cuckoo_state *t, const cuckoo_state *s, int copy)
     }
     bf_cuckoo_init(&t->f, s->f.nbuckets, s->f.slots.width, s->f.seed);
     t->f.slots.data = zeroed(nbytes);
-}
-
-/* u8 which (% STRUCTURES: bits, buckets, continuous, counting, spectral,
- * bitwise, stable, A2, plain, blocked, scalable, cuckoo), u8 mode (bit 0: a copy;
- * continuous: the rest picks an empty twin's slot), stable: u64 generator
- * state for an empty twin. */
-static void twin_make_op(world *w, reader *r)
-{
-    structure_kind which = rd_kind(r);
-    uint8_t mode = rd_u8(r);
-    int copy = mode & 1;
-    switch (which) {
-    case KIND_BITS: bits_twin(&w->bits2, &w->bits, copy); break;
-    case KIND_BUCKETS: buckets_twin(&w->buckets2, &w->buckets, copy); break;
-    case KIND_CONT: cont_twin(&w->cont2, &w->cont, copy, (uint8_t)(mode >> 1)); break;
-    case KIND_COUNTING: counting_twin(&w->counting2, &w->counting, copy); break;
-    case KIND_SPECTRAL: spectral_twin(&w->spectral2, &w->spectral, copy); break;
-    case KIND_BITWISE: bitwise_twin(&w->bitwise2, &w->bitwise, copy); break;
-    case KIND_STABLE: stable_twin(&w->stable2, &w->stable, copy, rd_u64(r)); break;
-    case KIND_A2: a2_twin(&w->a22, &w->a2, copy); break;
-    case KIND_BLOOM: bloom_twin(&w->bloom2, &w->bloom, copy); break;
-    case KIND_BLOCKED: blocked_twin(&w->blocked2, &w->blocked, copy); break;
-    case KIND_SCALABLE: scalable_twin(&w->scalable2, &w->scalable, copy); break;
-    case KIND_CUCKOO: cuckoo_twin(&w->cuckoo2, &w->cuckoo, copy); break;
-    case STRUCTURES: break; /* not read: rd_kind is % STRUCTURES */
-    }
-}
-
-/* u8 which (as twin_make_op), u8 op: any op of that structure, on its twin. */
-static void twin_op(world *w, reader *r)
-{
-    structure_kind which = rd_kind(r);
-    uint8_t sub = rd_u8(r);
-    switch (which) {
-    case KIND_BITS:
-        if (sub % 4 == 3) bits_check(&w->bits2, r);
-        else bits_op(&w->bits2, sub % 4, r);
-        break;
-    case KIND_BUCKETS:
-        sub %= 6;
-        if (sub < 4) buckets_op(&w->buckets2, sub, r);
-        else if (sub == 4) buckets_check(&w->buckets2, r);
-        else buckets_dec_run_op(&w->buckets2, r);
-        break;
-    case KIND_CONT:
-        sub %= 5;
-        if (sub < 4) cont_op(&w->cont2, sub, r);
-        else cont_batch_op(&w->cont2, r);
-        break;
-    case KIND_COUNTING: counting_op(&w->counting2, sub % 5, r); break;
-    case KIND_SPECTRAL: spectral_op(&w->spectral2, sub % 5, r); break;
-    case KIND_BITWISE: bitwise_op(&w->bitwise2, sub % 3, r); break;
-    case KIND_STABLE: stable_op(&w->stable2, sub % 3, r); break;
-    case KIND_A2: a2_op(&w->a22, sub % 3, r); break;
-    case KIND_BLOOM:
-        sub %= 4;
-        if (sub < 3) bloom_op(&w->bloom2, sub, r);
-        else bloom_batch_op(&w->bloom2, r);
-        break;
-    case KIND_BLOCKED:
-        sub %= 5;
-        if (sub < 3) blocked_op(&w->blocked2, sub, r);
-        else if (sub == 3) blocked_recent(&w->blocked2, r);
-        else blocked_rate_now(&w->blocked2);
-        break;
-    case KIND_SCALABLE: scalable_op(&w->scalable2, sub % 4, r); break;
-    case KIND_CUCKOO: cuckoo_op(&w->cuckoo2, sub % 6, r); break;
-    case STRUCTURES: break;
-    }
 }
 
 /* ------------------------------------------------------------ merges */
@@ -4498,8 +4595,10 @@ MODEL static void bits_model_merge(bits_state *d, const bits_state *s, int inter
     }
 }
 
-static void bits_merge(bits_state *d, bits_state *s, int intersect, reader *r)
+static void bits_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    bits_state *d = dst, *s = src;
+    int intersect = flags & 1;
     if (!d->f.data || !s->f.data || d->f.nbits != s->f.nbits || !may_merge(r)) return;
     if (intersect) bf_bits_and(&d->f, &s->f);
     else bf_bits_or(&d->f, &s->f);
@@ -4523,8 +4622,10 @@ MODEL static void buckets_model_combine(buckets_state *d, const buckets_state *s
 
 static const bf_combine_op combine_ops[3] = {BF_COMBINE_SUM, BF_COMBINE_MIN, BF_COMBINE_MAX};
 
-static void buckets_merge(buckets_state *d, buckets_state *s, bf_combine_op op, reader *r)
+static void buckets_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    buckets_state *d = dst, *s = src;
+    bf_combine_op op = combine_ops[(flags & 0x7f) % 3];
     if (!d->f.data || !s->f.data || d->f.count != s->f.count || d->f.width != s->f.width || !may_merge(r)) return;
     bf_buckets_combine(&d->f, &s->f, op);
     buckets_model_combine(d, s, op);
@@ -4574,8 +4675,10 @@ MODEL static void cont_model_merge(cont_state *d, const cont_state *s, const rea
     }
 }
 
-static void cont_merge(cont_state *d, cont_state *s, int intersect, reader *r)
+static void cont_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    cont_state *d = dst, *s = src;
+    int intersect = flags & 1;
     if (!d->f.buckets.data || !s->f.buckets.data || d->f.buckets.count != s->f.buckets.count || d->f.k != s->f.k ||
         d->f.seed != s->f.seed || d->f.hash != s->f.hash || !may_merge(r))
         return;
@@ -4650,8 +4753,10 @@ static int counting_same_shape(const counting_state *a, const counting_state *b)
            a->f.cells.width == b->f.cells.width && a->f.k == b->f.k && a->f.seed == b->f.seed;
 }
 
-static void counting_merge(counting_state *d, counting_state *s, bf_combine_op op, reader *r)
+static void counting_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    counting_state *d = dst, *s = src;
+    bf_combine_op op = flags & 1 ? BF_COMBINE_MIN : BF_COMBINE_SUM;
     if (!counting_same_shape(d, s) || !may_merge(r)) return;
     bf_counting_combine(&d->f, &s->f, op);
     counting_model_combine(d, s, r, op);
@@ -4684,8 +4789,10 @@ MODEL static void spectral_model_combine(spectral_state *d, const spectral_state
     }
 }
 
-static void spectral_merge(spectral_state *d, spectral_state *s, bf_combine_op op, reader *r)
+static void spectral_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    spectral_state *d = dst, *s = src;
+    bf_combine_op op = flags & 1 ? BF_COMBINE_MIN : BF_COMBINE_SUM;
     const bf_counting *a = &d->f.primary, *b = &s->f.primary;
     if (!a->cells.data || !b->cells.data || a->cells.count != b->cells.count || a->cells.width != b->cells.width ||
         a->k != b->k || a->seed != b->seed || d->f.algorithm != s->f.algorithm ||
@@ -4726,8 +4833,10 @@ MODEL static void bitwise_model_merge(bitwise_state *d, const bitwise_state *s, 
     tally_merge_counts(&d->keys, &s->keys, r, intersect ? TALLY_MIN : TALLY_MAX);
 }
 
-static void bitwise_merge(bitwise_state *d, bitwise_state *s, int intersect, reader *r)
+static void bitwise_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    bitwise_state *d = dst, *s = src;
+    int intersect = flags & 1;
     if (!d->f.levels || !s->f.levels || d->f.m != s->f.m || d->f.width != s->f.width || d->f.k != s->f.k ||
         d->f.seed != s->f.seed || !may_merge(r))
         return;
@@ -4788,8 +4897,10 @@ MODEL static void stable_model_combine(stable_state *d, const stable_state *s, c
     d->adds = adds;
 }
 
-static void stable_merge(stable_state *d, stable_state *s, int intersect, reader *r)
+static void stable_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    stable_state *d = dst, *s = src;
+    int intersect = flags & 1;
     if (!d->f.cells.data || !s->f.cells.data || d->f.cells.count != s->f.cells.count ||
         d->f.cells.width != s->f.cells.width || d->f.k != s->f.k || d->f.seed != s->f.seed || d->f.d != s->f.d ||
         !may_merge(r))
@@ -4852,8 +4963,10 @@ MODEL static void a2_model_merge(a2_state *d, const a2_state *s, const reader *r
     free(ix);
 }
 
-static void a2_merge(a2_state *d, a2_state *s, int intersect, reader *r)
+static void a2_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    a2_state *d = dst, *s = src;
+    int intersect = flags & 1;
     if (!d->f.halves[0].data || !s->f.halves[0].data || d->f.halves[0].nbits != s->f.halves[0].nbits ||
         d->f.k != s->f.k || d->f.seed != s->f.seed || d->f.capacity != s->f.capacity || !may_merge(r))
         return;
@@ -4892,8 +5005,10 @@ static uint64_t merged_count(uint64_t a, uint64_t b, int intersect)
     return b > UINT64_MAX - a ? UINT64_MAX : a + b;
 }
 
-static void bloom_merge(bloom_state *d, bloom_state *s, int intersect, reader *r)
+static void bloom_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    bloom_state *d = dst, *s = src;
+    int intersect = flags & 1;
     if (!d->f.bits.data || !s->f.bits.data || d->f.bits.nbits != s->f.bits.nbits || d->f.k != s->f.k ||
         d->f.seed != s->f.seed || d->f.hash != s->f.hash || !may_merge(r))
         return;
@@ -4909,8 +5024,10 @@ static void bloom_merge(bloom_state *d, bloom_state *s, int intersect, reader *r
     bloom_final(s, r);
 }
 
-static void blocked_merge(blocked_state *d, blocked_state *s, int intersect, reader *r)
+static void blocked_merge(void *dst, void *src, uint8_t flags, reader *r)
 {
+    blocked_state *d = dst, *s = src;
+    int intersect = flags & 1;
     if (!d->f.bits.data || !s->f.bits.data || d->f.nblocks != s->f.nblocks || d->f.k != s->f.k ||
         d->f.seed != s->f.seed || !may_merge(r))
         return;
@@ -4921,8 +5038,8 @@ static void blocked_merge(blocked_state *d, blocked_state *s, int intersect, rea
     d->distinct = d->f.distinct;
     filter_model_merge(d->model, s->model, d->f.bits.nbits, &d->keys, &s->keys, r, intersect);
     if (intersect) d->last_rate = 0; /* bits cleared: the rate may fall */
-    blocked_final(d, r);
-    blocked_final(s, r);
+    blocked_check_all(d, r);
+    blocked_check_all(s, r);
     blocked_rate_now(d);
 }
 
@@ -4962,8 +5079,9 @@ MODEL static void scalable_model_union(scalable_state *d, const scalable_state *
     keys_dedupe(&d->keys, r);
 }
 
-static void scalable_union(scalable_state *d, scalable_state *s, reader *r)
+static void scalable_union(void *dst, void *src, uint8_t flags, reader *r)
 {
+    scalable_state *d = dst, *s = src;
     if (!d->f.layers || !s->f.layers || !scalable_same_params(d, s) || !may_merge(r)) return;
     size_t common = d->nlayers < s->nlayers ? d->nlayers : s->nlayers;
     for (size_t i = 0; i < common; i++) CHECK(bf_layer_same_shape(&d->f.layers[i], &s->f.layers[i]));
@@ -4994,8 +5112,9 @@ static void scalable_union(scalable_state *d, scalable_state *s, reader *r)
  * on failure (no room for one of src's fingerprints, which is allowed) the
  * part-way dst is still a filter: count its slots in use, every copy it
  * held still there, none that neither had. */
-static void cuckoo_union(cuckoo_state *d, cuckoo_state *s, reader *r)
+static void cuckoo_union(void *dst, void *src, uint8_t flags, reader *r)
 {
+    cuckoo_state *d = dst, *s = src;
     if (!d->f.slots.data || !s->f.slots.data || d->f.nbuckets != s->f.nbuckets ||
         d->f.slots.width != s->f.slots.width || d->f.seed != s->f.seed || !may_merge(r))
         return;
@@ -5029,35 +5148,6 @@ static void cuckoo_union(cuckoo_state *d, cuckoo_state *s, reader *r)
     free(src_was);
     cuckoo_check_all(d, r);
     cuckoo_check_all(s, r);
-}
-
-/* u8 which (as twin_make_op), u8 flags: bit 0 (buckets: the flags % 3 of
- * SUM, MIN, MAX) union or intersection (counting and spectral: SUM or MIN;
- * scalable and cuckoo: a union either way, the binding has no
- * intersection), bit 7 the first merged into the twin instead. */
-static void merge_op(world *w, reader *r)
-{
-    structure_kind which = rd_kind(r);
-    uint8_t flags = rd_u8(r);
-    int rev = flags >> 7, intersect = flags & 1;
-    bf_combine_op op = intersect ? BF_COMBINE_MIN : BF_COMBINE_SUM;
-#define PICK(a, b) (rev ? &w->b : &w->a), (rev ? &w->a : &w->b)
-    switch (which) {
-    case KIND_BITS: bits_merge(PICK(bits, bits2), intersect, r); break;
-    case KIND_BUCKETS: buckets_merge(PICK(buckets, buckets2), combine_ops[(flags & 0x7f) % 3], r); break;
-    case KIND_CONT: cont_merge(PICK(cont, cont2), intersect, r); break;
-    case KIND_COUNTING: counting_merge(PICK(counting, counting2), op, r); break;
-    case KIND_SPECTRAL: spectral_merge(PICK(spectral, spectral2), op, r); break;
-    case KIND_BITWISE: bitwise_merge(PICK(bitwise, bitwise2), intersect, r); break;
-    case KIND_STABLE: stable_merge(PICK(stable, stable2), intersect, r); break;
-    case KIND_A2: a2_merge(PICK(a2, a22), intersect, r); break;
-    case KIND_BLOOM: bloom_merge(PICK(bloom, bloom2), intersect, r); break;
-    case KIND_BLOCKED: blocked_merge(PICK(blocked, blocked2), intersect, r); break;
-    case KIND_SCALABLE: scalable_union(PICK(scalable, scalable2), r); break;
-    case KIND_CUCKOO: cuckoo_union(PICK(cuckoo, cuckoo2), r); break;
-    case STRUCTURES: break;
-    }
-#undef PICK
 }
 
 /* ------------------------------------------------------------ CRC-32C */
@@ -5233,46 +5323,45 @@ static void tail_buckets(bf_buckets *b, uint16_t off, uint8_t flags, const bf_co
     if (c) CHECK(bf_continuous_valid(c) == live);
 }
 
-/* u8 which (% 9: bits, bits twin, buckets, buckets twin, continuous,
- * continuous twin, counting cells, an A2 half, cuckoo slots), u16 where in
- * the padding,
- * u8 flags (bit 0: plant a padding bit, bit 1: set the last bit). */
-static void tail_op(world *w, reader *r)
+/* The padding targets of OP_TAIL (ops.h's FUZZ_TAILS): each kind's hook. */
+static void bits_tail(void *state, uint16_t off, uint8_t flags)
 {
-    uint8_t which = rd_u8(r) % 9;
-    uint16_t off = rd_u16(r);
-    uint8_t flags = rd_u8(r);
-    switch (which) {
-    case 0:
-        if (w->bits.f.data) tail_bits(&w->bits.f, off, flags);
-        break;
-    case 1:
-        if (w->bits2.f.data) tail_bits(&w->bits2.f, off, flags);
-        break;
-    case 2:
-        if (w->buckets.f.data) tail_buckets(&w->buckets.f, off, flags, NULL, 1, 1);
-        break;
-    case 3:
-        if (w->buckets2.f.data) tail_buckets(&w->buckets2.f, off, flags, NULL, 1, 1);
-        break;
-    case 4:
-    case 5: {
-        cont_state *c = which == 4 ? &w->cont : &w->cont2;
-        if (!c->f.buckets.data) break;
-        uint64_t stale = cont_model_stale(c), last = c->f.buckets.count - 1;
-        tail_buckets(&c->f.buckets, off, flags, &c->f, stale == 0, stale == (uint64_t)age_stale(c->age[last]));
-        break;
-    }
-    case 6:
-        if (w->counting.f.cells.data) tail_buckets(&w->counting.f.cells, off, flags, NULL, 1, 1);
-        break;
-    case 7:
-        if (w->a2.f.halves[0].data) tail_bits(&w->a2.f.halves[off & 1], (uint16_t)(off >> 1), flags);
-        break;
-    default: /* the last slot set to the largest fingerprint and back */
-        if (w->cuckoo.f.slots.data) tail_buckets(&w->cuckoo.f.slots, off, flags, NULL, 1, 1);
-        break;
-    }
+    bits_state *s = state;
+    if (s->f.data) tail_bits(&s->f, off, flags);
+}
+
+static void buckets_tail(void *state, uint16_t off, uint8_t flags)
+{
+    buckets_state *s = state;
+    if (s->f.data) tail_buckets(&s->f, off, flags, NULL, 1, 1);
+}
+
+static void cont_tail(void *state, uint16_t off, uint8_t flags)
+{
+    cont_state *c = state;
+    if (!c->f.buckets.data) return;
+    uint64_t stale = cont_model_stale(c), last = c->f.buckets.count - 1;
+    tail_buckets(&c->f.buckets, off, flags, &c->f, stale == 0, stale == (uint64_t)age_stale(c->age[last]));
+}
+
+static void counting_tail(void *state, uint16_t off, uint8_t flags)
+{
+    counting_state *s = state;
+    if (s->f.cells.data) tail_buckets(&s->f.cells, off, flags, NULL, 1, 1);
+}
+
+/* One of the two halves (bit 0 of off), the rest of off in its padding. */
+static void a2_tail(void *state, uint16_t off, uint8_t flags)
+{
+    a2_state *s = state;
+    if (s->f.halves[0].data) tail_bits(&s->f.halves[off & 1], (uint16_t)(off >> 1), flags);
+}
+
+/* The last slot set to the largest fingerprint and back. */
+static void cuckoo_tail(void *state, uint16_t off, uint8_t flags)
+{
+    cuckoo_state *s = state;
+    if (s->f.slots.data) tail_buckets(&s->f.slots, off, flags, NULL, 1, 1);
 }
 
 /* ------------------------------------- continuous: planted slots, ticks */
@@ -5310,8 +5399,9 @@ MODEL static void cont_model_clear_stale(cont_state *s)
  * hold: bf_continuous_valid must say whether any bucket holds a slot that is
  * not live, clear_stale must clear exactly those, and lookups and ticks
  * carry on from there (see cont_lookup and cont_tick). */
-static void cont_plant_op(cont_state *s, reader *r)
+static void cont_plant_op(void *state, reader *r)
 {
+    cont_state *s = state;
     uint16_t at = rd_u16(r);
     uint8_t value = rd_u8(r), flags = rd_u8(r);
     if (!s->f.buckets.data || r->plants++ >= MAX_PLANTS) return;
@@ -5340,101 +5430,141 @@ static void cont_plant_op(cont_state *s, reader *r)
 /* u8 flags (bit 0: a u64 count follows, else a u8 % 21): the tick with a
  * callback between its halves, against bf_continuous_tick on a copy and the
  * model. */
-static void cont_tick_split_op(cont_state *s, reader *r)
+static void cont_tick_split_op(void *state, reader *r)
 {
+    cont_state *s = state;
     uint8_t flags = rd_u8(r);
     uint64_t n = (flags & 1) ? rd_u64(r) : rd_u8(r) % 21;
     if (!s->f.buckets.data) return;
     cont_tick(s, n, r, 1);
     cont_check_keys(s, r);
 }
+/* -------------------------------------------------------------- models */
+
+/* Each kind as the harness drives it (fuzz_model, above). */
+const fuzz_model bits_model = {sizeof(bits_state), bits_init, bits_final, bits_free, bits_twin, bits_merge, bits_tail};
+const fuzz_model buckets_model = {sizeof(buckets_state), buckets_init, buckets_final, buckets_free, buckets_twin, buckets_merge, buckets_tail};
+const fuzz_model cont_model = {sizeof(cont_state), cont_init, cont_final, cont_free, cont_twin, cont_merge, cont_tail};
+const fuzz_model counting_model = {sizeof(counting_state), counting_init, counting_check_all, counting_free, counting_twin, counting_merge, counting_tail};
+const fuzz_model spectral_model = {sizeof(spectral_state), spectral_init, spectral_check_all, spectral_free, spectral_twin, spectral_merge, NULL};
+const fuzz_model bitwise_model = {sizeof(bitwise_state), bitwise_init, bitwise_check_all, bitwise_free, bitwise_twin, bitwise_merge, NULL};
+const fuzz_model stable_model = {sizeof(stable_state), stable_init, stable_check_all, stable_free, stable_twin, stable_merge, NULL};
+const fuzz_model a2_model = {sizeof(a2_state), a2_init, a2_check_all, a2_free, a2_twin, a2_merge, a2_tail};
+const fuzz_model bloom_model = {sizeof(bloom_state), bloom_init, bloom_final, bloom_free, bloom_twin, bloom_merge, NULL};
+const fuzz_model blocked_model = {sizeof(blocked_state), blocked_init, blocked_final, blocked_free, blocked_twin, blocked_merge, NULL};
+const fuzz_model scalable_model = {sizeof(scalable_state), scalable_init, sc_check_all, scalable_free, scalable_twin, scalable_union, NULL};
+const fuzz_model cuckoo_model = {sizeof(cuckoo_state), cuckoo_init, cuckoo_check_all, cuckoo_free, cuckoo_twin, cuckoo_union, cuckoo_tail};
 
 /* ------------------------------------------------------------------ main */
 
-/* clang-format off */
+#define MAX_REINITS 8
+
+/* Every kind's model, by its number. */
+#define MODEL_OF(kind, model) [KIND_##kind] = &model,
+static const fuzz_model *const models[STRUCTURES] = {FUZZ_KINDS(MODEL_OF)};
+#undef MODEL_OF
+
+/* The kinds in the header's order: OP_REINIT's numbers. */
+#define HEADER_KIND(kind) KIND_##kind,
+static const structure_kind header_kinds[] = {FUZZ_HEADER(HEADER_KIND)};
+#undef HEADER_KIND
+_Static_assert(sizeof header_kinds / sizeof header_kinds[0] == STRUCTURES, "the header has every kind");
+
+/* OP_TAIL's targets: a kind's structure of the header or its twin. */
+typedef struct {
+    structure_kind kind;
+    int twin;
+} tail_target;
+
 enum {
-    OP_BITS_SET, OP_BITS_CLEAR, OP_BITS_GET, OP_BITS_CHECK,
-    OP_BK_SET, OP_BK_GET, OP_BK_INC, OP_BK_DEC, OP_BK_CHECK,
-    OP_BLOOM_ADD, OP_BLOOM_CONTAINS, OP_BLOOM_RECENT,
-    OP_CONT_ADD, OP_CONT_TICK, OP_CONT_LOOKUP, OP_CONT_TICK_BIG,
-    OP_HASH, OP_POSITIONS, OP_REINIT, OP_NBYTES,
-    OP_BLOOM_BATCH, OP_CONT_BATCH, OP_BLOCKED_ADD, OP_BLOCKED_CONTAINS, OP_BLOCKED_BATCH, OP_BLOCKED_SIZE,
-    OP_BLOCKED_RECENT, OP_BLOCKED_RATE,
-    OP_BK_DEC_RUN,
-    OP_CNT_ADD, OP_CNT_REMOVE, OP_CNT_REMOVE_KNOWN, OP_CNT_COUNT, OP_CNT_CHECK,
-    OP_SPEC_ADD, OP_SPEC_REMOVE, OP_SPEC_REMOVE_KNOWN, OP_SPEC_COUNT, OP_SPEC_CHECK,
-    OP_BW_ADD, OP_BW_COUNT, OP_BW_CHECK,
-    OP_ST_ADD, OP_ST_CONTAINS, OP_ST_CHECK,
-    OP_A2_ADD, OP_A2_CONTAINS, OP_A2_CHECK,
-    OP_TWIN_MAKE, OP_TWIN_OP, OP_MERGE,
-    OP_CRC, OP_CRC_ZEROS, OP_TAIL,
-    OP_CONT_PLANT, OP_CONT_TICK_SPLIT, OP_BLOCKED_RATE_NOW,
-    OP_SC_ADD, OP_SC_CONTAINS, OP_SC_BATCH, OP_SC_CHECK,
-    OP_CK_ADD, OP_CK_FILL, OP_CK_REMOVE, OP_CK_REMOVE_KNOWN, OP_CK_COUNT, OP_CK_CHECK,
-    OP_FUSE_BUILD, OP_FUSE_LOOKUP, OP_FUSE_SHAPE,
-    OP_COUNT
+    FIRST,
+    TWIN
 };
-/* clang-format on */
 
-/* Everything compared in full, then freed. */
-static void world_final(world *w, reader *r)
+#define TAIL_TARGET(kind, which) {KIND_##kind, which},
+static const tail_target tail_targets[] = {FUZZ_TAILS(TAIL_TARGET)};
+#undef TAIL_TARGET
+#define TAIL_TARGETS (sizeof tail_targets / sizeof tail_targets[0])
+
+/* The opcodes, by their numbers. */
+typedef struct {
+    structure_kind kind; /* STRUCTURES for an INPUT_OP */
+    int picked;          /* PICKED_OP: a u8 picks the structure of the header or its twin */
+    void (*on_structure)(void *s, reader *r);
+    void (*on_input)(reader *r);
+} op_entry;
+
+#define AS_STRUCTURE_OP(name, kind, handler) {KIND_##kind, 0, handler, NULL},
+#define AS_PICKED_OP(name, kind, handler) {KIND_##kind, 1, handler, NULL},
+#define AS_INPUT_OP(name, handler) {STRUCTURES, 0, NULL, handler},
+static const op_entry ops[] = {FUZZ_OPS(AS_STRUCTURE_OP, AS_PICKED_OP, AS_INPUT_OP)};
+#undef AS_STRUCTURE_OP
+#undef AS_PICKED_OP
+#undef AS_INPUT_OP
+#define OP_COUNT (sizeof ops / sizeof ops[0])
+
+/* Each kind's structure of the header ([0]) and its twin ([1]): made once,
+ * zero at the start of every input, and left freed (zero) at its end. */
+static void *states[STRUCTURES][2];
+
+/* OP_TWIN_OP's sub-op byte: the kind's STRUCTURE_OPs in ops.h's order, the
+ * byte % their count. */
+MODEL static const op_entry *twin_sub_op(structure_kind kind, uint8_t sub)
 {
-    bits_check(&w->bits, NULL);
-    bits_check(&w->bits2, NULL);
-    buckets_check(&w->buckets, NULL);
-    buckets_check(&w->buckets2, NULL);
-    bloom_final(&w->bloom, r);
-    bloom_final(&w->bloom2, r);
-    for (int i = 0; i < 2; i++) {
-        cont_state *c = i ? &w->cont2 : &w->cont;
-        if (!c->f.buckets.data) continue;
-        cont_check_all(c, NULL);
-        cont_check_keys(c, r);
-    }
-    counting_check_all(&w->counting, r);
-    counting_check_all(&w->counting2, r);
-    spectral_check_all(&w->spectral, r);
-    spectral_check_all(&w->spectral2, r);
-    bitwise_check_all(&w->bitwise, r);
-    bitwise_check_all(&w->bitwise2, r);
-    stable_check_all(&w->stable, r);
-    stable_check_all(&w->stable2, r);
-    a2_check_all(&w->a2, r);
-    a2_check_all(&w->a22, r);
-    sc_check_all(&w->scalable, r);
-    sc_check_all(&w->scalable2, r);
-    cuckoo_check_all(&w->cuckoo, r);
-    cuckoo_check_all(&w->cuckoo2, r);
-    fuse_final(&w->fuse);
-    blocked_final(&w->blocked, r);
-    blocked_rate_now(&w->blocked);
-    blocked_final(&w->blocked2, r);
-    blocked_rate_now(&w->blocked2);
+    size_t n = 0;
+    for (size_t i = 0; i < OP_COUNT; i++) n += ops[i].kind == kind && !ops[i].picked;
+    CHECK(n > 0);
+    size_t pick = sub % n;
+    for (size_t i = 0;; i++)
+        if (ops[i].kind == kind && !ops[i].picked && pick-- == 0) return &ops[i];
+}
 
-    bits_free(&w->bits);
-    bits_free(&w->bits2);
-    buckets_free(&w->buckets);
-    buckets_free(&w->buckets2);
-    bloom_free(&w->bloom);
-    bloom_free(&w->bloom2);
-    cont_free(&w->cont);
-    cont_free(&w->cont2);
-    blocked_free(&w->blocked);
-    blocked_free(&w->blocked2);
-    counting_free(&w->counting);
-    counting_free(&w->counting2);
-    spectral_free(&w->spectral);
-    spectral_free(&w->spectral2);
-    bitwise_free(&w->bitwise);
-    bitwise_free(&w->bitwise2);
-    stable_free(&w->stable);
-    stable_free(&w->stable2);
-    a2_free(&w->a2);
-    a2_free(&w->a22);
-    scalable_free(&w->scalable);
-    scalable_free(&w->scalable2);
-    cuckoo_free(&w->cuckoo);
-    cuckoo_free(&w->cuckoo2);
+/* u8 which kind, u8 mode (bit 0: a copy of the first, else empty of its
+ * shape; the kind's twin hook may read more). */
+static void twin_make_op(reader *r)
+{
+    structure_kind kind = rd_kind(r);
+    uint8_t mode = rd_u8(r);
+    models[kind]->twin(states[kind][1], states[kind][0], mode, r);
+}
+
+/* u8 which kind, u8 sub-op: one of that kind's ops, on its twin. */
+static void twin_op(reader *r)
+{
+    structure_kind kind = rd_kind(r);
+    uint8_t sub = rd_u8(r);
+    twin_sub_op(kind, sub)->on_structure(states[kind][1], r);
+}
+
+/* u8 which kind, u8 flags: bit 7 the first merged into the twin instead of
+ * the twin into the first; the kind's merge reads the rest (bit 0: most
+ * often an intersection rather than a union). */
+static void merge_op(reader *r)
+{
+    structure_kind kind = rd_kind(r);
+    uint8_t flags = rd_u8(r);
+    int into_twin = flags >> 7;
+    models[kind]->merge(states[kind][into_twin], states[kind][!into_twin], flags, r);
+}
+
+/* u8 which target, u16 where in its padding, u8 flags (bit 0: plant a
+ * padding bit, bit 1: set the last bit). */
+static void tail_op(reader *r)
+{
+    tail_target t = tail_targets[rd_u8(r) % TAIL_TARGETS];
+    uint16_t off = rd_u16(r);
+    uint8_t flags = rd_u8(r);
+    models[t.kind]->tail(states[t.kind][t.twin], off, flags);
+}
+
+/* u8 which kind (in the header's order), then a header of that kind: the
+ * structure checked in full, then started over. */
+static void reinit_op(reader *r)
+{
+    structure_kind kind = header_kinds[rd_u8(r) % STRUCTURES];
+    if (r->reinits++ >= MAX_REINITS) return; /* the header bytes then read as ops */
+    models[kind]->check(states[kind][0], r);
+    models[kind]->init(states[kind][0], r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -5450,234 +5580,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     r.crc_budget = CRC_BUDGET;
     r.ck_budget = CUCKOO_BUDGET;
     r.fuse_keys = FUSE_BUDGET;
-    static world w; /* large: off the stack */
-    memset(&w, 0, sizeof w);
+    for (size_t k = 0; k < STRUCTURES; k++)
+        for (int i = 0; i < 2; i++) {
+            if (!states[k][i]) states[k][i] = malloc(models[k]->state_size);
+            CHECK(states[k][i] != NULL);
+            memset(states[k][i], 0, models[k]->state_size);
+        }
 
     check_vectors();
     check_counter_vectors();
     check_crc_vectors();
     check_prefetching_batches();
 
-    /* Header: 2 + 3 + 8 + 8 + 6 bytes, then 8 + 11 + 8 + 18 + 8, then 12, then 6.
-     * The twins start out absent (OP_TWIN_MAKE). */
-    bits_init(&w.bits, &r);
-    buckets_init(&w.buckets, &r);
-    bloom_init(&w.bloom, &r);
-    cont_init(&w.cont, &r);
-    blocked_init(&w.blocked, &r);
-    counting_init(&w.counting, &r);
-    spectral_init(&w.spectral, &r);
-    bitwise_init(&w.bitwise, &r);
-    stable_init(&w.stable, &r);
-    a2_init(&w.a2, &r);
-    scalable_init(&w.scalable, &r);
-    cuckoo_init(&w.cuckoo, &r);
+    /* The header; the twins start out absent (OP_TWIN_MAKE). */
+    for (size_t i = 0; i < STRUCTURES; i++) models[header_kinds[i]]->init(states[header_kinds[i]][0], &r);
 
     while (r.pos < r.size) {
-        unsigned op = rd_u8(&r) % OP_COUNT;
-        switch (op) {
-        case OP_BITS_SET:
-        case OP_BITS_CLEAR:
-        case OP_BITS_GET:
-            bits_op(&w.bits, op - OP_BITS_SET, &r);
-            break;
-        case OP_BITS_CHECK:
-            bits_check(&w.bits, &r);
-            break;
-        case OP_BK_SET:
-        case OP_BK_GET:
-        case OP_BK_INC:
-        case OP_BK_DEC:
-            buckets_op(&w.buckets, op - OP_BK_SET, &r);
-            break;
-        case OP_BK_CHECK:
-            buckets_check(&w.buckets, &r);
-            break;
-        case OP_BLOOM_ADD:
-        case OP_BLOOM_CONTAINS:
-        case OP_BLOOM_RECENT:
-            bloom_op(&w.bloom, op - OP_BLOOM_ADD, &r);
-            break;
-        case OP_CONT_ADD:
-        case OP_CONT_TICK:
-        case OP_CONT_LOOKUP:
-        case OP_CONT_TICK_BIG:
-            cont_op(&w.cont, op - OP_CONT_ADD, &r);
-            break;
-        case OP_HASH:
-            hash_op(&r);
-            break;
-        case OP_POSITIONS:
-            positions_op(&r);
-            break;
-        case OP_REINIT: { /* check one structure in full, then start it over */
-            structure_kind which = reinit_kinds[rd_u8(&r) % STRUCTURES];
-            if (r.reinits++ >= MAX_REINITS) break; /* the header bytes then read as ops */
-            switch (which) {
-            case KIND_BITS:
-                bits_check(&w.bits, NULL);
-                bits_init(&w.bits, &r);
-                break;
-            case KIND_BUCKETS:
-                buckets_check(&w.buckets, NULL);
-                buckets_init(&w.buckets, &r);
-                break;
-            case KIND_BLOOM:
-                bloom_final(&w.bloom, &r);
-                bloom_init(&w.bloom, &r);
-                break;
-            case KIND_CONT:
-                if (w.cont.f.buckets.data) {
-                    cont_check_all(&w.cont, NULL);
-                    cont_check_keys(&w.cont, &r);
-                }
-                cont_init(&w.cont, &r);
-                break;
-            case KIND_BLOCKED:
-                blocked_final(&w.blocked, &r);
-                blocked_rate_now(&w.blocked);
-                blocked_init(&w.blocked, &r);
-                break;
-            case KIND_COUNTING:
-                counting_check_all(&w.counting, &r);
-                counting_init(&w.counting, &r);
-                break;
-            case KIND_SPECTRAL:
-                spectral_check_all(&w.spectral, &r);
-                spectral_init(&w.spectral, &r);
-                break;
-            case KIND_BITWISE:
-                bitwise_check_all(&w.bitwise, &r);
-                bitwise_init(&w.bitwise, &r);
-                break;
-            case KIND_STABLE:
-                stable_check_all(&w.stable, &r);
-                stable_init(&w.stable, &r);
-                break;
-            case KIND_A2:
-                a2_check_all(&w.a2, &r);
-                a2_init(&w.a2, &r);
-                break;
-            case KIND_SCALABLE:
-                sc_check_all(&w.scalable, &r);
-                scalable_init(&w.scalable, &r);
-                break;
-            case KIND_CUCKOO:
-                cuckoo_check_all(&w.cuckoo, &r);
-                cuckoo_init(&w.cuckoo, &r);
-                break;
-            case STRUCTURES: break;
-            }
-            break;
-        }
-        case OP_NBYTES:
-            nbytes_op(&r);
-            break;
-        case OP_BLOOM_BATCH:
-            bloom_batch_op(&w.bloom, &r);
-            break;
-        case OP_CONT_BATCH:
-            cont_batch_op(&w.cont, &r);
-            break;
-        case OP_BLOCKED_ADD:
-        case OP_BLOCKED_CONTAINS:
-        case OP_BLOCKED_BATCH:
-            blocked_op(&w.blocked, op - OP_BLOCKED_ADD, &r);
-            break;
-        case OP_BLOCKED_SIZE:
-            blocked_size_op(&r);
-            break;
-        case OP_BLOCKED_RECENT:
-            blocked_recent(&w.blocked, &r);
-            break;
-        case OP_BLOCKED_RATE:
-            blocked_fpr_op(&r);
-            break;
-        case OP_BK_DEC_RUN:
-            buckets_dec_run_op(&w.buckets, &r);
-            break;
-        case OP_CNT_ADD:
-        case OP_CNT_REMOVE:
-        case OP_CNT_REMOVE_KNOWN:
-        case OP_CNT_COUNT:
-        case OP_CNT_CHECK:
-            counting_op(&w.counting, op - OP_CNT_ADD, &r);
-            break;
-        case OP_SPEC_ADD:
-        case OP_SPEC_REMOVE:
-        case OP_SPEC_REMOVE_KNOWN:
-        case OP_SPEC_COUNT:
-        case OP_SPEC_CHECK:
-            spectral_op(&w.spectral, op - OP_SPEC_ADD, &r);
-            break;
-        case OP_BW_ADD:
-        case OP_BW_COUNT:
-        case OP_BW_CHECK:
-            bitwise_op(&w.bitwise, op - OP_BW_ADD, &r);
-            break;
-        case OP_ST_ADD:
-        case OP_ST_CONTAINS:
-        case OP_ST_CHECK:
-            stable_op(&w.stable, op - OP_ST_ADD, &r);
-            break;
-        case OP_A2_ADD:
-        case OP_A2_CONTAINS:
-        case OP_A2_CHECK:
-            a2_op(&w.a2, op - OP_A2_ADD, &r);
-            break;
-        case OP_TWIN_MAKE:
-            twin_make_op(&w, &r);
-            break;
-        case OP_TWIN_OP:
-            twin_op(&w, &r);
-            break;
-        case OP_MERGE:
-            merge_op(&w, &r);
-            break;
-        case OP_CRC:
-            crc_op(&r);
-            break;
-        case OP_CRC_ZEROS:
-            crc_zeros_op(&r);
-            break;
-        case OP_TAIL:
-            tail_op(&w, &r);
-            break;
-        case OP_CONT_PLANT: /* u8 which (bit 0: the twin), then the op's operands */
-            cont_plant_op(rd_u8(&r) & 1 ? &w.cont2 : &w.cont, &r);
-            break;
-        case OP_CONT_TICK_SPLIT:
-            cont_tick_split_op(rd_u8(&r) & 1 ? &w.cont2 : &w.cont, &r);
-            break;
-        case OP_BLOCKED_RATE_NOW:
-            blocked_rate_now(&w.blocked);
-            break;
-        case OP_SC_ADD:
-        case OP_SC_CONTAINS:
-        case OP_SC_BATCH:
-        case OP_SC_CHECK:
-            scalable_op(&w.scalable, op - OP_SC_ADD, &r);
-            break;
-        case OP_CK_ADD:
-        case OP_CK_FILL:
-        case OP_CK_REMOVE:
-        case OP_CK_REMOVE_KNOWN:
-        case OP_CK_COUNT:
-        case OP_CK_CHECK:
-            cuckoo_op(&w.cuckoo, op - OP_CK_ADD, &r);
-            break;
-        case OP_FUSE_BUILD:
-            fuse_build_op(&w.fuse, &r);
-            break;
-        case OP_FUSE_LOOKUP:
-            fuse_lookup_op(&w.fuse, &r);
-            break;
-        case OP_FUSE_SHAPE:
-            fuse_shape_op(&r);
-            break;
-        }
+        const op_entry *op = &ops[rd_u8(&r) % OP_COUNT];
+        if (op->on_input) op->on_input(&r);
+        else op->on_structure(states[op->kind][op->picked ? rd_u8(&r) & 1 : 0], &r);
     }
 
-    world_final(&w, &r);
+    /* Everything compared in full, then freed. */
+    for (size_t k = 0; k < STRUCTURES; k++)
+        for (int i = 0; i < 2; i++) models[k]->check(states[k][i], &r);
+    fuse_final();
+    for (size_t k = 0; k < STRUCTURES; k++)
+        for (int i = 0; i < 2; i++) models[k]->free(states[k][i]);
     return 0;
 }
