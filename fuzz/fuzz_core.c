@@ -116,26 +116,28 @@ typedef enum { FUZZ_KINDS(KIND_NUMBER) STRUCTURES } structure_kind;
 
 /* ------------------------------------------------------------------ input */
 
+/* The input, and what it has spent so far of what one input may: all zero
+ * at its start, each limit beside the code that spends it. */
 typedef struct {
     const uint8_t *data;
     size_t size, pos;
-    uint64_t scan_budget; /* see SCAN_BUDGET */
+    uint64_t scanned; /* see SCAN_BUDGET */
     unsigned reinits;
-    unsigned sizings;    /* blocked-filter sizings (milliseconds each): one per input */
-    unsigned rates;      /* blocked-filter rate spot checks, see MAX_RATES */
-    uint64_t add_budget; /* probes of repeated adds, see ADD_BUDGET */
-    unsigned merges;     /* merges of twins, see MAX_MERGES */
-    unsigned plants;     /* slots planted in continuous filters, see MAX_PLANTS */
-    uint64_t crc_budget; /* bytes checksummed, see CRC_BUDGET */
-    uint64_t ck_budget;  /* cuckoo adds past an op's first, see CUCKOO_BUDGET */
-    uint64_t fuse_keys;  /* keys of binary fuse builds, see FUSE_BUDGET */
+    unsigned sizings;       /* blocked-filter sizings (milliseconds each): one per input */
+    unsigned rates;         /* blocked-filter rate spot checks, see MAX_RATES */
+    uint64_t repeated_adds; /* probes of repeated adds, see ADD_BUDGET */
+    unsigned merges;        /* merges of twins, see MAX_MERGES */
+    unsigned plants;        /* slots planted in continuous filters, see MAX_PLANTS */
+    uint64_t crc_bytes;     /* bytes checksummed, see CRC_BUDGET */
+    uint64_t cuckoo_adds;   /* cuckoo adds past an op's first, see CUCKOO_BUDGET */
+    uint64_t fuse_keys;     /* keys of binary fuse builds, see FUSE_BUDGET */
 } reader;
 
 /* Whether a mid-program scan costing `cost` may run (and pay for it). */
 static int may_scan(reader *r, uint64_t cost)
 {
-    if (cost > r->scan_budget) return 0;
-    r->scan_budget -= cost;
+    if (cost > SCAN_BUDGET - r->scanned) return 0;
+    r->scanned += cost;
     return 1;
 }
 
@@ -1852,8 +1854,8 @@ static void buckets_dec_run_op(void *state, reader *r)
 /* Whether `cost` more probes of repeated adds may run (and pay for them). */
 static int may_add(reader *r, uint64_t cost)
 {
-    if (cost > r->add_budget) return 0;
-    r->add_budget -= cost;
+    if (cost > ADD_BUDGET - r->repeated_adds) return 0;
+    r->repeated_adds += cost;
     return 1;
 }
 
@@ -3357,7 +3359,7 @@ static void blocked_final(void *s, const reader *r)
  * the sanitizers), and the filters here fill in a few dozen keys: past an
  * op's first add, each costs CUCKOO_ADD_COST of this, a refused one
  * BF_CUCKOO_KICKS, so that some 64 refusals per input keep it fast. Apart
- * from add_budget, which the bitwise filter needs whole. */
+ * from ADD_BUDGET, which the bitwise filter needs whole. */
 #define CUCKOO_BUDGET (64u * BF_CUCKOO_KICKS)
 #define CUCKOO_ADD_COST 16
 
@@ -3641,12 +3643,12 @@ static void ck_remove(cuckoo_state *s, const reader *r, key_ref k, bf_key_hash h
 }
 
 /* Whether one more add may run (see CUCKOO_BUDGET), and pay for it. */
-static int ck_may_add(reader *r) { return r->ck_budget >= BF_CUCKOO_KICKS; }
+static int ck_may_add(reader *r) { return CUCKOO_BUDGET - r->cuckoo_adds >= BF_CUCKOO_KICKS; }
 
 static void ck_spend(reader *r, int added)
 {
     uint64_t cost = added ? CUCKOO_ADD_COST : BF_CUCKOO_KICKS;
-    r->ck_budget = cost > r->ck_budget ? 0 : r->ck_budget - cost;
+    r->cuckoo_adds = cost > CUCKOO_BUDGET - r->cuckoo_adds ? CUCKOO_BUDGET : r->cuckoo_adds + cost;
 }
 
 /* A key, u8 t: the same key t % 16 + 1 times: its class fills, then kicks. */
@@ -3948,11 +3950,11 @@ static void fuse_build_op(reader *r)
     }
     for (size_t i = gen; i < n; i++) keys[i] = rd_u64(r);
     uint64_t shuffle = rd_u64(r);
-    if (2 * (uint64_t)n + 1 > r->fuse_keys) {
+    if (2 * (uint64_t)n + 1 > FUSE_BUDGET - r->fuse_keys) {
         free(keys);
         return;
     }
-    r->fuse_keys -= 2 * (uint64_t)n + 1;
+    r->fuse_keys += 2 * (uint64_t)n + 1;
     unsigned bits = flags & 1 ? 16 : 8;
 
     /* The model, and bf_fuse_dedup against it with the n * 8 bytes of
@@ -5170,8 +5172,8 @@ static const uint8_t zero_bytes[ZEROS_MAX];
 
 static int may_crc(reader *r, uint64_t bytes)
 {
-    if (bytes > r->crc_budget) return 0;
-    r->crc_budget -= bytes;
+    if (bytes > CRC_BUDGET - r->crc_bytes) return 0;
+    r->crc_bytes += bytes;
     return 1;
 }
 
@@ -5575,11 +5577,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&r, 0, sizeof r);
     r.data = data;
     r.size = size;
-    r.scan_budget = SCAN_BUDGET;
-    r.add_budget = ADD_BUDGET;
-    r.crc_budget = CRC_BUDGET;
-    r.ck_budget = CUCKOO_BUDGET;
-    r.fuse_keys = FUSE_BUDGET;
     for (size_t k = 0; k < STRUCTURES; k++)
         for (int i = 0; i < 2; i++) {
             if (!states[k][i]) states[k][i] = malloc(models[k]->state_size);
