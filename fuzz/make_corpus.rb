@@ -1,10 +1,11 @@
 # frozen_string_literal: true
 
-# Writes the seed inputs in fuzz/corpus/ for fuzz/fuzz_core.c: small programs
-# that between them reach every operation of the harness.  Run it again after
-# changing the harness's input format:  ruby fuzz/make_corpus.rb
-# (or ruby fuzz/make_corpus.rb DIR to write them to DIR instead, e.g. to
-# compare with the committed ones: diff -r DIR fuzz/corpus).
+# Writes the seed inputs in fuzz/corpus/ for the fuzzer (fuzz/harness.c and
+# the models it drives): small programs that between them reach every
+# operation of the harness.  Run it again after changing the harness's
+# input format:  ruby fuzz/make_corpus.rb  (or ruby fuzz/make_corpus.rb DIR
+# to write them to DIR instead, e.g. to compare with the committed ones:
+# diff -r DIR fuzz/corpus).
 #
 # Input format (all integers little-endian; reads past the end yield zeros):
 #   header  bits:    u16 n              (n % 5000 + 1 bits)
