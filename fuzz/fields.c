@@ -7,6 +7,21 @@
 
 #include <string.h>
 
+/* A bit field's whole byte image against a model of a byte per bit: the
+ * padding past nbits always zero. */
+MODEL void bits_check_image(const bf_bits *b, const uint8_t *model)
+{
+    size_t nbytes = bf_bits_nbytes(b->nbits);
+    for (size_t j = 0; j < nbytes; j++) {
+        uint8_t want = 0;
+        for (unsigned bit = 0; bit < 8; bit++) {
+            uint64_t i = (uint64_t)j * 8 + bit;
+            if (i < b->nbits && model[i]) want |= (uint8_t)(1u << bit);
+        }
+        CHECK(b->data[j] == want);
+    }
+}
+
 /* The exact byte image of the model (bucket i = bits [i*w, i*w + w) of the
  * little-endian bit stream, zero padding after): no bucket write may leak. */
 MODEL void buckets_check_image(const uint8_t *data, const bf_buckets *f, const uint32_t *model)
@@ -160,6 +175,14 @@ void tail_bits(bf_bits *b, uint16_t off, uint8_t flags)
         if (!was) bf_bits_clear(b, nbits - 1);
     }
     CHECK(bf_bits_tail_clear(b));
+}
+
+/* Whether a key's bits pos[0..k) are all set in a model of a byte per bit. */
+MODEL int bits_model_has(const uint8_t *model, const uint64_t *pos, uint32_t k)
+{
+    for (uint32_t i = 0; i < k; i++)
+        if (!model[pos[i]]) return 0;
+    return 1;
 }
 
 /* The same for a bucket field; a continuous filter's validity goes with it

@@ -14,7 +14,9 @@
 #define CELLS_MAX_M 1024 /* counting, spectral (each of the two), stable */
 #define MAX_REPEAT 16    /* adds per counting/spectral/cuckoo add op */
 
+void bits_check_image(const bf_bits *b, const uint8_t *model);
 void buckets_check_image(const uint8_t *data, const bf_buckets *f, const uint32_t *model);
+int bits_model_has(const uint8_t *model, const uint64_t *pos, uint32_t k);
 void tail_bits(bf_bits *b, uint16_t off, uint8_t flags);
 void tail_buckets(bf_buckets *b, uint16_t off, uint8_t flags, const bf_continuous *c, int live, int live_but_last);
 

@@ -100,6 +100,14 @@ void keys_copy(key_list *d, const key_list *s)
     d->len = d->cap = s->len;
 }
 
+int rd_known_key(reader *r, const tally *keys, int have, tally_entry *e)
+{
+    uint8_t which = rd_u8(r);
+    if (!have || keys->len == 0) return 0;
+    *e = keys->items[which % keys->len];
+    return 1;
+}
+
 void tally_copy(tally *d, const tally *s)
 {
     d->items = dup_bytes(s->items, s->len * sizeof *s->items);

@@ -55,6 +55,9 @@ void keys_dedupe(key_list *l, const reader *r);
 void tally_free(tally *t);
 long tally_find(const tally *t, const reader *r, key_ref k, bf_key_hash h);
 tally_entry *tally_get(tally *t, const reader *r, key_ref k, bf_key_hash h);
+/* u8 which: one of the keys given before, into e, when there are any and
+ * the structure exists (have). */
+int rd_known_key(reader *r, const tally *keys, int have, tally_entry *e);
 void tally_copy(tally *d, const tally *s);
 void tally_push(tally *t, const tally_entry *e);
 key_index *tally_index(const tally *t);

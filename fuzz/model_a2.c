@@ -59,9 +59,7 @@ static void a2_init(void *state, reader *r)
 
 MODEL static int a2_model_half(const a2_state *s, unsigned half, const uint64_t *pos)
 {
-    for (uint32_t i = 0; i < s->f.k; i++)
-        if (!s->model[half][pos[i]]) return 0;
-    return 1;
+    return bits_model_has(s->model[half], pos, s->f.k);
 }
 
 static void a2_check_counts(const a2_state *s)
@@ -74,19 +72,9 @@ static void a2_check_counts(const a2_state *s)
 MODEL static void a2_check_half(const a2_state *s, unsigned half)
 {
     const bf_bits *b = &s->f.halves[half];
-    size_t nbytes = bf_bits_nbytes(b->nbits);
     uint64_t ones = 0;
-    for (size_t j = 0; j < nbytes; j++) {
-        uint8_t want = 0;
-        for (unsigned bit = 0; bit < 8; bit++) {
-            uint64_t i = (uint64_t)j * 8 + bit;
-            if (i < b->nbits && s->model[half][i]) {
-                want |= (uint8_t)(1u << bit);
-                ones++;
-            }
-        }
-        CHECK(b->data[j] == want);
-    }
+    for (uint64_t i = 0; i < b->nbits; i++) ones += s->model[half][i];
+    bits_check_image(b, s->model[half]);
     CHECK(bf_bits_count(b) == ones);
 }
 

@@ -46,15 +46,7 @@ MODEL static void bits_check(const bits_state *s, reader *r)
     CHECK(bf_bits_count(&s->f) == s->ones);
     CHECK(bf_bits_tail_clear(&s->f));
     if (r && !may_scan(r, s->f.nbits)) return;
-    size_t nbytes = bf_bits_nbytes(s->f.nbits);
-    for (size_t j = 0; j < nbytes; j++) {
-        uint8_t want = 0;
-        for (unsigned b = 0; b < 8; b++) {
-            uint64_t i = (uint64_t)j * 8 + b;
-            if (i < s->f.nbits && s->model[i]) want |= (uint8_t)(1u << b);
-        }
-        CHECK(s->f.data[j] == want);
-    }
+    bits_check_image(&s->f, s->model);
 }
 
 enum bits_action {

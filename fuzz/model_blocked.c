@@ -78,9 +78,7 @@ static void blocked_init(void *state, reader *r)
 
 static int blocked_model_contains(const blocked_state *s, const uint64_t *pos)
 {
-    for (uint32_t i = 0; i < s->f.k; i++)
-        if (!s->model[pos[i]]) return 0;
-    return 1;
+    return bits_model_has(s->model, pos, s->f.k);
 }
 
 /* One add on the model; whether it was new (a bit of it was clear). */

@@ -51,9 +51,7 @@ static void bloom_init(void *state, reader *r)
 
 static int bloom_model_contains(const bloom_state *s, const uint64_t *pos)
 {
-    for (uint32_t i = 0; i < s->f.k; i++)
-        if (!s->model[pos[i]]) return 0;
-    return 1;
+    return bits_model_has(s->model, pos, s->f.k);
 }
 
 /* One add on the model: whether it was new (a bit of it was clear before,
@@ -130,15 +128,7 @@ MODEL static void bloom_final(void *state, const reader *r)
     for (size_t i = 0; i < s->keys.len; i++)
         bloom_lookup(s, key_ptr(r, s->keys.items[i].key), s->keys.items[i].key.len, 1);
     bloom_check(s);
-    size_t nbytes = bf_bits_nbytes(s->f.bits.nbits);
-    for (size_t j = 0; j < nbytes; j++) {
-        uint8_t want = 0;
-        for (unsigned b = 0; b < 8; b++) {
-            uint64_t i = (uint64_t)j * 8 + b;
-            if (i < s->f.bits.nbits && s->model[i]) want |= (uint8_t)(1u << b);
-        }
-        CHECK(s->f.bits.data[j] == want);
-    }
+    bits_check_image(&s->f.bits, s->model);
 }
 
 /* u8 flags: bit 0 add the batch first, bit 1 without the answers of the

@@ -142,10 +142,8 @@ void counting_remove_op(void *state, reader *r)
 void counting_remove_known_op(void *state, reader *r)
 {
     counting_state *s = state;
-    uint8_t which = rd_u8(r);
-    if (!s->f.cells.data || s->keys.len == 0) return;
-    tally_entry e = s->keys.items[which % s->keys.len];
-    counting_remove(s, r, e.key, e.h);
+    tally_entry e;
+    if (rd_known_key(r, &s->keys, s->f.cells.data != NULL, &e)) counting_remove(s, r, e.key, e.h);
 }
 
 /* Count any key. */

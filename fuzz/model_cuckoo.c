@@ -364,10 +364,8 @@ void cuckoo_remove_op(void *state, reader *r)
 void cuckoo_remove_known_op(void *state, reader *r)
 {
     cuckoo_state *s = state;
-    uint8_t which = rd_u8(r);
-    if (!s->f.slots.data || s->keys.len == 0) return;
-    tally_entry e = s->keys.items[which % s->keys.len];
-    ck_remove(s, r, e.key, e.h);
+    tally_entry e;
+    if (rd_known_key(r, &s->keys, s->f.slots.data != NULL, &e)) ck_remove(s, r, e.key, e.h);
 }
 
 /* Count any key. */

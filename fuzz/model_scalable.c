@@ -188,9 +188,7 @@ MODEL static int sc_model_layer_has(const scalable_state *s, size_t i, bf_key_ha
     uint64_t pos[BF_K_MAX];
     const bf_layer *l = &s->f.layers[i];
     bf_positions(h, BF_HASH_MURMUR3, l->k, l->bits.nbits, pos);
-    for (uint32_t j = 0; j < l->k; j++)
-        if (!s->model[i][pos[j]]) return 0;
-    return 1;
+    return bits_model_has(s->model[i], pos, l->k);
 }
 
 MODEL static int sc_model_contains(const scalable_state *s, bf_key_hash h)

@@ -238,10 +238,8 @@ void spectral_remove_op(void *state, reader *r)
 void spectral_remove_known_op(void *state, reader *r)
 {
     spectral_state *s = state;
-    uint8_t which = rd_u8(r);
-    if (!s->f.primary.cells.data || s->keys.len == 0) return;
-    tally_entry e = s->keys.items[which % s->keys.len];
-    spectral_remove(s, r, e.key, e.h);
+    tally_entry e;
+    if (rd_known_key(r, &s->keys, s->f.primary.cells.data != NULL, &e)) spectral_remove(s, r, e.key, e.h);
 }
 
 /* Count any key. */
