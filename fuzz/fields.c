@@ -108,6 +108,21 @@ void cells_check_at(const bf_buckets *b, const uint32_t *model, const uint64_t *
     for (uint32_t i = 0; i < k; i++) CHECK(bf_buckets_get(b, pos[i]) == model[pos[i]]);
 }
 
+/* A twin's field of cells and its model: copies of the first's, or zeroed
+ * blocks of its shape. */
+void cells_twin(bf_buckets *t, uint32_t **tmodel, const bf_buckets *s, const uint32_t *smodel, int copy)
+{
+    size_t nbytes = bf_buckets_nbytes(s->count, s->width), cells = (size_t)s->count * sizeof *smodel;
+    if (copy) {
+        t->data = dup_bytes(s->data, nbytes);
+        *tmodel = dup_bytes(smodel, cells);
+        return;
+    }
+    t->data = zeroed(nbytes);
+    *tmodel = zeroed(cells);
+    bf_buckets_init(t, s->count, s->width);
+}
+
 /* A field's every cell and its whole byte image against the model. */
 MODEL void cells_check_all(const bf_buckets *b, const uint32_t *model)
 {

@@ -29,6 +29,7 @@ uint64_t mcells_nonzero(const uint32_t *c, uint64_t m);
 uint64_t mcells_saturated(const uint32_t *c, uint64_t m, uint32_t max);
 void cells_check_at(const bf_buckets *b, const uint32_t *model, const uint64_t *pos, uint32_t k);
 void cells_check_all(const bf_buckets *b, const uint32_t *model);
+void cells_twin(bf_buckets *t, uint32_t **tmodel, const bf_buckets *s, const uint32_t *smodel, int copy);
 uint32_t model_combine(uint32_t a, uint32_t b, uint32_t max, bf_combine_op op);
 
 void filter_model_merge(uint8_t *dm, const uint8_t *sm, uint64_t nbits, key_list *dk, const key_list *sk,

@@ -166,16 +166,8 @@ static void buckets_twin(void *twin, const void *first, uint8_t mode, reader *r)
     int copy = mode & 1;
     buckets_free(t);
     if (!s->f.data) return;
-    size_t nbytes = bf_buckets_nbytes(s->f.count, s->f.width), cells = (size_t)s->f.count * sizeof *s->model;
-    if (copy) {
-        *t = *s;
-        t->f.data = dup_bytes(s->f.data, nbytes);
-        t->model = dup_bytes(s->model, cells);
-        return;
-    }
-    t->f.data = zeroed(nbytes);
-    t->model = zeroed(cells);
-    bf_buckets_init(&t->f, s->f.count, s->f.width);
+    if (copy) *t = *s;
+    cells_twin(&t->f, &t->model, &s->f, s->model, copy);
 }
 
 MODEL static void buckets_model_combine(buckets_state *d, const buckets_state *s, bf_combine_op op)

@@ -173,20 +173,14 @@ static void counting_twin(void *twin, const void *first, uint8_t mode, reader *r
     int copy = mode & 1;
     counting_free(t);
     if (!s->f.cells.data) return;
-    const bf_buckets *c = &s->f.cells;
-    size_t nbytes = bf_buckets_nbytes(c->count, c->width), cells = (size_t)c->count * sizeof *s->model;
     if (copy) {
         *t = *s;
-        t->f.cells.data = dup_bytes(c->data, nbytes);
-        t->model = dup_bytes(s->model, cells);
         tally_copy(&t->keys, &s->keys);
-        return;
+    } else {
+        t->f.k = s->f.k;
+        t->f.seed = s->f.seed;
     }
-    t->f.cells.data = zeroed(nbytes);
-    t->model = zeroed(cells);
-    bf_buckets_init(&t->f.cells, c->count, c->width);
-    t->f.k = s->f.k;
-    t->f.seed = s->f.seed;
+    cells_twin(&t->f.cells, &t->model, &s->f.cells, s->model, copy);
 }
 
 /* bf_counting_combine, SUM or MIN: the cells as bf_buckets_combine, saturated
