@@ -1,8 +1,11 @@
 # frozen_string_literal: true
 
-# Writes the seed inputs in fuzz/corpus/ for fuzz/fuzz_core.c: small programs
-# that between them reach every operation of the harness.  Run it again after
-# changing the harness's input format:  ruby fuzz/make_corpus.rb
+# Writes the seed inputs in fuzz/corpus/ for the fuzzer (fuzz/harness.c and
+# the models it drives): small programs that between them reach every
+# operation of the harness.  Run it again after changing the harness's
+# input format:  ruby fuzz/make_corpus.rb  (or ruby fuzz/make_corpus.rb DIR
+# to write them to DIR instead, e.g. to compare with the committed ones:
+# diff -r DIR fuzz/corpus).
 #
 # Input format (all integers little-endian; reads past the end yield zeros):
 #   header  bits:    u16 n              (n % 5000 + 1 bits)
@@ -18,9 +21,12 @@
 #           scalable: u16 error rate, u8 initial capacity, u8 growth, u8 tightening,
 #                     u8 even layers, u16 max capacity, u32 seed (see scalable_hdr)
 #           cuckoo:   u8 buckets, u8 fingerprint bits, u32 seed (buckets % 64 + 1, bits % 25 + 8)
-#   then opcodes (byte % 70), each followed by its operands; see OPS below.
-#   reinit: u8 which (% 12: bits, buckets, bloom, cont, blocked, counting,
-#   spectral, bitwise, stable, a2, scalable, cuckoo), then that header.
+#   then opcodes, each followed by its operands.  The numbers of the
+#   opcodes, the kinds, the header's parts and the padding targets are the
+#   places in fuzz/ops.h's lists, which this script reads: the seeds name
+#   them (an unknown name fails here).
+#   reinit: u8 which (a kind, numbered in the header's order), then that
+#   kind's header.
 #   A batch is a u8 count (count % 70 + 1) and that many keys.
 #   bloom_batch / blocked_batch: u8 flags (bit 0: add the batch first, bit 1:
 #   without the adds' answers), a batch; cont_batch: u8 flags (bit 0: add,
@@ -30,18 +36,12 @@
 #   cnt_add / spec_add: a key, u8 t (t % 16 + 1 adds); bw_add: a key, u16 t
 #   ((t % 1024) >> (t / 1024 % 11) + 1 adds).
 #   cnt_remove_known / spec_remove_known: u8 index into the keys given so far.
-#   Twins (a second instance of bits, buckets, cont, counting, spectral,
-#   bitwise, stable, a2, bloom, blocked, scalable, cuckoo: TWINS below,
-#   byte % 12):
+#   Twins (a second instance of every kind, which u8 picks):
 #   twin_make: u8 which, u8 mode (bit 0: a copy of the first, else empty of
 #     its shape; cont: mode >> 1 picks an empty twin's start slot), and for
 #     stable a u64 generator state.
-#   twin_op: u8 which, u8 sub-op (that structure's ops in the order of OPS;
-#     bits: set, clear, get, check; buckets: set, get, inc, dec, check,
-#     dec_run; cont: add, tick, lookup, tick_big, batch; bloom: add,
-#     contains, recent, batch; blocked: add, contains, batch, recent,
-#     rate_now; scalable: add, contains, batch, check; cuckoo: add, fill,
-#     remove, remove_known, count, check), then its operands.
+#   twin_op: u8 which, u8 sub-op (that kind's ops, in the order of
+#     fuzz/ops.h: twin(:bits_check) below), then its operands.
 #   merge: u8 which, u8 flags: bit 0 intersection (counting, spectral: MIN
 #     rather than SUM; buckets: (flags & 127) % 3 of SUM, MIN, MAX;
 #     scalable, cuckoo: a union either way), bit 7 the first merged into the
@@ -49,9 +49,10 @@
 #   crc: a key (the bytes), u32 crc, u8 flags (bits 0-2: cut points, 3-5:
 #     alignment of a copy), a u16 per cut point.
 #   crc_zeros: u32 crc, u32 n, u8 shift, u64 a, u64 b.
-#   tail: u8 which (% 9: bits, bits twin, buckets, buckets twin, cont, cont
-#     twin, counting cells, an a2 half, cuckoo slots), u16 where in the padding, u8 flags (bit 0:
-#     plant a padding bit, bit 1: set the last bit).
+#   tail: u8 which (a padding target: bits, bits twin, buckets, buckets
+#     twin, cont, cont twin, counting cells, an a2 half, cuckoo slots), u16
+#     where in the padding, u8 flags (bit 0: plant a padding bit, bit 1: set
+#     the last bit).
 #   cont_plant: u8 which (bit 0: twin), u16 bucket, u8 slot (% 16), u8 flags
 #     (bit 0: clear_stale after).
 #   cont_tick_split: u8 which (bit 0: twin), u8 flags (bit 0: u64 ticks
@@ -74,32 +75,38 @@
 
 require "fileutils"
 
-OPS = {
-  bits_set: 0, bits_clear: 1, bits_get: 2, bits_check: 3,
-  bk_set: 4, bk_get: 5, bk_inc: 6, bk_dec: 7, bk_check: 8,
-  bloom_add: 9, bloom_contains: 10, bloom_recent: 11,
-  cont_add: 12, cont_tick: 13, cont_lookup: 14, cont_tick_big: 15,
-  hash: 16, positions: 17, reinit: 18, nbytes: 19,
-  bloom_batch: 20, cont_batch: 21, blocked_add: 22, blocked_contains: 23, blocked_batch: 24, blocked_size: 25,
-  blocked_recent: 26, blocked_rate: 27,
-  bk_dec_run: 28,
-  cnt_add: 29, cnt_remove: 30, cnt_remove_known: 31, cnt_count: 32, cnt_check: 33,
-  spec_add: 34, spec_remove: 35, spec_remove_known: 36, spec_count: 37, spec_check: 38,
-  bw_add: 39, bw_count: 40, bw_check: 41,
-  st_add: 42, st_contains: 43, st_check: 44,
-  a2_add: 45, a2_contains: 46, a2_check: 47,
-  twin_make: 48, twin_op: 49, merge: 50, crc: 51, crc_zeros: 52, tail: 53,
-  cont_plant: 54, cont_tick_split: 55, blocked_rate_now: 56,
-  sc_add: 57, sc_contains: 58, sc_batch: 59, sc_check: 60,
-  ck_add: 61, ck_fill: 62, ck_remove: 63, ck_remove_known: 64, ck_count: 65, ck_check: 66,
-  fuse_build: 67, fuse_lookup: 68, fuse_shape: 69
-}.freeze
-# The scalable filter's number, for reinit and the twins alike (the harness's KIND_SCALABLE).
-SCALABLE = 10
-# The cuckoo filter's, likewise (KIND_CUCKOO).
-CUCKOO = 11
-TWINS = { bits: 0, buckets: 1, cont: 2, counting: 3, spectral: 4, bitwise: 5, stable: 6, a2: 7, bloom: 8, blocked: 9,
-          scalable: SCALABLE, cuckoo: CUCKOO }.freeze
+# The entries of one of fuzz/ops.h's lists, NAME(ARGUMENTS) a line: each
+# as [NAME, ARGUMENTS...].
+def ops_h_list(source, list)
+  block = source[/^#define #{list}\([^)]*\) \\\n((?:.*\\\n)*.*\n)/, 1] or raise "fuzz/ops.h has no list #{list}"
+  block.lines.map do |line|
+    entry = line[/\A\s*(\w+\([^)]*\))\s*\\?\s*\z/, 1] or raise "fuzz/ops.h, #{list}: cannot read #{line.strip.inspect}"
+    name, args = entry.match(/(\w+)\((.*)\)/).captures
+    [name, *args.split(",").map(&:strip)]
+  end
+end
+
+# Names, lowercase, numbered by their places in a list; each only once.
+def numbered(names)
+  raise "fuzz/ops.h names #{names.tally.select { |_, n| n > 1 }.keys.join(', ')} twice" if names.uniq.size < names.size
+
+  names.each_with_index.to_h
+end
+
+ops_h = File.read(File.join(__dir__, "ops.h"))
+op_entries = ops_h_list(ops_h, "FUZZ_OPS")
+OPS = numbered(op_entries.map { |_, name| name.downcase.to_sym }).freeze
+KINDS = numbered(ops_h_list(ops_h, "FUZZ_KINDS").map { |_, kind| kind.downcase.to_sym }).freeze
+# OP_REINIT's numbers: the kinds in the header's order.
+HEADER = numbered(ops_h_list(ops_h, "FUZZ_HEADER").map { |_, kind| kind.downcase.to_sym }).freeze
+# OP_TAIL's targets: :cont for the header's continuous filter, :cont_twin for its twin.
+TAILS = numbered(ops_h_list(ops_h, "FUZZ_TAILS").map { |_, kind, which| :"#{kind.downcase}#{'_twin' if which == 'TWIN'}" }).freeze
+# Each STRUCTURE_OP's kind and its place among that kind's: its sub-op for OP_TWIN_OP.
+SUB_OPS = op_entries.select { |macro,| macro == "STRUCTURE_OP" }.group_by { |_, _, kind| kind }.flat_map do |kind, entries|
+  entries.each_with_index.map { |(_, name), sub| [name.downcase.to_sym, [kind.downcase.to_sym, sub]] }
+end.to_h.freeze
+raise "fuzz/ops.h: a list is empty" if [OPS, KINDS, HEADER, TAILS, SUB_OPS].any?(&:empty?)
+raise "fuzz/ops.h: the header does not have every kind once" unless HEADER.keys.sort == KINDS.keys.sort
 
 def u8(v) = [v].pack("C")
 def u16(v) = [v].pack("v")
@@ -153,14 +160,20 @@ end
 def dec_run(first, len, wrap) = op(:bk_dec_run) + u16(first) + u16(len) + u8(wrap ? 1 : 0)
 
 def twin_make(which, copy: false, slot: 0, random: nil)
-  op(:twin_make) + u8(TWINS.fetch(which)) + u8((copy ? 1 : 0) | (slot << 1)) + (which == :stable ? u64(random || 7) : "".b)
+  op(:twin_make) + u8(KINDS.fetch(which)) + u8((copy ? 1 : 0) | (slot << 1)) + (which == :stable ? u64(random || 7) : "".b)
 end
 
-def twin(which, sub) = op(:twin_op) + u8(TWINS.fetch(which)) + u8(sub)
-def merge(which, flags = 0) = op(:merge) + u8(TWINS.fetch(which)) + u8(flags)
+# One of a kind's ops, on its twin: twin(:bits_check).
+def twin(name)
+  kind, sub = SUB_OPS.fetch(name)
+  op(:twin_op) + u8(KINDS.fetch(kind)) + u8(sub)
+end
+
+def merge(which, flags = 0) = op(:merge) + u8(KINDS.fetch(which)) + u8(flags)
 INTERSECT = 1
 REVERSE = 128
-def tail(which, off, flags) = op(:tail) + u8(which) + u16(off) + u8(flags)
+def tail(which, off, flags) = op(:tail) + u8(TAILS.fetch(which)) + u16(off) + u8(flags)
+def reinit(kind) = op(:reinit) + u8(HEADER.fetch(kind))
 def plant(twin, bucket, slot, clear) = op(:cont_plant) + u8(twin ? 1 : 0) + u16(bucket) + u8(slot) + u8(clear ? 1 : 0)
 def tick_split(twin, n) = op(:cont_tick_split) + u8(twin ? 1 : 0) + (n < 256 ? u8(0) + u8(n) : u8(1) + u64(n))
 def times_op(name, k, times) = op(name) + key(k) + u8(times - 1)
@@ -216,10 +229,10 @@ seeds["positions"] = header +
   op(:nbytes) + u64(1000) + u8(33) + u8(0)
 
 seeds["reinit"] = header +
-  op(:bits_set) + u16(5) + op(:reinit) + u8(0) + bits_hdr(4999) + op(:bits_set) + u16(4998) +
-  op(:bk_set) + u16(3) + u32(9) + op(:reinit) + u8(1) + buckets_hdr(32, 1) + op(:bk_dec) + u16(0) +
-  op(:bloom_add) + key("q") + op(:reinit) + u8(2) + bloom_hdr(1, 1, 1, 0) + op(:bloom_add) + key("r") +
-  op(:cont_add) + key("s") + op(:reinit) + u8(3) + cont_hdr(1, 128, 0, 15, 0) + op(:cont_add) + key("t") +
+  op(:bits_set) + u16(5) + reinit(:bits) + bits_hdr(4999) + op(:bits_set) + u16(4998) +
+  op(:bk_set) + u16(3) + u32(9) + reinit(:buckets) + buckets_hdr(32, 1) + op(:bk_dec) + u16(0) +
+  op(:bloom_add) + key("q") + reinit(:bloom) + bloom_hdr(1, 1, 1, 0) + op(:bloom_add) + key("r") +
+  op(:cont_add) + key("s") + reinit(:cont) + cont_hdr(1, 128, 0, 15, 0) + op(:cont_add) + key("t") +
   op(:cont_tick) + u8(2) + op(:cont_lookup) + key("t") + u8(1)
 
 words = (1..70).map { |i| "key-#{i}" }
@@ -248,7 +261,7 @@ seeds["blocked"] = header(blocked: [8, 12, 77]) +
 seeds["blocked_more"] = header(blocked: [3, 128, 5]) +
   words.first(12).map { |k| op(:blocked_add) + key(k) }.join + op(:blocked_recent) +
   op(:blocked_batch) + u8(1) + batch(words.first(9)) + op(:blocked_contains) + key("nope") +
-  op(:reinit) + u8(4) + blocked_hdr(1, 9, 0xffffffff) + op(:blocked_batch) + u8(1) + batch(words.first(70)) +
+  reinit(:blocked) + blocked_hdr(1, 9, 0xffffffff) + op(:blocked_batch) + u8(1) + batch(words.first(70)) +
   op(:blocked_recent) + op(:blocked_batch) + u8(0) + batch(%w[x y z]) +
   rate(1000, 3, 7, 1) + rate(4289384, 7, 116, 1) + rate(10_000_000, 10, 8, 200) +
   rate(9_999_999, (1 << 40) - 1, 128, 256) +
@@ -278,7 +291,7 @@ seeds["counting"] = header(counting: [16, 2, 3, 5]) +
 seeds["counting_wide"] = header(counting: [200, 32, 7, 9]) +
   zipf.map { |k| op(:cnt_add) + key(k) + u8(2) }.join +
   (0...20).map { |i| op(:cnt_remove_known) + u8(i) }.join + op(:cnt_check) +
-  op(:reinit) + u8(5) + counting_hdr(1, 1, 4, 0) + times_op(:cnt_add, "a", 1) + times_op(:cnt_add, "b", 1) +
+  reinit(:counting) + counting_hdr(1, 1, 4, 0) + times_op(:cnt_add, "a", 1) + times_op(:cnt_add, "b", 1) +
   op(:cnt_remove) + key("a") + op(:cnt_remove) + key("b") + op(:cnt_check)
 
 # Spectral: MI (no deletes) and RM with a small secondary, so that keys enter
@@ -302,7 +315,7 @@ seeds["spectral_rm_zipf"] = header(spectral: [8, 4, 4, 2, true, 3]) +
   zipf.first(20).map { |k| op(:spec_add) + key(k) + u8(1) }.join + op(:spec_check)
 seeds["spectral_rm_wide"] = header(spectral: [300, 150, 32, 6, true, 1]) +
   zipf.map { |k| times_op(:spec_add, k, 4) }.join + (0...12).map { |i| op(:spec_remove_known) + u8(i) }.join +
-  op(:spec_check) + op(:reinit) + u8(6) + spectral_hdr(1, 1, 1, 2, true, 0) +
+  op(:spec_check) + reinit(:spectral) + spectral_hdr(1, 1, 1, 2, true, 0) +
   times_op(:spec_add, "a", 1) + times_op(:spec_add, "b", 2) + op(:spec_remove) + key("a") + op(:spec_check)
 
 # Bitwise: one cell, k = 1, width 1: levels of 1, 2, 4, 8, 16 and 32 bits,
@@ -314,7 +327,7 @@ seeds["bitwise_levels"] = header(bitwise: [1, 1, 1, 3]) +
 seeds["bitwise"] = header(bitwise: [40, 2, 3, 8]) +
   zipf.map { |k| op(:bw_add) + key(k) + u16(0) }.join + op(:bw_add) + key("heavy") + u16(40) +
   op(:bw_count) + key("heavy") + op(:bw_count) + key("w3") + op(:bw_count) + key("nope") + op(:bw_check) +
-  op(:reinit) + u8(7) + bitwise_hdr(8, 31, 5, 0) + op(:bw_add) + key("x") + u16(5) + op(:bw_check)
+  reinit(:bitwise) + bitwise_hdr(8, 31, 5, 0) + op(:bw_add) + key("x") + u16(5) + op(:bw_check)
 
 # Stable: runs within the cells and wrapping, d = m, width 1 (only the last
 # add is sure to be found) and width 32.
@@ -327,26 +340,26 @@ seeds["stable"] = header(stable: [50, 3, 3, 7, 1, 42]) +
 seeds["stable_edges"] = header(stable: [10, 1, 2, 10, 0, 0xffffffffffffffff]) +
   keys40.first(12).map { |k| op(:st_add) + key(k) + op(:st_contains) + key(k) }.join + op(:st_check) +
   op(:st_add) + key("s1") + op(:st_add) + key("s1") +
-  op(:reinit) + u8(8) + stable_hdr(33, 32, 5, 32, 9, 1234567) +
+  reinit(:stable) + stable_hdr(33, 32, 5, 32, 9, 1234567) +
   keys40.first(20).map { |k| op(:st_add) + key(k) }.join + op(:st_contains) + key("s1") + op(:st_check) +
-  op(:reinit) + u8(8) + stable_hdr(1, 2, 1, 1, 0, 7) + op(:st_add) + key("a") + op(:st_add) + key("b") + op(:st_check)
+  reinit(:stable) + stable_hdr(1, 2, 1, 1, 0, 7) + op(:st_add) + key("a") + op(:st_add) + key("b") + op(:st_check)
 
 # A2: capacity 4, so swaps come every few distinct keys; repeats of keys in
 # the active half change nothing.
 seeds["a2"] = header(a2: [128, 3, 4, 0]) +
   keys40.first(25).each_with_index.map { |k, i| op(:a2_add) + key(k) + (i % 3 == 0 ? op(:a2_add) + key(k) : "".b) }.join +
   keys40.first(25).map { |k| op(:a2_contains) + key(k) }.join + op(:a2_check) +
-  op(:reinit) + u8(9) + a2_hdr(7, 2, 1, 3) + keys40.first(9).map { |k| op(:a2_add) + key(k) }.join + op(:a2_check)
+  reinit(:a2) + a2_hdr(7, 2, 1, 3) + keys40.first(9).map { |k| op(:a2_add) + key(k) }.join + op(:a2_check)
 
 # Twins and merges. Bit fields of 130 bits (a partial last byte and word)
 # and 128 (no padding): OR and AND both ways, then every padding check.
 [130, 128].each do |n|
   seeds["merge_bits_#{n}"] = header(bits: n) +
     [0, 7, 8, 63, 64, n - 1].map { |i| op(:bits_set) + u16(i) }.join + twin_make(:bits) +
-    [1, 7, 9, 64, 100, n - 1].map { |i| twin(:bits, 0) + u16(i) }.join + twin(:bits, 3) +
-    merge(:bits) + op(:bits_check) + twin(:bits, 1) + u16(7) + merge(:bits, INTERSECT) +
-    twin_make(:bits, copy: true) + twin(:bits, 0) + u16(3) + merge(:bits, REVERSE) + merge(:bits, INTERSECT | REVERSE) +
-    (0..7).map { |w| tail(w, 0, 1) + tail(w, 1000, 3) }.join
+    [1, 7, 9, 64, 100, n - 1].map { |i| twin(:bits_set) + u16(i) }.join + twin(:bits_check) +
+    merge(:bits) + op(:bits_check) + twin(:bits_clear) + u16(7) + merge(:bits, INTERSECT) +
+    twin_make(:bits, copy: true) + twin(:bits_set) + u16(3) + merge(:bits, REVERSE) + merge(:bits, INTERSECT | REVERSE) +
+    (TAILS.keys - [:cuckoo]).map { |t| tail(t, 0, 1) + tail(t, 1000, 3) }.join
 end
 
 # Buckets of every kind of width, values near the maximum: SUM saturates,
@@ -355,11 +368,11 @@ end
   n = 37
   max = (1 << w) - 1
   body = (0...n).map { |i| op(:bk_set) + u16(i) + u32(i.even? ? max - i : i * 2654435761) }.join + twin_make(:buckets) +
-    (0...n).step(2).map { |i| twin(:buckets, 0) + u16(i) + u32(i % 3 == 0 ? max : i) }.join +
-    twin(:buckets, 0) + u16(n - 1) + u32(1) + merge(:buckets, 0) + merge(:buckets, 1) + merge(:buckets, 2) +
-    twin_make(:buckets, copy: true) + twin(:buckets, 2) + u16(0) + twin(:buckets, 3) + u16(5) + twin(:buckets, 5) + u16(3) + u16(20) + u8(0) +
+    (0...n).step(2).map { |i| twin(:bk_set) + u16(i) + u32(i % 3 == 0 ? max : i) }.join +
+    twin(:bk_set) + u16(n - 1) + u32(1) + merge(:buckets, 0) + merge(:buckets, 1) + merge(:buckets, 2) +
+    twin_make(:buckets, copy: true) + twin(:bk_inc) + u16(0) + twin(:bk_dec) + u16(5) + twin(:bk_dec_run) + u16(3) + u16(20) + u8(0) +
     merge(:buckets, REVERSE) + merge(:buckets, REVERSE | 1) + merge(:buckets, REVERSE | 2) + op(:bk_check) +
-    tail(2, 0, 1) + tail(2, 55, 3) + tail(3, 7, 3)
+    tail(:buckets, 0, 1) + tail(:buckets, 55, 3) + tail(:buckets_twin, 7, 3)
   seeds["merge_buckets_w#{w}"] = header(width: w, buckets: n) + body
 end
 
@@ -368,11 +381,11 @@ end
 %w[murmur fnv].each_with_index do |name, kind|
   seeds["merge_continuous_#{name}"] = header(cont: [64, 3, kind, 14, 5]) +
     op(:cont_add) + key("alpha") + op(:cont_tick) + u8(1) + op(:cont_add) + key("beta") +
-    twin_make(:cont, slot: 3) + twin(:cont, 0) + key("beta") + twin(:cont, 1) + u8(2) + twin(:cont, 0) + key("gamma") +
-    twin(:cont, 0) + key("alpha") + merge(:cont) + op(:cont_lookup) + key("gamma") + u8(0) + op(:cont_tick) + u8(1) +
-    merge(:cont, INTERSECT) + merge(:cont, REVERSE) + twin(:cont, 2) + key("alpha") + u8(1) +
-    twin_make(:cont, copy: true) + twin(:cont, 1) + u8(1) + twin(:cont, 0) + key("delta") + op(:cont_add) + key("eps") +
-    merge(:cont, INTERSECT | REVERSE) + merge(:cont) + twin(:cont, 4) + u8(1) + batch(%w[a b c d e]) +
+    twin_make(:cont, slot: 3) + twin(:cont_add) + key("beta") + twin(:cont_tick) + u8(2) + twin(:cont_add) + key("gamma") +
+    twin(:cont_add) + key("alpha") + merge(:cont) + op(:cont_lookup) + key("gamma") + u8(0) + op(:cont_tick) + u8(1) +
+    merge(:cont, INTERSECT) + merge(:cont, REVERSE) + twin(:cont_lookup) + key("alpha") + u8(1) +
+    twin_make(:cont, copy: true) + twin(:cont_tick) + u8(1) + twin(:cont_add) + key("delta") + op(:cont_add) + key("eps") +
+    merge(:cont, INTERSECT | REVERSE) + merge(:cont) + twin(:cont_batch) + u8(1) + batch(%w[a b c d e]) +
     merge(:cont, INTERSECT) + op(:cont_tick) + u8(2) + merge(:cont) + op(:cont_tick) + u8(1)
 end
 
@@ -385,7 +398,7 @@ seeds["continuous_plant"] = header(cont: [40, 3, 0, 5, 9]) +
   op(:cont_lookup) + key("b") + u8(0) + tick_split(false, 1) + plant(false, 0, 8, false) + tick_split(false, 2) +
   plant(false, 3, 1, true) + tick_split(false, 0) + tick_split(false, 3) + op(:cont_add) + key("g") +
   plant(false, 39, 2, false) + op(:cont_batch) + u8(2) + batch(%w[a b c g x y]) + tick_split(false, 2**40 + 7) +
-  twin_make(:cont, slot: 12) + twin(:cont, 0) + key("q") + plant(true, 5, 9, false) + tail(5, 0, 3) + tail(4, 9, 1) +
+  twin_make(:cont, slot: 12) + twin(:cont_add) + key("q") + plant(true, 5, 9, false) + tail(:cont_twin, 0, 3) + tail(:cont, 9, 1) +
   merge(:cont) + plant(true, 6, 10, false) + merge(:cont, INTERSECT | REVERSE) + tick_split(true, 1)
 # Four buckets, so that every key meets the planted slots: lookups (one at a
 # time and batched) that clear them, and keys that lose their guarantee.
@@ -400,58 +413,58 @@ seeds["continuous_plant_small"] = header(cont: [4, 2, 1, 1, 3]) +
 [[2, 16], [9, 64]].each do |w, m|
   seeds["merge_counting_w#{w}"] = header(counting: [m, w, 3, 5]) +
     zipf.first(12).map { |k| op(:cnt_add) + key(k) + u8(1) }.join + twin_make(:counting) +
-    zipf.last(12).map { |k| twin(:counting, 0) + key(k) + u8(0) }.join + twin(:counting, 0) + key("w1") + u8(2) +
+    zipf.last(12).map { |k| twin(:cnt_add) + key(k) + u8(0) }.join + twin(:cnt_add) + key("w1") + u8(2) +
     merge(:counting) + op(:cnt_count) + key("w1") + op(:cnt_remove) + key("w1") + merge(:counting, INTERSECT) +
-    twin_make(:counting, copy: true) + twin(:counting, 1) + key("w2") + merge(:counting, REVERSE) +
-    merge(:counting, INTERSECT | REVERSE) + twin(:counting, 4) + op(:cnt_check) + (0...4).map { |i| op(:cnt_remove_known) + u8(i) }.join
+    twin_make(:counting, copy: true) + twin(:cnt_remove) + key("w2") + merge(:counting, REVERSE) +
+    merge(:counting, INTERSECT | REVERSE) + twin(:cnt_check) + op(:cnt_check) + (0...4).map { |i| op(:cnt_remove_known) + u8(i) }.join
 end
 
 # Spectral MI and RM: the secondary is emptied by every merge.
 [false, true].each do |rm|
   seeds["merge_spectral_#{rm ? 'rm' : 'mi'}"] = header(spectral: [16, 6, 3, 3, rm, 7]) +
     zipf.map { |k| op(:spec_add) + key(k) + u8(0) }.join + twin_make(:spectral) +
-    zipf.first(10).map { |k| twin(:spectral, 0) + key(k) + u8(1) }.join + merge(:spectral) +
+    zipf.first(10).map { |k| twin(:spec_add) + key(k) + u8(1) }.join + merge(:spectral) +
     op(:spec_count) + key("w1") + op(:spec_add) + key("w3") + u8(2) + op(:spec_remove) + key("w1") +
-    merge(:spectral, INTERSECT) + twin_make(:spectral, copy: true) + twin(:spectral, 0) + key("new") + u8(3) +
-    merge(:spectral, REVERSE) + twin(:spectral, 4) + merge(:spectral, INTERSECT | REVERSE) + op(:spec_check)
+    merge(:spectral, INTERSECT) + twin_make(:spectral, copy: true) + twin(:spec_add) + key("new") + u8(3) +
+    merge(:spectral, REVERSE) + twin(:spec_check) + merge(:spectral, INTERSECT | REVERSE) + op(:spec_check)
 end
 
 # Bitwise: a twin with more levels (width 1, k = 1: levels after 1, 3, 15
 # adds), union (levels added) and intersection (levels dropped).
 seeds["merge_bitwise"] = header(bitwise: [4, 1, 1, 3]) +
   op(:bw_add) + key("a") + u16(2) + op(:bw_add) + key("b") + u16(0) + twin_make(:bitwise) +
-  twin(:bitwise, 0) + key("a") + u16(20) + twin(:bitwise, 0) + key("c") + u16(1) + merge(:bitwise) +
-  op(:bw_count) + key("a") + op(:bw_check) + merge(:bitwise, INTERSECT | REVERSE) + twin(:bitwise, 2) +
+  twin(:bw_add) + key("a") + u16(20) + twin(:bw_add) + key("c") + u16(1) + merge(:bitwise) +
+  op(:bw_count) + key("a") + op(:bw_check) + merge(:bitwise, INTERSECT | REVERSE) + twin(:bw_check) +
   twin_make(:bitwise, copy: true) + op(:bw_add) + key("d") + u16(300) + merge(:bitwise, INTERSECT) +
   merge(:bitwise, REVERSE) + merge(:bitwise) + op(:bw_check)
 
 # Stable: twins with their own generators; MAX and MIN both ways.
 seeds["merge_stable"] = header(stable: [30, 3, 2, 3, 1, 42]) +
   keys40.first(10).map { |k| op(:st_add) + key(k) }.join + twin_make(:stable, random: 99) +
-  keys40[5, 10].map { |k| twin(:stable, 0) + key(k) }.join + merge(:stable) + op(:st_add) + key("s1") +
-  merge(:stable, INTERSECT) + twin_make(:stable, copy: true) + twin(:stable, 0) + key("x") +
-  merge(:stable, REVERSE) + merge(:stable, INTERSECT | REVERSE) + op(:st_check) + twin(:stable, 2)
+  keys40[5, 10].map { |k| twin(:st_add) + key(k) }.join + merge(:stable) + op(:st_add) + key("s1") +
+  merge(:stable, INTERSECT) + twin_make(:stable, copy: true) + twin(:st_add) + key("x") +
+  merge(:stable, REVERSE) + merge(:stable, INTERSECT | REVERSE) + op(:st_check) + twin(:st_check)
 
 # A2: capacity 3, so the halves swap; the twin's active half differs.
 seeds["merge_a2"] = header(a2: [100, 2, 3, 1]) +
   keys40.first(7).map { |k| op(:a2_add) + key(k) }.join + twin_make(:a2) +
-  keys40[4, 5].map { |k| twin(:a2, 0) + key(k) }.join + merge(:a2) + op(:a2_check) + op(:a2_add) + key("s30") +
-  merge(:a2, INTERSECT) + twin_make(:a2, copy: true) + twin(:a2, 0) + key("s31") + twin(:a2, 0) + key("s32") +
-  merge(:a2, REVERSE) + merge(:a2, INTERSECT | REVERSE) + twin(:a2, 2) + tail(7, 0, 1) + tail(7, 1, 3)
+  keys40[4, 5].map { |k| twin(:a2_add) + key(k) }.join + merge(:a2) + op(:a2_check) + op(:a2_add) + key("s30") +
+  merge(:a2, INTERSECT) + twin_make(:a2, copy: true) + twin(:a2_add) + key("s31") + twin(:a2_add) + key("s32") +
+  merge(:a2, REVERSE) + merge(:a2, INTERSECT | REVERSE) + twin(:a2_check) + tail(:a2, 0, 1) + tail(:a2, 1, 3)
 
 # Plain (both hashes) and blocked filters, merged as the binding merges them.
 %w[murmur fnv].each_with_index do |name, kind|
   seeds["merge_bloom_#{name}"] = header(bloom: [200, 4, kind, 11]) +
     words.first(12).map { |k| op(:bloom_add) + key(k) }.join + twin_make(:bloom) +
-    words[8, 12].map { |k| twin(:bloom, 0) + key(k) }.join + merge(:bloom) + op(:bloom_recent) +
-    merge(:bloom, INTERSECT | REVERSE) + twin(:bloom, 2) + twin_make(:bloom, copy: true) +
-    twin(:bloom, 3) + u8(1) + batch(words.last(9)) + merge(:bloom, REVERSE) + merge(:bloom, INTERSECT) + op(:bloom_recent)
+    words[8, 12].map { |k| twin(:bloom_add) + key(k) }.join + merge(:bloom) + op(:bloom_recent) +
+    merge(:bloom, INTERSECT | REVERSE) + twin(:bloom_recent) + twin_make(:bloom, copy: true) +
+    twin(:bloom_batch) + u8(1) + batch(words.last(9)) + merge(:bloom, REVERSE) + merge(:bloom, INTERSECT) + op(:bloom_recent)
 end
 seeds["merge_blocked"] = header(blocked: [3, 7, 21]) +
   words.first(20).map { |k| op(:blocked_add) + key(k) }.join + twin_make(:blocked) +
-  twin(:blocked, 2) + u8(1) + batch(words[15, 30]) + twin(:blocked, 4) + merge(:blocked) + op(:blocked_rate_now) +
-  merge(:blocked, INTERSECT | REVERSE) + twin(:blocked, 3) + twin_make(:blocked, copy: true) + twin(:blocked, 0) + key("z") +
-  merge(:blocked, INTERSECT) + op(:blocked_rate_now) + merge(:blocked, REVERSE) + twin(:blocked, 4)
+  twin(:blocked_batch) + u8(1) + batch(words[15, 30]) + twin(:blocked_rate_now) + merge(:blocked) + op(:blocked_rate_now) +
+  merge(:blocked, INTERSECT | REVERSE) + twin(:blocked_recent) + twin_make(:blocked, copy: true) + twin(:blocked_add) + key("z") +
+  merge(:blocked, INTERSECT) + op(:blocked_rate_now) + merge(:blocked, REVERSE) + twin(:blocked_rate_now)
 
 # CRC-32C: lengths around the 8-byte blocks, pieces at cut points, copies
 # at every alignment; runs of zeros short and long.
@@ -469,7 +482,7 @@ seeds["crc32c"] = header + crc_body + zeros_body
 seeds["blocked_rate_now"] = header(blocked: [2, 9, 3]) + op(:blocked_rate_now) +
   %w[a b c].map { |k| op(:blocked_add) + key(k) + op(:blocked_rate_now) }.join +
   op(:blocked_batch) + u8(1) + batch(words) + op(:blocked_rate_now) +
-  op(:reinit) + u8(4) + blocked_hdr(1, 128, 0) + op(:blocked_rate_now) +
+  reinit(:blocked) + blocked_hdr(1, 128, 0) + op(:blocked_rate_now) +
   op(:blocked_batch) + u8(1) + batch(words) + op(:blocked_batch) + u8(1) + batch(words.map { |w| w + "!" }) +
   op(:blocked_rate_now)
 
@@ -492,30 +505,30 @@ seeds["scalable"] = header(scalable: { error: 0.01, initial: 2, growth: 2, even:
 seeds["scalable_full"] = header(scalable: { error: 0.05, initial: 3, growth: 1.5, tightening: 0.5, even: 0, max: 10 }) +
   (1..13).map { |i| op(:sc_add) + key("f#{i}") }.join + op(:sc_add) + key("f2") + op(:sc_check) +
   op(:sc_batch) + u8(1) + batch(%w[f1 f12 f13 g]) + op(:sc_check) +
-  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.05, initial: 3, max: 3) +
+  reinit(:scalable) + scalable_hdr(error: 0.05, initial: 3, max: 3) +
   (1..5).map { |i| op(:sc_add) + key("f#{i}") }.join +
-  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.999, initial: 1, growth: 1, tightening: 0.1, even: 12, seed: 9) +
+  reinit(:scalable) + scalable_hdr(error: 0.999, initial: 1, growth: 1, tightening: 0.1, even: 12, seed: 9) +
   op(:sc_batch) + u8(1) + batch((1..66).map { |i| "g#{i}" }) + op(:sc_add) + key("g1") + op(:sc_check) +
-  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.5, initial: 1, growth: 1.25, max: 65) + op(:sc_add) + key("h")
+  reinit(:scalable) + scalable_hdr(error: 0.5, initial: 1, growth: 1.25, max: 65) + op(:sc_add) + key("h")
 # Unions: a twin that grows past the first (the first takes copies of its
 # layers), adds after the union into a layer over its capacity, the other
 # way round, and a copy.
 seeds["merge_scalable"] = header(scalable: { error: 0.001, initial: 2, growth: 1.5, tightening: 0.9, even: 3, seed: 77 }) +
   sc_keys.first(5).map { |k| op(:sc_add) + key(k) }.join + twin_make(:scalable) +
-  twin(:scalable, 2) + u8(1) + batch(sc_keys[3, 20]) + merge(:scalable) + op(:sc_check) +
-  sc_keys[25, 8].map { |k| op(:sc_add) + key(k) }.join + twin(:scalable, 0) + key("t1") + merge(:scalable, REVERSE) +
-  twin(:scalable, 3) + twin_make(:scalable, copy: true) + twin(:scalable, 0) + key("t2") + merge(:scalable, INTERSECT) +
-  op(:sc_check) + twin(:scalable, 1) + key("c1") +
+  twin(:sc_batch) + u8(1) + batch(sc_keys[3, 20]) + merge(:scalable) + op(:sc_check) +
+  sc_keys[25, 8].map { |k| op(:sc_add) + key(k) }.join + twin(:sc_add) + key("t1") + merge(:scalable, REVERSE) +
+  twin(:sc_check) + twin_make(:scalable, copy: true) + twin(:sc_add) + key("t2") + merge(:scalable, INTERSECT) +
+  op(:sc_check) + twin(:sc_contains) + key("c1") +
   # Four keys whose bits overlap (seed 6: 54 bits, k = 9, 4 keys that the
   # fill puts at 3), and a union with an empty twin: the count stays 4.
-  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.01, initial: 4, growth: 2, even: 2, seed: 6) +
+  reinit(:scalable) + scalable_hdr(error: 0.01, initial: 4, growth: 2, even: 2, seed: 6) +
   (1..4).map { |i| op(:sc_add) + key("u#{i}") }.join + twin_make(:scalable) + merge(:scalable) + op(:sc_check) +
   # One key a layer, the first layer 2 bits and k = 1 (error 0.999, seed
   # 3): "a" sets bit 1, "b" goes to a second layer, the twin's "d" sets bit
   # 0, so that the union fills the first layer, which then counts
   # UINT64_MAX: distinct must not wrap past it.
-  op(:reinit) + u8(SCALABLE) + scalable_hdr(error: 0.999, initial: 1, growth: 1.25, tightening: 0.1, even: 0, seed: 3) +
-  op(:sc_add) + key("a") + op(:sc_add) + key("b") + twin_make(:scalable) + twin(:scalable, 0) + key("d") +
+  reinit(:scalable) + scalable_hdr(error: 0.999, initial: 1, growth: 1.25, tightening: 0.1, even: 0, seed: 3) +
+  op(:sc_add) + key("a") + op(:sc_add) + key("b") + twin_make(:scalable) + twin(:sc_add) + key("d") +
   merge(:scalable) + op(:sc_check) + op(:sc_add) + key("e") + op(:sc_check)
 
 # Cuckoo: 4 buckets of 8-bit fingerprints filled from the suffixes of one
@@ -530,21 +543,21 @@ seeds["cuckoo"] = header(cuckoo: [4, 8, 3]) +
   times_op(:ck_add, "dup", 16) + op(:ck_count) + key("dup") + op(:ck_count) + key("nope") +
   op(:ck_remove) + key("dup") + op(:ck_remove) + key("nope") + op(:ck_remove_known) + u8(3) +
   (0...30).map { |i| op(:ck_remove) + key("r#{i}") }.join + op(:ck_check) +
-  tail(8, 3, 3) + op(:ck_fill) + key(long[50, 20]) + op(:ck_check) +
-  op(:reinit) + u8(CUCKOO) + cuckoo_hdr(1, 32, 0xffffffff) + times_op(:ck_add, "one", 6) +
+  tail(:cuckoo, 3, 3) + op(:ck_fill) + key(long[50, 20]) + op(:ck_check) +
+  reinit(:cuckoo) + cuckoo_hdr(1, 32, 0xffffffff) + times_op(:ck_add, "one", 6) +
   op(:ck_add) + key("two") + u8(0) + op(:ck_remove_known) + u8(0) + op(:ck_remove) + key("two") +
-  times_op(:ck_add, "two", 3) + op(:ck_check) + tail(8, 0, 3) +
-  op(:reinit) + u8(CUCKOO) + cuckoo_hdr(64, 20, 7) + op(:ck_fill) + key((long * 3)[0, 254]) +
+  times_op(:ck_add, "two", 3) + op(:ck_check) + tail(:cuckoo, 0, 3) +
+  reinit(:cuckoo) + cuckoo_hdr(64, 20, 7) + op(:ck_fill) + key((long * 3)[0, 254]) +
   op(:ck_fill) + key((long * 3)[1, 254].reverse) + op(:ck_check)
 # Unions: into an empty twin and back, with a twin of its own keys, and a
 # copy merged into its original until there is no room (put back).
 seeds["merge_cuckoo"] = header(cuckoo: [8, 10, 5]) +
   op(:ck_fill) + key(long[0, 10]) + twin_make(:cuckoo) + merge(:cuckoo, REVERSE) +
-  twin(:cuckoo, 1) + key(long[20, 8]) + twin(:cuckoo, 0) + key("t") + u8(2) + merge(:cuckoo) + op(:ck_check) +
-  twin(:cuckoo, 5) + twin(:cuckoo, 2) + key("t") + twin_make(:cuckoo, copy: true) + merge(:cuckoo, INTERSECT) +
-  merge(:cuckoo) + merge(:cuckoo) + op(:ck_check) + twin(:cuckoo, 3) + u8(1) + twin(:cuckoo, 4) + key("t") +
-  op(:reinit) + u8(CUCKOO) + cuckoo_hdr(2, 8, 1) + op(:ck_fill) + key(long[0, 7]) + twin_make(:cuckoo, copy: true) +
-  merge(:cuckoo, REVERSE) + twin(:cuckoo, 5)
+  twin(:ck_fill) + key(long[20, 8]) + twin(:ck_add) + key("t") + u8(2) + merge(:cuckoo) + op(:ck_check) +
+  twin(:ck_check) + twin(:ck_remove) + key("t") + twin_make(:cuckoo, copy: true) + merge(:cuckoo, INTERSECT) +
+  merge(:cuckoo) + merge(:cuckoo) + op(:ck_check) + twin(:ck_remove_known) + u8(1) + twin(:ck_count) + key("t") +
+  reinit(:cuckoo) + cuckoo_hdr(2, 8, 1) + op(:ck_fill) + key(long[0, 7]) + twin_make(:cuckoo, copy: true) +
+  merge(:cuckoo, REVERSE) + twin(:ck_check)
 
 # Binary fuse: builds from 0, 1, 2 and 3 keys (the smallest shapes), the
 # same hash 3000 times, 3000 hashes of 100 distinct (repeats, left in or
@@ -583,7 +596,7 @@ seeds["fuse_shapes"] = header +
   fuse_shape(0, 8, which: 64 | 128, fields: u8(2) + u32(1), seed: 3, keys: [1, 2, 3, 4]) + (0...12).map { |i| u8(i * 29) }.join +
   fuse_shape(40, 16, which: 32, fields: u32(24), keys: [9, 8])
 
-dir = File.join(__dir__, "corpus")
+dir = ARGV.fetch(0) { File.join(__dir__, "corpus") }
 FileUtils.mkdir_p(dir)
 seeds.each { |name, bytes| File.binwrite(File.join(dir, name), bytes) }
 puts "#{seeds.size} seeds written to #{dir}"
