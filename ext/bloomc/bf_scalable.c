@@ -276,3 +276,25 @@ void bf_scalable_union(bf_scalable *dst, const bf_scalable *src, size_t nlayers)
     }
     dst->count = dst->count > UINT64_MAX - src->count ? UINT64_MAX : dst->count + src->count;
 }
+
+void bf_scalable_save_layers(const bf_scalable *f, uint64_t *out)
+{
+    for (size_t i = 0; i < f->nlayers; i++, out += BF_SCALABLE_LAYER_FIELDS) {
+        const bf_layer *l = &f->layers[i];
+        out[0] = l->bits.nbits;
+        out[1] = l->k;
+        out[2] = l->capacity;
+        out[3] = l->count;
+    }
+}
+
+size_t bf_scalable_load_layers(bf_scalable *f, const uint64_t *fields)
+{
+    for (size_t i = 0; i < f->nlayers; i++, fields += BF_SCALABLE_LAYER_FIELDS) {
+        bf_layer *l = &f->layers[i];
+        if (!bf_scalable_layer_init(&f->params, i, l) || fields[0] != l->bits.nbits || fields[1] != l->k || fields[2] != l->capacity)
+            return i;
+        l->count = fields[3];
+    }
+    return f->nlayers;
+}

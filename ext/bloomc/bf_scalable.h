@@ -82,6 +82,17 @@ int bf_scalable_same_params(const bf_scalable *a, const bf_scalable *b);
 /* The bytes of every layer's bits, one after the other (0: more than this
  * machine holds). */
 size_t bf_scalable_nbytes(const bf_scalable *f);
+
+/* The saved fields of f's layers (docs/FORMAT.md): m, k, capacity and
+ * count of each, oldest first. */
+enum { BF_SCALABLE_LAYER_FIELDS = 4 };
+void bf_scalable_save_layers(const bf_scalable *f, uint64_t *out);
+/* Sets f's nlayers layers (in f->layers) from their saved fields; returns
+ * the first that is not the layer f's parameters give (nlayers when every
+ * one is): a dump writes no other, a layer of another shape would not merge
+ * with its twin, and the parameters would size the next layer from nothing
+ * the file holds. */
+size_t bf_scalable_load_layers(bf_scalable *f, const uint64_t *fields);
 /* Points the layers' bits into body, one after the other, oldest first;
  * returns the first layer with bits set past its m (nlayers: none). */
 size_t bf_scalable_attach(bf_scalable *f, uint8_t *body);

@@ -78,12 +78,10 @@ static int add_one(void *core, bf_key_hash h, int report)
 
 static int contains_one(const void *core, bf_key_hash h) { return bf_bitwise_count(core, h) > 0; }
 
-/*
- * call-seq: count(key) -> Integer
+/* call-seq: count(key) -> Integer
  *
  * How many times +key+ was added: never less, more when other keys share
- * its cells.
- */
+ * its cells. */
 static VALUE bitwise_count(VALUE self, VALUE key)
 {
     const bitwise_t *f = get_filter(self);

@@ -49,12 +49,10 @@ static VALUE blocked_model_fpr(VALUE klass, VALUE m, VALUE k, VALUE n)
     return DBL2NUM(bf_blocked_fpr(NUM2DBL(n), (nbits + BF_BLOCK_BITS - 1) / BF_BLOCK_BITS, nprobes));
 }
 
-/*
- * call-seq: bits -> BitField
+/* call-seq: bits -> BitField
  *
  * The filter's bits as a BitField that shares the filter's memory; block b
- * is bits 512b ... 512(b + 1).
- */
+ * is bits 512b ... 512(b + 1). */
 static VALUE blocked_bits(VALUE self)
 {
     return bloomc_bit_field_view(self, &get_filter(self)->bits);

@@ -39,11 +39,9 @@ static VALUE bloom_filter_add_counting(VALUE self, VALUE key)
     return ULL2NUM(get_filter(self)->count);
 }
 
-/*
- * call-seq: bits -> BitField
+/* call-seq: bits -> BitField
  *
- * The filter's bits as a BitField that shares the filter's memory.
- */
+ * The filter's bits as a BitField that shares the filter's memory. */
 static VALUE bloom_filter_bits(VALUE self)
 {
     return bloomc_bit_field_view(self, &get_filter(self)->bits);

@@ -47,13 +47,11 @@ static VALUE counting_delete(VALUE self, VALUE key)
     return RBOOL(bf_counting_remove(f, key_hash(f, key)));
 }
 
-/*
- * call-seq: count(key) -> Integer
+/* call-seq: count(key) -> Integer
  *
  * How many times +key+ was added less the times it was deleted: never less,
  * more when other keys share all its cells, and at most the cell maximum
- * (2**width - 1).
- */
+ * (2**width - 1). */
 static VALUE counting_count(VALUE self, VALUE key)
 {
     const bf_counting *f = get_filter(self);

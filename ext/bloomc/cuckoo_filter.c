@@ -113,13 +113,11 @@ static VALUE cuckoo_delete(VALUE self, VALUE key)
     return RBOOL(bf_cuckoo_remove(f, key_hash(f, key)));
 }
 
-/*
- * call-seq: count(key) -> Integer
+/* call-seq: count(key) -> Integer
  *
  * The copies of +key+'s fingerprint stored: the times it was added less the
  * times it was deleted, or more when other keys share its fingerprint and a
- * bucket (at most 8).
- */
+ * bucket (at most 8). */
 static VALUE cuckoo_count(VALUE self, VALUE key)
 {
     const bf_cuckoo *f = get_filter(self);

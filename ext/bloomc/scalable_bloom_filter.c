@@ -92,48 +92,34 @@ static const char *attach(void *core, uint8_t *body, int saved)
  * when it does (filter.c). */
 static uint64_t room(const void *core, uint64_t n) { return bf_scalable_room(core, n); }
 
-/*
- * call-seq: distinct_count -> Integer
+/* call-seq: distinct_count -> Integer
  *
- * The keys new to the filter so far: the keys its layers took.
- */
+ * The keys new to the filter so far: the keys its layers took. */
 static VALUE scalable_distinct_count(VALUE self) { return ULL2NUM(bf_scalable_distinct(get_filter(self))); }
-/*
- * call-seq: error_rate -> Float
+/* call-seq: error_rate -> Float
  *
- * The false-positive rate all layers together stay within.
- */
+ * The false-positive rate all layers together stay within. */
 static VALUE scalable_error_rate(VALUE self) { return DBL2NUM(get_filter(self)->params.error_rate); }
-/*
- * call-seq: initial_capacity -> Integer
+/* call-seq: initial_capacity -> Integer
  *
- * The keys the first layer takes.
- */
+ * The keys the first layer takes. */
 static VALUE scalable_initial_capacity(VALUE self) { return ULL2NUM(get_filter(self)->params.initial_capacity); }
-/*
- * call-seq: growth -> Float
+/* call-seq: growth -> Float
  *
- * How many times larger each layer's capacity is than the one before.
- */
+ * How many times larger each layer's capacity is than the one before. */
 static VALUE scalable_growth(VALUE self) { return DBL2NUM(get_filter(self)->params.growth); }
-/*
- * call-seq: tightening -> Float
+/* call-seq: tightening -> Float
  *
- * The ratio by which each layer's error rate shrinks past even_layers.
- */
+ * The ratio by which each layer's error rate shrinks past even_layers. */
 static VALUE scalable_tightening(VALUE self) { return DBL2NUM(get_filter(self)->params.tightening); }
-/*
- * call-seq: even_layers -> Integer
+/* call-seq: even_layers -> Integer
  *
- * The first layers, which share the error rate evenly.
- */
+ * The first layers, which share the error rate evenly. */
 static VALUE scalable_even_layers(VALUE self) { return UINT2NUM(get_filter(self)->params.even_layers); }
-/*
- * call-seq: max_capacity -> Integer or nil
+/* call-seq: max_capacity -> Integer or nil
  *
  * The most keys it takes (an add of one more raises Bloomc::CapacityError),
- * or nil.
- */
+ * or nil. */
 static VALUE scalable_max_capacity(VALUE self) { return get_filter(self)->params.max_capacity ? ULL2NUM(get_filter(self)->params.max_capacity) : Qnil; }
 /* :nodoc: the compound rate now, from each layer's fill. */
 static VALUE scalable_current_fpr(VALUE self) { return DBL2NUM(bf_scalable_current_fpr(get_filter(self))); }
@@ -199,8 +185,7 @@ static void cleared(void *core)
     bloomc_filter_install_at(bloomc_filter_of_core(core), &to, cells_bytes(&to), NULL, 0);
 }
 
-enum { FIXED_FIELDS = 9,
-       LAYER_FIELDS = 4 };
+enum { FIXED_FIELDS = 9 };
 
 /* A double's IEEE 754 bits, as saved, and back. */
 typedef union {
@@ -220,16 +205,12 @@ static void save(const void *core, uint64_t *out)
     uint64_t fixed[FIXED_FIELDS] = {bloomc_seed_with_hash(f->seed, p->hash), double_bits(p->error_rate), p->initial_capacity, double_bits(p->growth),
                                     double_bits(p->tightening), p->even_layers, p->max_capacity, f->count, f->nlayers};
     memcpy(out, fixed, sizeof fixed);
-    for (size_t i = 0; i < f->nlayers; i++) {
-        const bf_layer *l = &f->layers[i];
-        uint64_t layer[LAYER_FIELDS] = {l->bits.nbits, l->k, l->capacity, l->count};
-        memcpy(out + FIXED_FIELDS + LAYER_FIELDS * i, layer, sizeof layer);
-    }
+    bf_scalable_save_layers(f, out + FIXED_FIELDS);
 }
 
 static int nfields_in(const uint64_t *v)
 {
-    return FIXED_FIELDS + LAYER_FIELDS * (int)bloomc_state_check(v[8], 1, BF_SCALABLE_LAYERS_MAX, "layers");
+    return FIXED_FIELDS + BF_SCALABLE_LAYER_FIELDS * (int)bloomc_state_check(v[8], 1, BF_SCALABLE_LAYERS_MAX, "layers");
 }
 
 static size_t load(void *core, const uint64_t *v)
@@ -243,19 +224,9 @@ static size_t load(void *core, const uint64_t *v)
         .count = v[7],
     };
     if (!bf_scalable_params_valid(&c->f.params)) bloomc_format_error("no scalable filter has those parameters");
-    for (size_t i = 0; i < c->f.nlayers; i++) {
-        const uint64_t *at = v + FIXED_FIELDS + LAYER_FIELDS * i;
-        bf_layer *l = &c->layers[i];
-        bloomc_state_check(at[0], 1, BF_BITS_MAX, "layer m");
-        bloomc_state_check(at[1], 1, BF_K_MAX, "layer k");
-        bloomc_state_check(at[2], 1, BF_BITS_MAX, "layer capacity");
-        /* Layer i's shape is the parameters' (a dump writes no other): a
-         * layer of another shape would not merge with its twin, and the
-         * parameters would size the next layer from nothing the file holds. */
-        if (!bf_scalable_layer_init(&c->f.params, i, l) || at[0] != l->bits.nbits || at[1] != l->k || at[2] != l->capacity)
-            bloomc_format_error("layer %zu is not the layer the filter's parameters give", i);
-        l->count = at[3];
-    }
+    c->f.layers = c->layers;
+    size_t bad = bf_scalable_load_layers(&c->f, v + FIXED_FIELDS);
+    if (bad < c->f.nlayers) bloomc_format_error("layer %zu is not the layer the filter's parameters give", bad);
     return cells_bytes(c);
 }
 

@@ -62,11 +62,9 @@ static VALUE spectral_delete(VALUE self, VALUE key)
     return RBOOL(bf_spectral_remove(f, key_hash(f, key)));
 }
 
-/*
- * call-seq: count(key) -> Integer
+/* call-seq: count(key) -> Integer
  *
- * The estimated number of adds of +key+ (less deletes, for RM).
- */
+ * The estimated number of adds of +key+ (less deletes, for RM). */
 static VALUE spectral_count(VALUE self, VALUE key)
 {
     const bf_spectral *f = get_filter(self);
