@@ -108,7 +108,7 @@ static void combine(void *core, const void *other, int intersect)
     bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, intersect);
 }
 
-static const bloomc_kind blocked_kind = BLOOMC_KIND("blocked_bloom_filter", bf_blocked,
+static const bloomc_kind blocked_kind = BLOOMC_KIND(2, "blocked_bloom_filter", bf_blocked,
                                                     .alignment = BF_BLOCK_BYTES, /* a block is exactly one cache line */
                                                     .nfields = 4,
                                                     .shape_fields = 3, /* blocks, k, seed */

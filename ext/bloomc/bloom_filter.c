@@ -101,7 +101,7 @@ static size_t body_bytes_for(const void *core, VALUE m)
     return bf_bits_nbytes(bloomc_count_arg(m, "m", BF_BITS_MAX));
 }
 
-static const bloomc_kind bloom_kind = BLOOMC_KIND("bloom_filter", bf_bloom,
+static const bloomc_kind bloom_kind = BLOOMC_KIND(1, "bloom_filter", bf_bloom,
                                                   .nfields = 5,
                                                   .shape_fields = 4, /* m, k, seed, hash */
                                                   .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,

@@ -30,8 +30,9 @@ static inline void *bloomc_typed_data(VALUE obj, const rb_data_type_t *type)
 }
 
 /* The filter classes, each defined by bloomc_init_<name> in <name>.c, in the
- * order init.c defines them: the one list of kinds on the C side (the file
- * format's kind numbers are Bloomc::Format::KINDS, in lib/bloomc/format.rb). */
+ * order init.c defines them: the one list of kinds. Each kind's number in
+ * the file format is in its descriptor; Bloomc::Format::KINDS is made from
+ * them, and spec/bloomc/kinds_spec.rb checks every other list against it. */
 #define BLOOMC_FILTER_KINDS(X) \
     X(bloom_filter) \
     X(continuous_bloom_filter) \

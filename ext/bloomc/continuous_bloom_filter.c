@@ -267,6 +267,7 @@ static int outlives(void *core)
 
 const bloomc_kind bloomc_continuous_kind = {
     .type = BLOOMC_KIND_TYPE("continuous_bloom_filter"),
+    .format_kind = 3,
     .core_size = sizeof(continuous_t),
     .nfields = 9,
     .shape_fields = 4, /* m, k, seed, hash */

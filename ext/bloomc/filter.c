@@ -810,6 +810,16 @@ static VALUE filter_include_p(VALUE self, VALUE key)
 
 VALUE bloomc_cFilter;
 
+/* :nodoc: { number => class } of every kind, from their descriptors: what
+ * Bloomc::Format::KINDS is made from (lib/bloomc/format.rb). */
+static VALUE filter_kinds(VALUE module)
+{
+    VALUE kinds = rb_hash_new();
+    for (int i = 0; i < nclasses; i++)
+        rb_hash_aset(kinds, INT2FIX(classes[i].kind->format_kind), classes[i].klass);
+    return kinds;
+}
+
 /*
  * Document-class: Bloomc::Filter
  *
@@ -826,6 +836,7 @@ void bloomc_init_filter(void)
     VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
     bloomc_cFilter = cFilter;
     rb_undef_alloc_func(cFilter); /* each kind has its own */
+    rb_define_private_method(rb_singleton_class(mBloomc), "filter_kinds", filter_kinds, 0);
     rb_define_method(cFilter, "initialize_copy", filter_initialize_copy, 1);
     rb_define_method(cFilter, "add", filter_add, 1);
     rb_define_method(cFilter, "<<", filter_add, 1);
@@ -891,6 +902,8 @@ static void undefine_missing(VALUE klass, const bloomc_kind *kind)
 void bloomc_define_kind(VALUE klass, const bloomc_kind *kind)
 {
     if (nclasses >= KINDS_MAX) rb_bug("bloomc: more filter kinds than the %d in filter.c", KINDS_MAX);
+    for (int i = 0; i < nclasses; i++)
+        if (classes[i].kind->format_kind == kind->format_kind) rb_bug("bloomc: two kinds numbered %d", kind->format_kind);
     classes[nclasses].klass = klass;
     classes[nclasses].kind = kind;
     classes[nclasses].mapped_type = kind->type;

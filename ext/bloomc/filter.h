@@ -43,6 +43,7 @@ typedef void bloomc_many_fn(void *core, const bf_key_hash *h, size_t n, uint8_t 
 
 struct bloomc_kind {
     rb_data_type_t type; /* .parent is bloomc_filter_type; set by BLOOMC_KIND_TYPE */
+    int format_kind;     /* its number in a file's header (docs/FORMAT.md): never reused */
     size_t core_size;
     size_t alignment; /* of the cells: a power of two (0: 1) */
     int nfields;      /* the saved fields (docs/FORMAT.md), at most BLOOMC_FIELDS_MAX;
@@ -154,12 +155,12 @@ static inline VALUE bloomc_add_p_result(VALUE self, int fresh)
     return fresh ? self : Qnil;
 }
 
-/* A kind's descriptor: its type and core, the hooks every binding names
+/* A kind's descriptor: its number in the file format, its type and core, the hooks every binding names
  * alike (save, load, attach, numbers and combine: static functions of the
  * binding), and the rest as designated initializers. */
-#define BLOOMC_KIND(name, core_type, ...) \
+#define BLOOMC_KIND(number, name, core_type, ...) \
     { \
-        .type = BLOOMC_KIND_TYPE(name), .core_size = sizeof(core_type), .save = save, .load = load, .attach = attach, \
+        .type = BLOOMC_KIND_TYPE(name), .format_kind = number, .core_size = sizeof(core_type), .save = save, .load = load, .attach = attach, \
         .numbers = numbers, .combine = combine, __VA_ARGS__ \
     }
 

@@ -149,7 +149,7 @@ static void combine(void *core, const void *other, int intersect)
     rb_raise(bloomc_eUnsupportedError, "a Bloomc::BinaryFuseFilter cannot be combined: build one from the keys of both");
 }
 
-static const bloomc_kind fuse_kind = BLOOMC_KIND("binary_fuse_filter", fuse_t,
+static const bloomc_kind fuse_kind = BLOOMC_KIND(11, "binary_fuse_filter", fuse_t,
                                                  .nfields = 6,
                                                  .shape_fields = 2, /* fingerprint bits, seed */
                                                  .methods = BLOOMC_SIZE,

@@ -238,7 +238,7 @@ static void numbers(void *core, bloomc_numbers *out)
     *out = (bloomc_numbers){m, &f->count, NULL, 0, f->seed, f->params.hash};
 }
 
-static const bloomc_kind scalable_kind = BLOOMC_KIND("scalable_bloom_filter", scalable,
+static const bloomc_kind scalable_kind = BLOOMC_KIND(9, "scalable_bloom_filter", scalable,
                                                      .nfields = FIXED_FIELDS,
                                                      .shape_fields = 7, /* seed and parameters */
                                                      .methods = BLOOMC_SIZE | BLOOMC_HASH_KIND,

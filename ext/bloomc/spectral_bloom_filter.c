@@ -161,7 +161,7 @@ static void cleared(void *core)
     bloomc_counting_cleared(&f->secondary);
 }
 
-static const bloomc_kind spectral_kind = BLOOMC_KIND("spectral_bloom_filter", bf_spectral,
+static const bloomc_kind spectral_kind = BLOOMC_KIND(5, "spectral_bloom_filter", bf_spectral,
                                                      .nfields = 10,
                                                      .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
                                                      .same_shape = same_shape,

@@ -133,7 +133,7 @@ static uint64_t occupied(const void *core)
     return bf_buckets_count_nonzero(&((const bf_stable *)core)->cells);
 }
 
-static const bloomc_kind stable_kind = BLOOMC_KIND("stable_bloom_filter", bf_stable,
+static const bloomc_kind stable_kind = BLOOMC_KIND(7, "stable_bloom_filter", bf_stable,
                                                    .nfields = 7,
                                                    .shape_fields = 5, /* m, k, d, width, seed; the generator runs on after a clear */
                                                    .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,

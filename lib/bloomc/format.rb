@@ -21,13 +21,10 @@ module Bloomc
     # that holds it, so older bloomc reads what it can.
     VERSION = 3
     SIZING_FIELDS = 3
-    # Kind numbers, in the header; never reused.
-    KINDS = {
-      1 => :BloomFilter, 2 => :BlockedBloomFilter, 3 => :ContinuousBloomFilter, 4 => :CountingBloomFilter,
-      5 => :SpectralBloomFilter, 6 => :BitwiseBloomFilter, 7 => :StableBloomFilter, 8 => :A2BloomFilter,
-      9 => :ScalableBloomFilter, 10 => :CuckooFilter,
-      11 => :BinaryFuseFilter
-    }.freeze
+    # Kind numbers, in the header; never reused. Each kind's is in its C
+    # descriptor (ext/bloomc/*_filter.c), and the kinds are the one list in
+    # ext/bloomc/bloomc.h; spec/bloomc/kinds_spec.rb checks every other list.
+    KINDS = Bloomc.send(:filter_kinds).sort.to_h { |number, klass| [number, klass.name.split("::").last.to_sym] }.freeze
     FLAG_DEFLATE = 1
     # Set while a writer has the file mapped (BloomFilter.open): the body may
     # be newer than its checksum, which is then not checked.

@@ -19,7 +19,7 @@ RSpec.describe "batches on several threads" do
   shapes = {
     "small" => 100_003, "prefetching" => 9_000_011
   }
-  builders = Kinds::LIST.reject { |kind| kind.klass == Bloomc::ScalableBloomFilter }.flat_map do |kind|
+  builders = Kinds::LIST.select(&:plain?).reject { |kind| kind.klass == Bloomc::ScalableBloomFilter }.flat_map do |kind|
     shapes.map { |label, m| ["#{kind.name}, #{label}", -> { Kinds.plain(kind.name, m, 7, **(kind.positional == :d ? { d: 3 } : {})) }] }
   end
   builders << ["BlockedBloomFilter, k = 11", -> { Bloomc::BlockedBloomFilter.new(2_000_000, 11) }]

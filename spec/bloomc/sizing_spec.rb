@@ -24,7 +24,7 @@ RSpec.describe "add?, add_new and sizing on every local filter" do
   plain_m = Hash.new(2000).merge("BlockedBloomFilter" => 2048, "A2BloomFilter" => 4000)
   plain_own = { "StableBloomFilter" => { d: 10, random_seed: 3 } }
   never = %w[StableBloomFilter A2BloomFilter]
-  kinds = (Kinds::LIST.map(&:name) - ["BloomFilter (fnv1a)", "ScalableBloomFilter"]).to_h do |name|
+  kinds = (Kinds::LIST.select(&:plain?).map(&:name) - ["BloomFilter (fnv1a)", "ScalableBloomFilter"]).to_h do |name|
     [name, { sized: ->(c, e) { Kinds.sized(name, c, e, **sized_own.fetch(name, {})) },
              plain: -> { Kinds.plain(name, plain_m[name], 3, **plain_own.fetch(name, {})) },
              exact: !never.include?(name) && name != "ContinuousBloomFilter", never: never.include?(name) }]

@@ -5,7 +5,12 @@
 # it covers by name and builds each at its own size, with keywords of its own
 # on top (Kinds.sized, Kinds.plain), so that a new kind is added here once.
 module Kinds
-  Kind = Struct.new(:name, :klass, :options, :positional, keyword_init: true)
+  # plain: it can be built from m and k (Kinds.plain); built_once: from all
+  # its keys at once (BinaryFuseFilter.build), never added to.
+  Kind = Struct.new(:name, :klass, :options, :positional, :plain, :built_once, keyword_init: true) do
+    def plain? = plain != false
+    def built_once? = built_once == true
+  end
 
   LIST = [
     Kind.new(name: "BloomFilter", klass: Bloomc::BloomFilter),
@@ -21,7 +26,9 @@ module Kinds
     # plain form: new(m, k, d)
     Kind.new(name: "StableBloomFilter", klass: Bloomc::StableBloomFilter, positional: :d),
     Kind.new(name: "A2BloomFilter", klass: Bloomc::A2BloomFilter),
-    Kind.new(name: "ScalableBloomFilter", klass: Bloomc::ScalableBloomFilter)
+    Kind.new(name: "ScalableBloomFilter", klass: Bloomc::ScalableBloomFilter),
+    Kind.new(name: "CuckooFilter", klass: Bloomc::CuckooFilter, plain: false),
+    Kind.new(name: "BinaryFuseFilter", klass: Bloomc::BinaryFuseFilter, plain: false, built_once: true)
   ].freeze
   BY_NAME = LIST.to_h { |kind| [kind.name, kind] }.freeze
 
