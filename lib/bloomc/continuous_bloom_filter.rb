@@ -7,129 +7,27 @@ module Bloomc
   # Each bucket holds 4 bits: the slot (1..15) of a ring clock that ticks every
   # ttl / 2 (RESOLUTION_DIVISOR). A bucket written more than 2 ticks ago is
   # expired, and every tick clears the buckets it expires, so a key never comes
-  # back when the ring wraps. The buckets and every per-key step are in C;
-  # continuous_timer.rb holds the clock's timer thread.
+  # back when the ring wraps. The buckets and every per-key step are in C.
   #
   # Example (deduplicating a stream over the last minute):
   #
   #   seen = Bloomc::ContinuousBloomFilter.new(capacity: 100_000, error_rate: 0.001, ttl: 60)
   #   seen.start_timer
   #   stream.each { |event| emit(event) unless seen.include?(event.id); seen << event.id }
-  class ContinuousBloomFilter
+  #
+  # The methods every kind shares are Bloomc::Filter's (it has no size);
+  # here m counts buckets, k the buckets of a key, add also renews a key
+  # already there, == compares the clocks too, and clear leaves the clock
+  # (ticks, slot, timer) running on.
+  class ContinuousBloomFilter < Filter
     include HashFunction
-    include Inspect
     include Stats
-    include SetOps
-    include Persistence
     include Sizing
     include Mapped
-
-    # Whether the live keys, estimated from the live buckets' fill (a key's
-    # renewals and expiry leave no exact count), exceed capacity.
-    #
-    # Returns:: (Boolean)
-    def over_capacity?
-      !capacity.nil? && estimated_count > capacity
-    end
-
-    class << self
-      private
-
-      # open(path, m:, k:, ttl:) describes new(m, k, ttl); the template has
-      # one bucket (see Mapped::ClassMethods#mapped_template).
-      def mapped_template(shape)
-        shape = shape.dup
-        capacity = shape.delete(:capacity)
-        error_rate = shape.delete(:error_rate)
-        m, k = Bloomc.sizing_arguments(shape.delete(:m), shape.delete(:k), capacity, error_rate)
-        [new(1, k, shape.delete(:ttl), **shape).tap { |t| t.send(:remember_sizing, capacity, error_rate) }, m]
-      end
-    end
-
-    private def shape
-      { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
-    end
-    include Batch
 
     # The class of #buckets.
     FIELD_CLASS = BitBucketField
     private_constant :FIELD_CLASS
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of buckets.
-
-    # @!method m
-    #   The number of buckets.
-    #   @return [Integer]
-
-    ##
-    # :method: k
-    # call-seq: k -> Integer
-    #
-    # The number of buckets written per key.
-
-    # @!method k
-    #   The number of buckets written per key.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key; the clock (ticks, slot, timer) runs on.
-
-    # @!method clear
-    #   Forgets every key; the clock (ticks, slot, timer) runs on.
-    #   @return [self]
-
-    # Defined in C for this kind (ext/bloomc/continuous_bloom_filter.c),
-    # documented here:
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
-    # clock with the same buckets.
-
-    # @!method ==
-    #   Equal when +other+ is a ContinuousBloomFilter of the same shape, hash and
-    #   clock with the same buckets.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # A hash consistent with ==.
-
-    # @!method hash
-    #   A hash consistent with ==.
-    #   @return [Integer]
 
     # The longest ttl (about 136 years): the timer must be able to sleep ttl / 2.
     MAX_TTL = 2**32
@@ -174,10 +72,25 @@ module Bloomc
       @ttl = ttl
     end
 
+    # Whether the live keys, estimated from the live buckets' fill (a key's
+    # renewals and expiry leave no exact count), exceed capacity.
+    #
+    # Returns:: (Boolean)
+    def over_capacity?
+      !capacity.nil? && estimated_count > capacity
+    end
+
     # A deep copy, with no timer (timers are kept by filter, in TIMERS).
     def initialize_copy(orig) # :nodoc:
       copy_state(orig)
     end
+
+    # open(path, m:, k:, ttl:) describes new(m, k, ttl): the one-bucket
+    # template of Mapped::ClassMethods#mapped_template.
+    def self.template(k, shape)
+      new(1, k, shape[:ttl], **shape.except(:ttl))
+    end
+    private_class_method :template
 
     private
 
@@ -192,19 +105,19 @@ module Bloomc
     # The ttl, which only the Ruby layer holds, as a tenth parameter of the
     # binary format: the bits of an IEEE 754 double.
     def export_extra
-      [[ttl.to_f].pack("E").unpack1("Q<")]
+      [Sizing.double_bits(ttl)]
     end
 
     def import_state(fields, body, open = false)
       ttl = saved_ttl(fields)
       import_core(fields.first(9), body, open)
-      restore_ruby_state(ttl)
+      @ttl = ttl
     end
 
     def map_state(fields, fd, body_offset, length, writable, recovering)
       ttl = saved_ttl(fields)
       map_core(fields.first(9), fd, body_offset, length, writable, recovering)
-      restore_ruby_state(ttl)
+      @ttl = ttl
     end
 
     def saved_ttl(fields)
@@ -216,8 +129,8 @@ module Bloomc
       raise FormatError, "ttl: #{e.message}"
     end
 
-    def restore_ruby_state(ttl)
-      @ttl = ttl
+    def shape
+      { m: m, k: k, ttl: ttl, seed: seed, hash_function: hash_function }
     end
 
     def inspect_fields

@@ -3,7 +3,7 @@
 module Bloomc
   # The timer thread of a ContinuousBloomFilter's clock (the clock itself,
   # its ticks and their schedule, are in C: ext/bloomc/continuous_clock.c).
-  class ContinuousBloomFilter
+  class ContinuousBloomFilter < Filter
     # The shortest ttl the timer thread keeps (it ticks every ttl / 2): below
     # it the thread would do little but wake up. Call inc_time_slot yourself
     # for a faster clock.
