@@ -91,10 +91,13 @@ RSpec.describe "sig/bloomc.rbs" do
   end
   if redis_api
     %w[BloomFilter CountingBloomFilter ContinuousBloomFilter ScalableBloomFilter].each do |kind|
-      it "declares exactly the public instance methods of Bloomc::Redis::#{kind}" do
+      it "declares exactly the public instance methods and modules of Bloomc::Redis::#{kind}" do
         klass = Bloomc::Redis.const_get(kind)
-        actual = klass.public_instance_methods.select { |m| klass.instance_method(m).owner.name.to_s.start_with?("Bloomc::Redis::") }
+        ours = ->(owner) { owner.name.to_s.start_with?("Bloomc::Redis::") || owner == Bloomc::Inspect }
+        actual = klass.public_instance_methods.select { |m| ours.call(klass.instance_method(m).owner) }
         expect(declared(classes.fetch("Bloomc::Redis::#{kind}"), :instance).sort).to eq((actual + [:initialize]).uniq.sort)
+        modules = klass.ancestors.grep_v(Class).map(&:name).select { |name| classes.key?(name) }
+        expect(declared_modules.call("Bloomc::Redis::#{kind}").sort).to eq(modules.sort)
       end
     end
   end
@@ -125,7 +128,9 @@ RSpec.describe "sig/bloomc.rbs" do
       require "bloomc/redis"
       klass = Object.const_get(name)
       actual = klass.public_instance_methods - Object.public_instance_methods + %i[initialize inspect]
-      expect(declared(classes.fetch(name), :instance).sort).to eq(actual.uniq.sort)
+      decl = classes.fetch(name)
+      mixed_in = declared_modules.call(name).flat_map { |mod| declared(classes.fetch(mod), :instance) }
+      expect((declared(decl, :instance) + mixed_in).uniq.sort).to eq(actual.uniq.sort)
       expect(declared(classes.fetch(name), :singleton).sort).to eq(klass.singleton_methods(false).sort)
     end
   end
