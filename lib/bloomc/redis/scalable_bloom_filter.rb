@@ -230,7 +230,9 @@ module Bloomc
       private
 
       # The filter's name and shape for inspect (no round trip to the server).
-      def inspect_fields = "#{name.inspect} error_rate=#{error_rate} initial_capacity=#{initial_capacity} growth=#{growth}"
+      def inspect_fields
+        "#{name.inspect} error_rate=#{error_rate} initial_capacity=#{initial_capacity} growth=#{growth}"
+      end
 
       def kind
         "scalable"
