@@ -23,7 +23,6 @@ module Bloomc
   # also sets swaps to 0.
   class A2BloomFilter < Filter
     include HashFunction
-    include Stats
     include PartStats
     include Sizing
 

@@ -1,11 +1,13 @@
 # frozen_string_literal: true
 
 module Bloomc
-  # Live statistics (as Stats has them) of a filter made of plain Bloom
-  # filters, its parts: an A2BloomFilter's two halves, a
-  # ScalableBloomFilter's layers. Each part is read on its own, since one
-  # fill and one k over all of them would say nothing true.
+  # Stats of a filter made of plain Bloom filters, its parts: an
+  # A2BloomFilter's two halves, a ScalableBloomFilter's layers. Each part is
+  # read on its own, since one fill and one k over all of them would say
+  # nothing true.
   module PartStats
+    include Stats
+
     # The share of all the parts' bits that are set, 0.0..1.0.
     #
     # Returns:: (Float)

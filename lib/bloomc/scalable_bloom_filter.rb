@@ -25,14 +25,11 @@ module Bloomc
   #   seen.layers.size  # => 4
   #
   # The methods every kind shares are Bloomc::Filter's; here m counts the
-  # bits of all layers together and there is no k. add puts a key in the
-  # newest layer unless a layer holds it already, and a full newest layer is
-  # followed by a new one; a key new to a filter that holds its max_capacity
-  # raises Bloomc::CapacityError and changes nothing. include? errs at the
-  # layers' compound rate, at most error_rate unless a union overfilled a
-  # layer. == asks for the same
-  # parameters, seed, layers (shapes, counts and bits) and add count, and
-  # clear leaves one empty first layer.
+  # bits of all layers together and there is no k, add puts a key in no
+  # layer when one holds it already (and changes nothing when it raises
+  # Bloomc::CapacityError), include? errs at most at error_rate unless a
+  # union overfilled a layer, == compares the layers (shapes, counts and
+  # bits) and the add count too, and clear leaves one empty first layer.
   class ScalableBloomFilter < Filter
     include HashFunction
     include PartStats
@@ -140,9 +137,13 @@ module Bloomc
       rows = layer_table
       shown = rows.map { |_, _, capacity, count, _, _| count < capacity ? "#{count}/#{capacity}" : count.to_s }
       shown = [*shown.first(2), "...", *shown.last(2)] if shown.size > 5
+      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')})"
+    end
+
+    # inspect's statistics: the compound rate (each layer's fill: #layers).
+    private def stats_fields
       rate = current_fpr
-      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')}) " \
-        "fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
+      " fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
     end
   end
 end
