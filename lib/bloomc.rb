@@ -60,6 +60,7 @@ require_relative "bloomc/bloomc"
 require_relative "bloomc/bloom_helper"
 require_relative "bloomc/inspect"
 require_relative "bloomc/stats"
+require_relative "bloomc/part_stats"
 require_relative "bloomc/set_ops"
 require_relative "bloomc/sizing"
 require_relative "bloomc/hash_function"
@@ -67,14 +68,13 @@ require_relative "bloomc/format"
 require_relative "bloomc/mapped"
 require_relative "bloomc/batch"
 require_relative "bloomc/pages"
+# What every kind shares in Ruby, on their base class (Bloomc::Filter, made
+# in C by ext/bloomc/filter.c): after the modules it includes.
+require_relative "bloomc/filter"
 # Every filter kind, from the one list of them (Format::KINDS): each has its
 # lib/bloomc/<snake_case name>.rb.
 Bloomc::Format::KINDS.each_value do |name|
   require_relative "bloomc/#{name.to_s.gsub(/(?<=[a-z0-9])(?=[A-Z])/, '_').downcase}"
-  # prefault! and new's prefault:, once for every kind (lib/bloomc/pages.rb).
-  klass = Bloomc.const_get(name)
-  klass.include(Bloomc::Pages)
-  klass.singleton_class.prepend(Bloomc::Pages::New)
 end
 require_relative "bloomc/fork"
 require_relative "bloomc/periodic_filter"

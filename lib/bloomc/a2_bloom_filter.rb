@@ -12,91 +12,19 @@ module Bloomc
   #
   #   recent = Bloomc::A2BloomFilter.new(capacity: 50_000, error_rate: 0.01)
   #   stream.each { |id| handle(id) unless recent.include?(id); recent << id }
-  class A2BloomFilter
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of bits of both halves together.
-
-    # @!method m
-    #   The number of bits of both halves together.
-    #   @return [Integer]
-
-    ##
-    # :method: k
-    # call-seq: k -> Integer
-    #
-    # The number of bits set per key.
-
-    # @!method k
-    #   The number of bits set per key.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # The number of adds.
-
-    # @!method size
-    #   The number of adds.
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is an A2BloomFilter of the same shape and seed in the
-    # same state.
-
-    # @!method ==
-    #   Equal when +other+ is an A2BloomFilter of the same shape and seed in the
-    #   same state.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # Consistent with #==.
-
-    # @!method hash
-    #   Consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key: both halves empty, size and swaps 0.
-
-    # @!method clear
-    #   Forgets every key: both halves empty, size and swaps 0.
-    #   @return [self]
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts the
+  # bits of both halves together. add puts a key in the active half unless
+  # it is there already, and when that half already holds +capacity+ keys,
+  # clears the other half first and makes it the active one; add? finds a
+  # key new when neither half holds it (a key found only in the older half
+  # is copied into the active one all the same); include? asks either half,
+  # and is always true for the last +capacity+ distinct keys added. clear
+  # also sets swaps to 0.
+  class A2BloomFilter < Filter
+    include HashFunction
+    include PartStats
+    include Sizing
 
     # call-seq:
     #   new(m, k = nil, error_rate: nil, capacity: nil, seed: 0, hash: :murmur3_mixed)
@@ -159,19 +87,8 @@ module Bloomc
     # count:: (Numeric) >= 0
     # Returns:: (Float)
     def expected_false_positive_rate(count = capacity)
-      raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
-      raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
-
-      count = [count, 2**64].min # the rate is 1 long before; a larger Integer is no Float
-      self.class.send(:model_fpr, m, k, count)
+      self.class.send(:model_fpr, m, k, checked_count(count))
     end
-
-    include HashFunction
-    include Inspect
-    include Stats
-    include SetOps
-    include Persistence
-    include Sizing
 
     # Always false: the halves swap before either holds more than capacity
     # keys, so the rate stays at most error_rate however many keys arrive.
@@ -185,26 +102,9 @@ module Bloomc
       { m: m, k: k, capacity: capacity, seed: seed, hash_function: hash_function }
     end
 
-    # Both halves' bits set, over m.
-    #
-    # Returns:: (Float)
-    def fill_ratio
-      occupied_halves.sum.fdiv(m)
-    end
-
-    # The keys the two halves hold, each half estimated on its own (a key in
-    # both counts twice).
-    #
-    # Returns:: (Float)
-    def estimated_count
-      occupied_halves.sum { |set| Stats.estimate(set, m / 2, k) }
-    end
-
-    # A key is found when either half holds all its bits.
-    #
-    # Returns:: (Float)
-    def false_positive_rate
-      1 - occupied_halves.map { |set| 1 - set.fdiv(m / 2)**k }.inject(:*)
+    # The halves, for PartStats.
+    private def part_fills
+      occupied_halves.map { |set| [set, m / 2, k] }
     end
 
     private def inspect_fields

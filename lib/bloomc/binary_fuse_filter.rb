@@ -16,72 +16,12 @@ module Bloomc
   #   revoked = Bloomc::BinaryFuseFilter.build(File.foreach("revoked.txt", chomp: true))
   #   revoked.include?(serial)
   #   revoked.save("revoked.bloom")
-  class BinaryFuseFilter
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of fingerprint slots (about 1.125 a key for large sets).
-
-    # @!method m
-    #   The number of fingerprint slots (about 1.125 a key for large sets).
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # The distinct keys it was built from.
-
-    # @!method size
-    #   The distinct keys it was built from.
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a BinaryFuseFilter with the same fingerprints
-    # (built from the same keys, bits and seed).
-
-    # @!method ==
-    #   Equal when +other+ is a BinaryFuseFilter with the same fingerprints
-    #   (built from the same keys, bits and seed).
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # Consistent with #==.
-
-    # @!method hash
-    #   Consistent with #==.
-    #   @return [Integer]
-
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts the
+  # fingerprint slots (about 1.125 a key for large sets), size the distinct
+  # keys it was built from, and there is no k. == asks for the same
+  # fingerprints: built from the same keys, bits and seed.
+  class BinaryFuseFilter < Filter
     # Builds the filter of +keys+; repeated keys count once. Construction
     # always ends: a seed whose equations do not solve (rare, and rarer the
     # larger the set) is followed by the next.
@@ -103,118 +43,34 @@ module Bloomc
       setup(Batch.keys_array(keys), fingerprint_bits, seed)
     end
 
-    ##
-    # :method: add
-    # call-seq: add(key)
+    # call-seq:
+    #   add(key)
+    #   self << key
+    #   add?(key)
+    #   add_all(keys)
+    #   add_new(keys)
+    #   delete(key)
+    #   remove(key)
+    #   clear
+    #   merge!(other)
+    #   self | other
+    #   self & other
     #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method add(key)
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: <<
-    # call-seq: self << key
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method <<
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: add?
-    # call-seq: add?(key)
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method add?(key)
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: add_all
-    # call-seq: add_all(keys)
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method add_all(keys)
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: add_new
-    # call-seq: add_new(keys)
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method add_new(keys)
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: delete
-    # call-seq: delete(key)
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method delete(key)
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: remove
-    # call-seq: remove(key)
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method remove(key)
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: clear
-    # call-seq: clear
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method clear
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: merge!
-    # call-seq: merge!(other)
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method merge!(other)
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: |
-    # call-seq: self | other
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method |
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    ##
-    # :method: &
-    # call-seq: self & other
-    #
-    # Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # @!method &
-    #   Raises Bloomc::UnsupportedError: the filter is built once (::build).
-
-    # The filter is built once: these raise Bloomc::UnsupportedError. Each
-    # body is a shareable Proc, so that they raise it in any Ractor too (a
-    # method defined with a Proc that is not raises RuntimeError outside the
-    # Ractor that defined it).
-    %i[add << add? add_all add_new delete remove clear merge! | &].each do |name|
-      define_method(name, &Ractor.make_shareable(proc do |*|
-        raise UnsupportedError, "#{self.class} is built once from all its keys (#{self.class}.build(keys)): it cannot #{name}"
-      end))
+    # Each raises Bloomc::UnsupportedError: the filter is built once, from
+    # all its keys (::build), and never changes or combines.
+    def add(*)
+      raise UnsupportedError, "#{self.class} is built once from all its keys (#{self.class}.build(keys)): it cannot #{__callee__}"
     end
-
-    include Inspect
-    include SetOps
-    include Persistence
+    alias << add
+    alias add? add
+    alias add_all add
+    alias add_new add
+    alias delete add
+    alias remove add
+    alias clear add
+    alias merge! add
+    alias | add
+    alias & add
 
     # Same as ::build's rate for 8 or 16 bits: 2**-fingerprint_bits.
     #
@@ -267,17 +123,6 @@ module Bloomc
 
     private def shape
       { fingerprint_bits: fingerprint_bits, seed: seed }
-    end
-
-    # The binary format: no sizing parameters (version 1).
-    private def export_sizing
-      []
-    end
-    private def format_version
-      1
-    end
-    private def import_sizing(_fields)
-      nil
     end
 
     private def inspect_fields

@@ -18,91 +18,16 @@ module Bloomc
   #   1_000.times { filter << "hot" }
   #   filter.count("hot") # => 1000
   #   filter.levels       # => 3
-  class BitwiseBloomFilter
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of cells per level.
-
-    # @!method m
-    #   The number of cells per level.
-    #   @return [Integer]
-
-    ##
-    # :method: k
-    # call-seq: k -> Integer
-    #
-    # The number of cells per key and level.
-
-    # @!method k
-    #   The number of cells per key and level.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # The number of adds.
-
-    # @!method size
-    #   The number of adds.
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a BitwiseBloomFilter of the same shape and seed with
-    # the same levels and cells.
-
-    # @!method ==
-    #   Equal when +other+ is a BitwiseBloomFilter of the same shape and seed with
-    #   the same levels and cells.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # Consistent with #==.
-
-    # @!method hash
-    #   Consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key and every level but the first.
-
-    # @!method clear
-    #   Forgets every key and every level but the first.
-    #   @return [self]
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts the
+  # cells of a level (k of them a key's), add counts one more of a key (in a
+  # new level when its count outgrows the last one), add? finds a key new
+  # when its count was 0, include? is count(key) above 0, and clear forgets
+  # every level but the first.
+  class BitwiseBloomFilter < Filter
+    include HashFunction
+    include Stats
+    include Sizing
 
     # call-seq:
     #   new(m, k, width: 4, seed: 0, hash: :murmur3_mixed)
@@ -128,13 +53,6 @@ module Bloomc
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, width, seed, hash)
     end
-
-    include HashFunction
-    include Inspect
-    include Stats
-    include SetOps
-    include Persistence
-    include Sizing
 
     private def shape
       { m: m, k: k, width: width, seed: seed, hash_function: hash_function }

@@ -14,95 +14,17 @@ module Bloomc
   #   filter = Bloomc::BlockedBloomFilter.new(capacity: 10_000_000, error_rate: 0.01)
   #   filter.add_all(ids)
   #   filter.include?(ids.first) # => true
-  class BlockedBloomFilter
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts bits,
+  # a whole number of 512-bit blocks, and add sets a key's k bits all in one
+  # block, so include? reads one cache line.
+  class BlockedBloomFilter < Filter
+    include Stats
+    include Sizing
+
     # The class of #bits.
     FIELD_CLASS = BitField
     private_constant :FIELD_CLASS
-
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of bits: a whole number of 512-bit blocks.
-
-    # @!method m
-    #   The number of bits: a whole number of 512-bit blocks.
-    #   @return [Integer]
-
-    ##
-    # :method: k
-    # call-seq: k -> Integer
-    #
-    # The number of bits set per key, all in one block.
-
-    # @!method k
-    #   The number of bits set per key, all in one block.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # The number of add calls so far (a key added twice counts twice).
-
-    # @!method size
-    #   The number of add calls so far (a key added twice counts twice).
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a BlockedBloomFilter of the same m, k and seed with
-    # the same bits and key count.
-
-    # @!method ==
-    #   Equal when +other+ is a BlockedBloomFilter of the same m, k and seed with
-    #   the same bits and key count.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # A hash of the shape, seed, key count and bits, consistent with #==.
-
-    # @!method hash
-    #   A hash of the shape, seed, key count and bits, consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key: no bit set, size 0.
-
-    # @!method clear
-    #   Forgets every key: no bit set, size 0.
-    #   @return [self]
 
     # call-seq:
     #   new(m, k, seed: 0)
@@ -153,23 +75,13 @@ module Bloomc
     # Returns:: (Float)
     # Raises:: ArgumentError, TypeError for a count that is not a number >= 0
     def expected_false_positive_rate(count = size)
-      raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
-      raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
-
-      count = [count, 2**64].min # the rate is 1 long before; a larger Integer is no Float
-      self.class.send(:model_fpr, m, k, count)
+      self.class.send(:model_fpr, m, k, checked_count(count))
     end
 
     # Returns:: (Symbol) :murmur3, the only hash a blocked filter uses
     def hash_function
       :murmur3
     end
-
-    include Inspect
-    include Stats
-    include SetOps
-    include Persistence
-    include Sizing
 
     private def shape
       { m: m, k: k, seed: seed }

@@ -10,95 +10,18 @@ module Bloomc
   #   filter << "key1"
   #   filter.include?("key1") # => true
   #   filter["key2"]          # => false
-  class BloomFilter
+  #
+  # The methods every kind shares (add, include?, m, k, size, dump and the
+  # rest) are Bloomc::Filter's; here m counts bits, k the bits a key sets.
+  class BloomFilter < Filter
+    include HashFunction
+    include Stats
+    include Sizing
+    include Mapped
+
     # The class of #bits.
     FIELD_CLASS = BitField
     private_constant :FIELD_CLASS
-
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of bits.
-
-    # @!method m
-    #   The number of bits.
-    #   @return [Integer]
-
-    ##
-    # :method: k
-    # call-seq: k -> Integer
-    #
-    # The number of bits set per key.
-
-    # @!method k
-    #   The number of bits set per key.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # The number of add calls so far (a key added twice counts twice).
-
-    # @!method size
-    #   The number of add calls so far (a key added twice counts twice).
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a BloomFilter of the same m, k, seed and hash
-    # function with the same bits and key count (what a dump of each holds).
-
-    # @!method ==
-    #   Equal when +other+ is a BloomFilter of the same m, k, seed and hash
-    #   function with the same bits and key count (what a dump of each holds).
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # A hash of the shape, seed, key count and bits, consistent with #==.
-
-    # @!method hash
-    #   A hash of the shape, seed, key count and bits, consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key: no bit set, size 0.
-
-    # @!method clear
-    #   Forgets every key: no bit set, size 0.
-    #   @return [self]
 
     # call-seq:
     #   new(m, k, seed: 0, hash: :murmur3_mixed)
@@ -149,14 +72,6 @@ module Bloomc
       BloomHelper.send(:optimal_m_k, capacity, error) or
         raise ArgumentError, "capacity #{capacity} at error #{error} needs more bits than a filter can hold"
     end
-
-    include HashFunction
-    include Inspect
-    include Stats
-    include SetOps
-    include Persistence
-    include Sizing
-    include Mapped
 
     private def shape
       { m: m, k: k, seed: seed, hash_function: hash_function }

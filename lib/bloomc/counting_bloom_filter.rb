@@ -13,93 +13,17 @@ module Bloomc
   #   filter << "alice" << "alice" << "bob"
   #   filter.count("alice") # => 2
   #   filter.delete("bob")  # => true
-  class CountingBloomFilter
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of cells.
-
-    # @!method m
-    #   The number of cells.
-    #   @return [Integer]
-
-    ##
-    # :method: k
-    # call-seq: k -> Integer
-    #
-    # The number of cells per key.
-
-    # @!method k
-    #   The number of cells per key.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # Adds less successful deletes (never below 0: a delete that finds
-    # saturated cells succeeds without a matching add).
-
-    # @!method size
-    #   Adds less successful deletes (never below 0: a delete that finds
-    #   saturated cells succeeds without a matching add).
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a CountingBloomFilter of the same shape and seed
-    # with the same cells and counts.
-
-    # @!method ==
-    #   Equal when +other+ is a CountingBloomFilter of the same shape and seed
-    #   with the same cells and counts.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # Consistent with #==.
-
-    # @!method hash
-    #   Consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key: all cells 0, size and saturated 0.
-
-    # @!method clear
-    #   Forgets every key: all cells 0, size and saturated 0.
-    #   @return [self]
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts
+  # counters (k of them a key's), add counts one more of a key, add? finds a
+  # key new when its count was 0, include? is count(key) above 0, and size is
+  # adds less successful deletes (never below 0: a delete that finds
+  # saturated cells succeeds without a matching add).
+  class CountingBloomFilter < Filter
+    include HashFunction
+    include Stats
+    include Sizing
+    include Mapped
 
     # call-seq:
     #   new(m, k, width: 4, seed: 0, hash: :murmur3_mixed)
@@ -125,14 +49,6 @@ module Bloomc
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, width, seed, hash)
     end
-
-    include HashFunction
-    include Inspect
-    include Stats
-    include SetOps
-    include Persistence
-    include Sizing
-    include Mapped
 
     private def shape
       { m: m, k: k, width: width, seed: seed, hash_function: hash_function }

@@ -23,84 +23,17 @@ module Bloomc
   #   seen.include?("alice")  # => true
   #   seen.delete("alice")    # => true
   #   seen.include?("alice")  # => false (unless a false positive)
-  class CuckooFilter
-    include Batch
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts slots
+  # (buckets * SLOTS) and there is no k. add stores one more copy of a key's
+  # fingerprint (a key added twice must be deleted twice), add? stores none
+  # when the key is (probably) there already, size counts the fingerprints
+  # stored, and == asks for the same ones in the same slots.
+  class CuckooFilter < Filter
+    include Sizing
 
     # The share of slots a filter sized by capacity fills at capacity.
     LOAD = 0.95
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of slots: buckets * SLOTS.
-
-    # @!method m
-    #   The number of slots: buckets * SLOTS.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # The fingerprints stored: adds less deletes.
-
-    # @!method size
-    #   The fingerprints stored: adds less deletes.
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a CuckooFilter of the same shape and seed with the
-    # same fingerprints in the same slots.
-
-    # @!method ==
-    #   Equal when +other+ is a CuckooFilter of the same shape and seed with the
-    #   same fingerprints in the same slots.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # Consistent with #==.
-
-    # @!method hash
-    #   Consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key: every slot empty, size 0.
-
-    # @!method clear
-    #   Forgets every key: every slot empty, size 0.
-    #   @return [self]
 
     # call-seq:
     #   new(capacity:, error_rate:, seed: 0)
@@ -121,8 +54,7 @@ module Bloomc
     def initialize(capacity: nil, error_rate: nil, buckets: nil, fingerprint_bits: nil, seed: 0)
       if buckets || fingerprint_bits
         unless buckets && fingerprint_bits && !capacity && !error_rate
-          raise ArgumentError,
-                "give buckets: and fingerprint_bits:, or capacity: and error_rate:"
+          raise ArgumentError, "give buckets: and fingerprint_bits:, or capacity: and error_rate:"
         end
       else
         raise ArgumentError, "give capacity: and error_rate:, or buckets: and fingerprint_bits:" unless capacity && error_rate
@@ -157,11 +89,6 @@ module Bloomc
     end
     private_class_method :shape_for
 
-    include Inspect
-    include SetOps
-    include Persistence
-    include Sizing
-
     # The share of slots in use.
     #
     # Returns:: (Float)
@@ -169,12 +96,8 @@ module Bloomc
       size.fdiv(m)
     end
 
-    # Same as #load_factor (the Stats name).
-    #
-    # Returns:: (Float)
-    def fill_ratio
-      load_factor
-    end
+    # The Stats name of #load_factor.
+    alias fill_ratio load_factor
 
     # The keys stored, exactly (a key added twice counts twice).
     #
@@ -198,17 +121,13 @@ module Bloomc
     # count:: (Numeric) >= 0
     # Returns:: (Float)
     def expected_false_positive_rate(count = capacity || m)
-      raise TypeError, "count must be a number, not #{count.class}" unless count.is_a?(Numeric) && count.real?
-      raise ArgumentError, "count must be >= 0, got #{count.inspect}" unless count >= 0
-
-      count = [count, 2**64].min # the rate is 1 long before; a larger Integer is no Float
-      1 - ((1 - 1.0 / ((2**fingerprint_bits) - 1))**(2 * SLOTS * [count.fdiv(m), 1].min))
+      load = [checked_count(count).fdiv(m), 1].min
+      1 - ((1 - 1.0 / ((2**fingerprint_bits) - 1))**(2 * SLOTS * load))
     end
 
-    # Cuckoo filters have no exact intersection (a key in both may sit in
-    # different buckets of each, and its copies differ in number).
-    #
-    # Raises:: Bloomc::UnsupportedError always
+    # Raises:: Bloomc::UnsupportedError always: cuckoo filters have no exact
+    #     intersection (a key in both may sit in different buckets of each,
+    #     and its copies differ in number)
     def &(_other)
       raise UnsupportedError, "cuckoo filters have no exact intersection: a key in both may sit in different buckets"
     end

@@ -324,6 +324,20 @@ module Bloomc
       []
     end
 
+    # A kind without Sizing saves no sizing parameters: a version 1 header
+    # (the kinds that have them: Sizing).
+    def export_sizing
+      []
+    end
+
+    def import_sizing(_fields)
+      nil
+    end
+
+    def format_version
+      1
+    end
+
     # open: the file was open for writing when read (its body may be newer
     # than the clock it records).
     def import_state(fields, body, _open = false)

@@ -88,7 +88,13 @@ module Bloomc
         capacity = shape.delete(:capacity)
         error_rate = shape.delete(:error_rate)
         m, k = Bloomc.sizing_arguments(shape.delete(:m), shape.delete(:k), capacity, error_rate)
-        [new(1, k, **shape).tap { |t| t.send(:remember_sizing, capacity, error_rate) }, m]
+        [template(k, shape).tap { |t| t.send(:remember_sizing, capacity, error_rate) }, m]
+      end
+
+      # A filter of that shape but with a single cell (ContinuousBloomFilter
+      # takes its ttl in place).
+      def template(k, shape)
+        new(1, k, **shape)
       end
     end
 

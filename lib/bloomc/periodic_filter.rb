@@ -22,6 +22,10 @@ module Bloomc
   # #synchronize also takes, so a reader can dump the current period's filter
   # while adds wait.
   #
+  # It holds filters and is not one (not a Bloomc::Filter): it has no cells
+  # of its own, so no m, k, dump or set operations, and it saves as a
+  # directory of period filters (#save) where a filter is one dump.
+  #
   # Example (the users who changed, per hour, kept for a day):
   #
   #   changed = Bloomc::PeriodicFilter.new(period: 3600, retention: 24) do

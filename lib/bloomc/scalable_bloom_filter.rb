@@ -23,7 +23,17 @@ module Bloomc
   #   seen = Bloomc::ScalableBloomFilter.new(error_rate: 0.001)
   #   stream.each { |id| handle(id) if seen.add?(id) } # each id once, however many
   #   seen.layers.size  # => 4
-  class ScalableBloomFilter
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts the
+  # bits of all layers together and there is no k, add puts a key in no
+  # layer when one holds it already (and changes nothing when it raises
+  # Bloomc::CapacityError), include? errs at most at error_rate unless a
+  # union overfilled a layer, == compares the layers (shapes, counts and
+  # bits) and the add count too, and clear leaves one empty first layer.
+  class ScalableBloomFilter < Filter
+    include HashFunction
+    include PartStats
+
     # Defaults, chosen by measurement (docs/FILTERS.md, "The scalable filter").
     DEFAULT_INITIAL_CAPACITY = 8192
     DEFAULT_GROWTH = 2
@@ -36,81 +46,6 @@ module Bloomc
     # A layer: its bits m, probes k, the keys it takes (capacity) and took
     # (count), the error rate it was sized for and its fill.
     Layer = Struct.new(:m, :k, :capacity, :count, :error_rate, :fill_ratio, keyword_init: true)
-
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The bits of all layers together.
-
-    # @!method m
-    #   The bits of all layers together.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # The number of add calls so far (a key added twice counts twice).
-
-    # @!method size
-    #   The number of add calls so far (a key added twice counts twice).
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a ScalableBloomFilter of the same parameters and
-    # seed, with the same layers (shapes, counts and bits) and add count.
-
-    # @!method ==
-    #   Equal when +other+ is a ScalableBloomFilter of the same parameters and
-    #   seed, with the same layers (shapes, counts and bits) and add count.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # A hash of the parameters, add count and layers, consistent with #==.
-
-    # @!method hash
-    #   A hash of the parameters, add count and layers, consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key: one empty first layer, size 0.
-
-    # @!method clear
-    #   Forgets every key: one empty first layer, size 0.
-    #   @return [self]
 
     # error_rate:: (Float) the most all layers together may err, 0 < error_rate < 1
     # initial_capacity:: (Integer) keys the first layer takes, >= 1
@@ -175,37 +110,6 @@ module Bloomc
       end
     end
 
-    # The share of all layers' bits that are set, 0.0..1.0 (each layer's is
-    # in #layers).
-    #
-    # Returns:: (Float)
-    def fill_ratio
-      layer_table.sum { |row| row[4] }.fdiv(m)
-    end
-
-    # The distinct keys the layers' fill implies, each layer by Swamidass and
-    # Baldi's estimate; Infinity once a layer's bits are all set.
-    #
-    # Returns:: (Float)
-    def estimated_count
-      layer_table.sum { |m, k, _, _, set, _| Stats.estimate(set, m, k) }
-    end
-
-    # The chance that a key never added is found now, over all layers:
-    # 1 - prod(1 - fill**k); at most error_rate unless a union overfilled a layer.
-    #
-    # Returns:: (Float)
-    def false_positive_rate
-      current_fpr
-    end
-
-    # Whether no key was added since creation or #clear.
-    #
-    # Returns:: (Boolean)
-    def empty?
-      layer_table.all? { |row| row[4].zero? }
-    end
-
     # Scalable filters have no exact intersection (a key in both may sit in
     # different layers of each).
     #
@@ -214,20 +118,14 @@ module Bloomc
       raise UnsupportedError, "scalable filters have no exact intersection: a key in both may sit in different layers"
     end
 
-    include HashFunction
-    include Inspect
-    include SetOps
-    include Persistence
-
     # Always 2: the kind is new in format version 2.
     private def format_version
       2
     end
-    private def export_sizing
-      []
-    end
-    private def import_sizing(_fields)
-      nil
+
+    # The layers, for PartStats.
+    private def part_fills
+      layer_table.map { |m, k, _, _, set, _| [set, m, k] }
     end
 
     private def shape
@@ -239,9 +137,13 @@ module Bloomc
       rows = layer_table
       shown = rows.map { |_, _, capacity, count, _, _| count < capacity ? "#{count}/#{capacity}" : count.to_s }
       shown = [*shown.first(2), "...", *shown.last(2)] if shown.size > 5
+      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')})"
+    end
+
+    # inspect's statistics: the compound rate (each layer's fill: #layers).
+    private def stats_fields
       rate = current_fpr
-      "error_rate=#{error_rate} size=#{size} layers=#{rows.size} (#{shown.join(' ')}) " \
-        "fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
+      " fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
     end
   end
 end

@@ -57,16 +57,10 @@ module Bloomc
       self
     end
 
-    # The Bloomc class that defines this kind of filter (a bloombroom
-    # subclass merges with its Bloomc parent).
-    def filter_kind
-      self.class.ancestors.find { |c| c.is_a?(Class) && c.include?(SetOps) && !c.superclass.include?(SetOps) }
-    end
-
     def check_shape(other)
       kind = filter_kind
       unless other.is_a?(kind)
-        raise ArgumentError, "cannot combine a #{kind} with #{other.is_a?(SetOps) ? "a #{other.send(:filter_kind)}" : other.class}"
+        raise ArgumentError, "cannot combine a #{kind} with #{other.is_a?(Filter) ? "a #{other.send(:filter_kind)}" : other.class}"
       end
 
       mine = shape

@@ -25,95 +25,19 @@ module Bloomc
   #   filter = Bloomc::SpectralBloomFilter.new(capacity: 100_000, error_rate: 0.01, algorithm: :mi)
   #   words.each { |w| filter << w }
   #   filter.count("the") # => about how often "the" came
-  class SpectralBloomFilter
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts the
+  # primary cells (k of them a key's), add counts one more of a key by the
+  # algorithm (MI raises only the key's smallest cells, RM raises them all),
+  # add? finds a key new when its estimated count was 0, include? asks
+  # whether all its primary cells are above 0, size is adds less successful
+  # deletes (never below 0), and clear empties both of RM's filters.
+  class SpectralBloomFilter < Filter
+    include HashFunction
+    include Stats
+    include Sizing
+
     ALGORITHMS = %i[mi rm].freeze
-
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of cells of the primary filter.
-
-    # @!method m
-    #   The number of cells of the primary filter.
-    #   @return [Integer]
-
-    ##
-    # :method: k
-    # call-seq: k -> Integer
-    #
-    # The number of cells per key.
-
-    # @!method k
-    #   The number of cells per key.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # Adds less successful deletes (never below 0: a delete that finds
-    # saturated cells succeeds without a matching add).
-
-    # @!method size
-    #   Adds less successful deletes (never below 0: a delete that finds
-    #   saturated cells succeeds without a matching add).
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a SpectralBloomFilter of the same algorithm, shape
-    # and seed with the same cells and counts.
-
-    # @!method ==
-    #   Equal when +other+ is a SpectralBloomFilter of the same algorithm, shape
-    #   and seed with the same cells and counts.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # Consistent with #==.
-
-    # @!method hash
-    #   Consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key, in both of RM's filters.
-
-    # @!method clear
-    #   Forgets every key, in both of RM's filters.
-    #   @return [self]
 
     # call-seq:
     #   new(m, k, algorithm: :mi, width: 4, secondary_m: nil, seed: 0, hash: :murmur3_mixed)
@@ -155,13 +79,6 @@ module Bloomc
     def algorithm
       ALGORITHMS[algorithm_number]
     end
-
-    include HashFunction
-    include Inspect
-    include Stats
-    include SetOps
-    include Persistence
-    include Sizing
 
     private def shape
       { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed, hash_function: hash_function }

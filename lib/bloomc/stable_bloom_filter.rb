@@ -16,91 +16,18 @@ module Bloomc
   #
   #   seen = Bloomc::StableBloomFilter.new(capacity: 100_000, error_rate: 0.01)
   #   stream.each { |id| emit(id) unless seen.include?(id); seen << id }
-  class StableBloomFilter
-    include Batch
-
-    # Defined in C for every kind (ext/bloomc/filter.c), documented here for
-    # RDoc (:method:) and for YARD (@!method):
-
-    ##
-    # :method: m
-    # call-seq: m -> Integer
-    #
-    # The number of cells.
-
-    # @!method m
-    #   The number of cells.
-    #   @return [Integer]
-
-    ##
-    # :method: k
-    # call-seq: k -> Integer
-    #
-    # The number of cells set per key.
-
-    # @!method k
-    #   The number of cells set per key.
-    #   @return [Integer]
-
-    ##
-    # :method: seed
-    # call-seq: seed -> Integer
-    #
-    # The MurmurHash3 seed of the key hash.
-
-    # @!method seed
-    #   The MurmurHash3 seed of the key hash.
-    #   @return [Integer]
-
-    ##
-    # :method: size
-    # call-seq: size -> Integer
-    #
-    # The number of adds.
-
-    # @!method size
-    #   The number of adds.
-    #   @return [Integer]
-
-    ##
-    # :method: ==
-    # call-seq: self == other -> true or false
-    #
-    # Equal when +other+ is a StableBloomFilter of the same shape, seeds and
-    # generator state with the same cells.
-
-    # @!method ==
-    #   Equal when +other+ is a StableBloomFilter of the same shape, seeds and
-    #   generator state with the same cells.
-
-    ##
-    # :method: eql?
-    # call-seq: eql?(other) -> true or false
-    #
-    # Same as #==.
-
-    # @!method eql?(other)
-    #   Same as #==.
-
-    ##
-    # :method: hash
-    # call-seq: hash -> Integer
-    #
-    # Consistent with #==.
-
-    # @!method hash
-    #   Consistent with #==.
-    #   @return [Integer]
-
-    ##
-    # :method: clear
-    # call-seq: clear -> self
-    #
-    # Forgets every key: all cells 0, size 0. The generator runs on.
-
-    # @!method clear
-    #   Forgets every key: all cells 0, size 0. The generator runs on.
-    #   @return [self]
+  #
+  # The methods every kind shares are Bloomc::Filter's; here m counts cells
+  # (k of them a key's). add takes 1 from d random cells, then sets the key's
+  # k cells to 2**width - 1; add? finds a key new when include? would have
+  # said false; include? asks whether all the key's cells are above 0: true
+  # for a key added recently (the last add always is), false for most keys
+  # never added and for keys added long ago. == compares the generator's
+  # state too, and clear leaves the generator running on.
+  class StableBloomFilter < Filter
+    include HashFunction
+    include Stats
+    include Sizing
 
     # call-seq:
     #   new(m, k, d, width: 3, seed: 0, random_seed: nil, hash: :murmur3_mixed)
@@ -167,13 +94,6 @@ module Bloomc
       [good, k, d_for(good, k, width, error)]
     end
     private_class_method :sizing
-
-    include HashFunction
-    include Inspect
-    include Stats
-    include SetOps
-    include Persistence
-    include Sizing
 
     # Always false: a stable filter forgets old keys to settle at its rate,
     # however many keys arrive.

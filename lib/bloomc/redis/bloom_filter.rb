@@ -40,7 +40,7 @@ module Bloomc
       def to_local
         unsharded!
 
-        local = Bloomc::BloomFilter.new(@layout.m, k, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
+        local = Bloomc::BloomFilter.new(@layout.m, k, seed: @seed, hash: hash_function)
         fields, body = local.send(:export_core)
         cells = read_cells(1)
         fields[4] = size

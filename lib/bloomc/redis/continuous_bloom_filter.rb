@@ -73,7 +73,7 @@ module Bloomc
       def to_local
         unsharded!
 
-        local = Bloomc::ContinuousBloomFilter.new(m, k, ttl, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
+        local = Bloomc::ContinuousBloomFilter.new(m, k, ttl, seed: @seed, hash: hash_function)
         fields, body = local.send(:export_core)
         gen = server_generation
         offset = stored_count(guarded { redis.get(shard_key(0, "slot")) }, shard_key(0, "slot"), max: 14)

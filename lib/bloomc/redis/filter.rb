@@ -4,8 +4,14 @@
 
 module Bloomc
   module Redis
-    # What the three classes share: naming, parameters, scripts, batches.
+    # What the Redis classes share: naming, parameters, scripts, batches.
+    # With the local filters (Bloomc::Filter) they share #inspect's frame
+    # (Bloomc::Inspect) and #hash_function (Bloomc::HashFunction), whose
+    # meaning is the same on both sides.
     class Filter
+      include Inspect
+      include HashFunction
+
       # Parameters stored in the meta hash, in this order.
       META = %w[kind m k seed hash shards width period_ms].freeze
       # Stored beside them when the filter was created from capacity: and
@@ -140,8 +146,6 @@ module Bloomc
         write("DEL", meta_key)
         nil
       end
-
-      def inspect = "#<#{self.class} #{name.inspect} m=#{m} k=#{k} shards=#{shards}#{inspect_extra}>"
 
       # @return [String] to_local's dump (Bloomc.load reads it; unsharded only)
       def dump(compress: false) = to_local.dump(compress: compress)
@@ -339,7 +343,13 @@ module Bloomc
 
       def lookup_argv = []
 
+      # What inspect shows between the class and the ">" (Bloomc::Inspect).
+      def inspect_fields = "#{name.inspect} m=#{m} k=#{k} shards=#{shards}#{inspect_extra}"
+
       def inspect_extra = ""
+
+      # The hash's number in HASH_FUNCTIONS, for hash_function (Bloomc::HashFunction).
+      def hash_kind = @hash
 
       # A lookup script's answer for one key.
       def present?(answer) = answer == 1

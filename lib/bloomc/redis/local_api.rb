@@ -10,12 +10,6 @@ module Bloomc
       # @return [Integer] the seed of the hash functions
       attr_reader :seed
 
-      # @return [Symbol] the hash function, as locally: :murmur3_mixed, or
-      #   :murmur3 (or :fnv1a) for a filter made so
-      def hash_function
-        HASH_FUNCTIONS.key(@hash)
-      end
-
       # The share of cells that are not 0, 0.0..1.0, over all shards: bits
       # counted by BITCOUNT (BloomFilter), counters that are not 0 counted
       # by a script (CountingBloomFilter), bits set in a live generation

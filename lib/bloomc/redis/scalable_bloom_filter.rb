@@ -227,12 +227,12 @@ module Bloomc
         no_intersection("&")
       end
 
-      # A String naming the filter and its shape (no round trip to the server).
-      def inspect
-        "#<#{self.class} #{name.inspect} error_rate=#{error_rate} initial_capacity=#{initial_capacity} growth=#{growth}>"
-      end
-
       private
+
+      # The filter's name and shape for inspect (no round trip to the server).
+      def inspect_fields
+        "#{name.inspect} error_rate=#{error_rate} initial_capacity=#{initial_capacity} growth=#{growth}"
+      end
 
       def kind
         "scalable"
@@ -418,7 +418,7 @@ module Bloomc
                     even_layers: Integer(meta.fetch("even_layers"), 10), max_capacity: max.zero? ? nil : max }.freeze
         # :murmur3_mixed or, for a filter made before it, :murmur3 (any other
         # hash id: ArgumentError from new)
-        @template = Bloomc::ScalableBloomFilter.new(**@params, seed: @seed, hash: HASH_FUNCTIONS.key(@hash))
+        @template = Bloomc::ScalableBloomFilter.new(**@params, seed: @seed, hash: hash_function)
         @shapes = []
         @layouts = [@layout]
         @known = 1
