@@ -23,8 +23,10 @@
 # more than the 5% asked about (docs/PERFORMANCE.md: an unchanged include?
 # took 72-75 ns instead of 60-63 only by where its functions landed), so both
 # builds put every function on a cache line of its own start, and the report
-# checks that they did. A revision's build is kept and reused; the working
-# tree's is made afresh every run.
+# checks that they did. Where its pages land in physical memory matters as
+# well, and for every process that loads the same file alike: the library is
+# copied to a new file before each process (refresh_library). A revision's
+# build is kept and reused; the working tree's is made afresh every run.
 #
 # Then every row (bench/ab_timing.rb: each filter kind both builds have,
 # single keys and batches, cache-resident) is timed in a fresh process a
@@ -138,9 +140,24 @@ module AbBench
     []
   end
 
+  # The side's library written anew, as a new file: every process that
+  # loads a file shares its pages in the page cache, so a build whose pages
+  # landed badly in physical memory (most likely: the caches beyond the
+  # first are indexed by physical address) stays slow in every alternation.
+  # Two builds of one
+  # commit, identical but for their debug paths, measured one row 13% apart
+  # in all 7 alternations; a fresh copy of the slow one at the same path
+  # measured as the other. A new file a process draws new pages each time.
+  def refresh_library(side)
+    fresh = "#{side.so}.fresh"
+    FileUtils.cp(side.so, fresh)
+    File.rename(fresh, side.so)
+  end
+
   # The timing process of a side: a fresh Ruby outside the bundle (bloomc
   # needs only the standard library), pinned to cpu where taskset exists.
   def timing(side, mode, rows, cpu)
+    refresh_library(side)
     pin = system("sh", "-c", "command -v taskset", out: File::NULL) ? ["taskset", "-c", cpu.to_s] : []
     out, err, status = Open3.capture3({ "RUBYOPT" => nil }, *pin, RbConfig.ruby, TIMING, mode, side.lib, *rows)
     abort "bench:ab: #{side.name}'s #{mode} failed:\n#{err}" unless status.success?
