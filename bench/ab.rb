@@ -7,7 +7,10 @@
 #   BASE=rev           the build before (required): any git revision
 #   HEAD=rev           the build after; default the working tree (its lib/
 #                      and ext/, committed or not)
-#   AB_ALTERNATIONS=n  base, head, base, head... n times each (default 7)
+#   AB_ALTERNATIONS=n  alternations of one base run and one head run
+#                      (default 7)
+#   AB_ORDER=abba      the order in turn: base then head, head then base,
+#                      and so on (default); abab: base first every time
 #   AB_ROUNDS=n        rounds within one process, each row's fastest kept
 #                      (default 15)
 #   AB_CPU=n           the one core every timing process is pinned to
@@ -30,8 +33,10 @@
 #
 # Then every row (bench/ab_timing.rb: each filter kind both builds have,
 # single keys and batches, cache-resident) is timed in a fresh process a
-# side and an alternation, pinned to one core, base and head taking turns,
-# by the CPU time of the timing thread (a neighbour given the same core for a
+# side and an alternation, pinned to one core, base and head taking turns
+# (ABBA: in three A/A runs of base then head every time, the head's median
+# came out above the base's in 45-46 of 53 rows, about 1.5% in all; with
+# the order turned every other alternation, in 24), by the CPU time of the timing thread (a neighbour given the same core for a
 # while does not count, its pollution of the caches does; each run says how
 # much of its wall time it had the CPU). Each row's median over the
 # alternations is compared, and the range of head/base within one
@@ -144,21 +149,26 @@ module AbBench
   # loads a file shares its pages in the page cache, so a build whose pages
   # landed badly in physical memory (most likely: the caches beyond the
   # first are indexed by physical address) stays slow in every alternation.
-  # Two builds of one
-  # commit, identical but for their debug paths, measured one row 13% apart
-  # in all 7 alternations; a fresh copy of the slow one at the same path
-  # measured as the other. A new file a process draws new pages each time.
+  # Two builds of one commit, identical but for their debug paths, measured
+  # one row 13% apart in all 7 alternations; a fresh copy of the slow one at
+  # the same path measured as the other. A new file a process draws new
+  # pages each time.
   def refresh_library(side)
     fresh = "#{side.so}.fresh"
     FileUtils.cp(side.so, fresh)
     File.rename(fresh, side.so)
   end
 
+  def taskset?
+    @taskset = system("sh", "-c", "command -v taskset", out: File::NULL) if @taskset.nil?
+    @taskset
+  end
+
   # The timing process of a side: a fresh Ruby outside the bundle (bloomc
   # needs only the standard library), pinned to cpu where taskset exists.
   def timing(side, mode, rows, cpu)
     refresh_library(side)
-    pin = system("sh", "-c", "command -v taskset", out: File::NULL) ? ["taskset", "-c", cpu.to_s] : []
+    pin = taskset? ? ["taskset", "-c", cpu.to_s] : []
     out, err, status = Open3.capture3({ "RUBYOPT" => nil }, *pin, RbConfig.ruby, TIMING, mode, side.lib, *rows)
     abort "bench:ab: #{side.name}'s #{mode} failed:\n#{err}" unless status.success?
     reply = JSON.parse(out.lines.last)
@@ -209,6 +219,8 @@ module AbBench
     alternations = Integer(ENV.fetch("AB_ALTERNATIONS", "7"))
     cpu = Integer(ENV.fetch("AB_CPU", "0"))
     align = Integer(ENV.fetch("AB_ALIGN", "64"))
+    order = ENV.fetch("AB_ORDER", "abba")
+    abort "bench:ab: AB_ORDER is abba or abab" unless %w[abba abab].include?(order)
     abort "bench:ab: AB_ALTERNATIONS must be at least 1" unless alternations.positive?
 
     sides = [side("base", base_rev, align), side("head", ENV.fetch("HEAD", nil), align)]
@@ -225,13 +237,14 @@ module AbBench
     listed = sides.map { |s| timing(s, "list", [], cpu)["rows"] }
     rows = listed[0] & listed[1]
     ((listed[0] | listed[1]) - rows).each { |row| puts "  not in both builds, so not timed: #{row}" }
-    pinned = system("sh", "-c", "command -v taskset", out: File::NULL) ? "pinned to core #{cpu}" : "not pinned (no taskset)"
-    puts "#{rows.size} rows, #{alternations} alternation#{'s' unless alternations == 1} of base then head, " \
-         "each a fresh process #{pinned}"
+    pinned = taskset? ? "pinned to core #{cpu}" : "not pinned (no taskset)"
+    turns = order == "abba" ? "base then head, then head then base" : "base then head"
+    puts "#{rows.size} rows, #{alternations} alternation#{'s' unless alternations == 1} (#{turns}), " \
+         "each run a fresh process #{pinned}"
 
     runs = { "base" => [], "head" => [] }
     alternations.times do |i|
-      laps = sides.map do |s|
+      laps = (order == "abba" && i.odd? ? sides.reverse : sides).map do |s|
         lap = Process.clock_gettime(Process::CLOCK_MONOTONIC)
         reply = timing(s, "time", rows, cpu)
         runs[s.label] << reply["ns"]
