@@ -34,11 +34,12 @@
 # Then every row (bench/ab_timing.rb: each filter kind both builds have,
 # single keys and batches, cache-resident) is timed in a fresh process a
 # side and an alternation, pinned to one core, base and head taking turns
-# (ABBA: in three A/A runs of base then head every time, the head's median
-# came out above the base's in 45-46 of 53 rows, about 1.5% in all; with
-# the order turned every other alternation, in 24), by the CPU time of the timing thread (a neighbour given the same core for a
-# while does not count, its pollution of the caches does; each run says how
-# much of its wall time it had the CPU). Each row's median over the
+# in turned order (in three A/A runs of base then head every time, the
+# head's median came out above the base's in 45-46 of 53 rows, by 1.0-2.0%
+# on average; with the order turned every other alternation, in 13), by the
+# CPU time of the timing thread (a neighbour given the same core for a
+# while does not count, its pollution of the caches does; each run says
+# how much of its wall time it had the CPU). Each row's median over the
 # alternations is compared, and the range of head/base within one
 # alternation shows how far to trust it.
 
