@@ -827,8 +827,9 @@ static VALUE filter_kinds(VALUE module)
  * CountingBloomFilter, CuckooFilter and the rest): the methods they share
  * are defined and documented here once. A kind's own documentation says
  * where one of them means something more there, and a kind undefines those
- * it cannot do (a BinaryFuseFilter, built once, has no #add). Filter itself
- * makes no objects: make one of its kinds.
+ * it cannot do (a CuckooFilter has no #k; a BinaryFuseFilter, built once,
+ * has an #add that raises). Filter itself makes no objects: make one of its
+ * kinds.
  */
 void bloomc_init_filter(void)
 {

@@ -31,7 +31,6 @@ RSpec.describe "The list of kinds" do
         js = File.read(File.join(root, "js/src/bloomc.js"))
         expect(js[/export const KINDS = Object\.freeze\(\{(.*?)\}\);/m, 1]).to include(%(#{number}: "#{name}"))
         expect(js[/const READERS = \{(.*?)\};/m, 1]).to match(/^  #{number}: #{name},$/)
-        expect(js[/const OWN_FIELDS = \{(.*?)\};/, 1]).to match(/\b#{number}: \d+/)
       end
 
       it "is in docs/FORMAT.md's table of kinds" do
