@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "filter_key"
 require "tmpdir"
 
 # A generated bad-input matrix. Every public method of every class and module
@@ -313,15 +314,6 @@ module BadInputMatrix
     [m, (LN2 * m / capacity).round.clamp(1, 128)]
   end
 
-  # A filter key as the filters see it: a Symbol is its name, a String its bytes.
-  def key_id(key)
-    case key
-    when Symbol then [:bytes, key.to_s.b]
-    when String then [:bytes, key.b]
-    else [:int, key]
-    end
-  end
-
   def timer_threads = Thread.list.select { |t| t.name == "bloomc timer" && t.alive? }
 
   # ---- receivers: the object, its model, its snapshot and its invariants --
@@ -409,7 +401,7 @@ module BadInputMatrix
     end
 
     def expected_include(key)
-      return true if keys.any? { |k| BadInputMatrix.key_id(k) == BadInputMatrix.key_id(key) }
+      return true if keys.any? { |k| FilterKey.id(k) == FilterKey.id(key) }
       return nil unless @exact
 
       Bloomc::BloomHelper.multi_hash(key, obj.k, obj.m, hash: obj.hash_function).all? { |p| @exact[p] == "1" }
@@ -474,7 +466,7 @@ module BadInputMatrix
     def positions(key) = Bloomc::BloomHelper.multi_hash(key, obj.k, obj.m, hash: obj.hash_function)
 
     def add(key)
-      @last_add[BadInputMatrix.key_id(key)] = [key, ticks]
+      @last_add[FilterKey.id(key)] = [key, ticks]
       positions(key).each { |p| @exact[p] = slot } if @exact
     end
 
@@ -485,7 +477,7 @@ module BadInputMatrix
     end
 
     def expected_include(key)
-      entry = @last_add[BadInputMatrix.key_id(key)]
+      entry = @last_add[FilterKey.id(key)]
       return true if entry && ticks - entry[1] < 3
       return nil unless @exact
 
@@ -539,10 +531,10 @@ module BadInputMatrix
 
     def cap = obj.is_a?(Bloomc::BitwiseBloomFilter) ? Float::INFINITY : 2**obj.width - 1
     def rm? = obj.is_a?(Bloomc::SpectralBloomFilter) && obj.algorithm == :rm
-    def net(key) = @net.fetch(BadInputMatrix.key_id(key), [key, 0])[1]
+    def net(key) = @net.fetch(FilterKey.id(key), [key, 0])[1]
 
     def add(key)
-      id = BadInputMatrix.key_id(key)
+      id = FilterKey.id(key)
       @net[id] = [key, net(key) + 1]
       @size += 1
     end
@@ -552,7 +544,7 @@ module BadInputMatrix
       if net(key).positive?
         return "false for a key added #{net(key)} time(s)" unless result == true
 
-        @net[BadInputMatrix.key_id(key)] = [key, net(key) - 1]
+        @net[FilterKey.id(key)] = [key, net(key) - 1]
       elsif result == true
         @tainted = true # a false positive deleted: documented to take from other keys
       elsif result != false
@@ -630,7 +622,7 @@ module BadInputMatrix
     end
 
     def expected_include(key)
-      keys.any? { |k| BadInputMatrix.key_id(k) == BadInputMatrix.key_id(key) } ? true : nil
+      keys.any? { |k| FilterKey.id(k) == FilterKey.id(key) } ? true : nil
     end
 
     def resync; end
@@ -639,7 +631,7 @@ module BadInputMatrix
     def model_keys = keys
 
     def problems
-      distinct = keys.map { |key| BadInputMatrix.key_id(key) }.uniq.size
+      distinct = keys.map { |key| FilterKey.id(key) }.uniq.size
       list = []
       list << "size #{obj.size} != #{distinct} distinct keys" unless obj.size == distinct
       missing = keys.reject { |key| obj.include?(key) }
@@ -663,7 +655,7 @@ module BadInputMatrix
     end
 
     def add(key)
-      @last_add[BadInputMatrix.key_id(key)] = [key, @size]
+      @last_add[FilterKey.id(key)] = [key, @size]
       @size += 1
     end
 
@@ -678,7 +670,7 @@ module BadInputMatrix
     end
 
     def expected_include(key)
-      entry = @last_add[BadInputMatrix.key_id(key)]
+      entry = @last_add[FilterKey.id(key)]
       entry && fresh?(entry[1]) ? true : nil
     end
 
@@ -713,7 +705,7 @@ module BadInputMatrix
     end
 
     def add(key)
-      id = BadInputMatrix.key_id(key)
+      id = FilterKey.id(key)
       @recent.delete(id)
       @recent[id] = key
       @size += 1
@@ -732,7 +724,7 @@ module BadInputMatrix
     end
 
     def expected_include(key)
-      kept.any? { |k| BadInputMatrix.key_id(k) == BadInputMatrix.key_id(key) } ? true : nil
+      kept.any? { |k| FilterKey.id(k) == FilterKey.id(key) } ? true : nil
     end
 
     def resync; end
@@ -772,7 +764,7 @@ module BadInputMatrix
     end
 
     def expected_include(key)
-      keys.any? { |k| BadInputMatrix.key_id(k) == BadInputMatrix.key_id(key) } ? true : nil
+      keys.any? { |k| FilterKey.id(k) == FilterKey.id(key) } ? true : nil
     end
 
     def resync; end
@@ -1844,7 +1836,7 @@ module BadInputMatrix
       { params: [[:keys, ["k", 1]]], kw: { fingerprint_bits: [:fuse_bits, 8], seed: [:seed, 5] },
         extra_kw: { bogus: :never },
         expect: lambda { |a, kw|
-          distinct = a[0].to_a.map { |key| BadInputMatrix.key_id(key) }.uniq.size
+          distinct = a[0].to_a.map { |key| FilterKey.id(key) }.uniq.size
           { size: distinct, fingerprint_bits: kw[:fingerprint_bits], seed: kw[:seed] }
         } }
     ],

@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative "filter_key"
 # Random operations against simple Ruby reference models, from fixed seeds.
 # A failure names the fuzzer, the seed and the index of the failing operation
 # and lists the operations before it; rerun one with
@@ -11,15 +12,6 @@ module ModelFuzz
   FAST = 2
   BAD_KEYS = [nil, true, false, 1.5, Float::NAN, [], {}, Object.new, 1r, Complex(1, 1)].freeze
   NON_INTEGERS = [nil, true, 1.5, Float::NAN, "1", :a, [], 1r].freeze
-
-  # A filter key as a filter sees it: a Symbol is its name, a String its bytes.
-  def self.key_id(key)
-    case key
-    when Symbol then [:bytes, key.to_s.b]
-    when String then [:bytes, key.b]
-    else [:int, key]
-    end
-  end
 
   class Fuzzer
     attr_reader :rng
@@ -174,11 +166,11 @@ module ModelFuzz
       # add? says whether a bit changed: the exact model knows, and a key
       # added before is never new.
       fresh = if inst.exact then positions(inst.obj, key).any? { |p| inst.exact[p] == "0" }
-              elsif inst.keys.key?(ModelFuzz.key_id(key)) then false
+              elsif inst.keys.key?(FilterKey.id(key)) then false
               end
       result = inst.obj.public_send(via, key)
       inst.count += 1
-      inst.keys[ModelFuzz.key_id(key)] = key
+      inst.keys[FilterKey.id(key)] = key
       positions(inst.obj, key).each { |p| inst.exact[p] = "1" } if inst.exact
       if via == :add?
         check(result.nil? || result.equal?(inst.obj)) { "add? returned #{result.inspect}, not self or nil" }
@@ -198,7 +190,7 @@ module ModelFuzz
       log via, @insts.index(inst), key
       result = inst.obj.public_send(via, key)
       check([true, false].include?(result)) { "#{via} returned #{result.inspect}" }
-      check(result || !inst.keys.key?(ModelFuzz.key_id(key))) { "false negative for #{show(key)}" }
+      check(result || !inst.keys.key?(FilterKey.id(key))) { "false negative for #{show(key)}" }
       return unless inst.exact
 
       expected = positions(inst.obj, key).all? { |p| inst.exact[p] == "1" }
@@ -530,7 +522,7 @@ module ModelFuzz
       before = sibling&.obj&.dup
       log via, @insts.index(inst), key
       check(inst.obj.public_send(via, key).equal?(inst.obj)) { "#{via} did not return self" }
-      inst.last_add[ModelFuzz.key_id(key)] = [key, inst.ticks]
+      inst.last_add[FilterKey.id(key)] = [key, inst.ticks]
       inst.quiet_since = inst.ticks
       positions(inst.obj, key).each { |p| inst.exact[p] = slot(inst.ticks) } if inst.exact
       check(inst.obj.include?(key)) { "false negative right after adding #{show(key)}" }
@@ -557,7 +549,7 @@ module ModelFuzz
       log via, @insts.index(inst), key
       result = inst.obj.public_send(via, key)
       check([true, false].include?(result)) { "#{via} returned #{result.inspect}" }
-      entry = inst.last_add[ModelFuzz.key_id(key)]
+      entry = inst.last_add[FilterKey.id(key)]
       check(result || !entry || inst.ticks - entry[1] >= 3) { "false negative for #{show(key)} within the TTL" }
       check(!result || inst.ticks - inst.quiet_since < 3) { "#{show(key)} present #{inst.ticks - inst.quiet_since} ticks after the last add" }
       return unless inst.exact
@@ -748,7 +740,7 @@ module ModelFuzz
     def deletes? = %i[counting rm].include?(@kind)
 
     def model_add(key)
-      id = ModelFuzz.key_id(key)
+      id = FilterKey.id(key)
       @keys[id] = key
       @net[id] += 1
       @size += 1
@@ -787,7 +779,7 @@ module ModelFuzz
 
       added = @net.select { |_, n| n.positive? }.keys
       key = rng.rand(4).zero? || added.empty? ? pick(@pool) : @keys[pick(added)]
-      id = ModelFuzz.key_id(key)
+      id = FilterKey.id(key)
       # Only keys that were added are deleted: a false positive's delete
       # takes from other keys, as documented, and would void the model.
       return unless @net[id].positive?
@@ -806,7 +798,7 @@ module ModelFuzz
     end
 
     def check_key(key, found, count)
-      id = ModelFuzz.key_id(key)
+      id = FilterKey.id(key)
       net = @net[id]
       check([true, false].include?(found)) { "include? returned #{found.inspect}" }
       case @kind
@@ -921,14 +913,14 @@ module ModelFuzz
       end
     end
 
-    def held?(inst, key) = inst.keys.key?(ModelFuzz.key_id(key))
+    def held?(inst, key) = inst.keys.key?(FilterKey.id(key))
 
     # A CapacityError is right only when the keys new to the filter are
     # more than it has room for (its newest layer's and the layers it may
     # still start, up to max_capacity or MAX_LAYERS), and changes nothing.
     def refused(inst, before, keys, what)
       f = inst.obj
-      unheld = keys.reject { |key| held?(inst, key) }.uniq { |key| ModelFuzz.key_id(key) }.size
+      unheld = keys.reject { |key| held?(inst, key) }.uniq { |key| FilterKey.id(key) }.size
       check(f == before) { "#{what} raised CapacityError and changed the filter" }
       check(unheld > room(f)) { "#{what} raised CapacityError for #{unheld} keys it did not hold, with room for #{room(f)}" }
     end
@@ -962,7 +954,7 @@ module ModelFuzz
       check(!held || fresh.zero?) { "#{via} of #{show(key)}, which it holds, counted it as new" }
       check(fresh.between?(0, 1)) { "one add counted #{fresh} new keys" }
       inst.count += 1
-      inst.keys[ModelFuzz.key_id(key)] = key
+      inst.keys[FilterKey.id(key)] = key
       check(f.include?(key)) { "false negative right after adding #{show(key)}" }
       check(f.size == inst.count) { "size #{f.size} after #{inst.count} adds" }
       check_layers(inst)
@@ -1001,7 +993,7 @@ module ModelFuzz
         seen = {}
         at = 0
         keys.each do |key|
-          id = ModelFuzz.key_id(key)
+          id = FilterKey.id(key)
           if at < result.size && result[at].equal?(key)
             check(!held?(inst, key) && !seen.key?(id)) { "add_new returned #{show(key)}, which it held" }
             at += 1
@@ -1013,7 +1005,7 @@ module ModelFuzz
       else
         check(result.equal?(f)) { "add_all did not return self" }
       end
-      keys.each { |key| inst.keys[ModelFuzz.key_id(key)] = key }
+      keys.each { |key| inst.keys[FilterKey.id(key)] = key }
       inst.count += keys.size
       check(f.size == inst.count) { "size #{f.size} after #{inst.count} adds" }
       check(keys.all? { |key| f.include?(key) }) { "false negative right after #{via}" }
