@@ -52,6 +52,19 @@ module BadInputMatrix
     c ^ 0xffffffff
   end
 
+  # As Float arithmetic (2**1100 is Infinity there, without a warning).
+  def find_m(capacity, error)
+    capacity = Float::INFINITY if capacity.is_a?(Integer) && capacity > 2**1000
+    capacity * Math.log(error) / Math.log(1.0 / 2**LN2)
+  end
+
+  # Deng and Rafiei's stable point, as the libBf manual gives it: the zero
+  # fraction (1 / (1 + 1 / (d (1/k - 1/m))))**max and the rate (1 - zeros)**k.
+  def stable_fpr(m, k, d, width)
+    zeros = (1.0 / (1 + 1.0 / (d * (1.0 / k - 1.0 / m))))**(2**width - 1)
+    (1 - zeros)**k
+  end
+
   # What new(capacity:, error_rate:) sizes by (bloom_filter_spec checks
   # that its rate is the least m that keeps its promise).
   def find_m_k(capacity, error) = Bloomc::BloomFilter.find_m_k(capacity, error)
