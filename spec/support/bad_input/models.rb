@@ -1,10 +1,12 @@
 # frozen_string_literal: true
 
 # The receivers' reference models: the object under test, what it must
-# hold, a snapshot to compare after a raise, and its invariants.
+# hold, a snapshot to compare after a raise, and its invariants (problems).
+# A recipe's ok check reads the model and tells it what a call did (add,
+# delete, tick, merged_with_itself, cleared).
 module BadInputMatrix
-  # A receiver with no state (a module).
-  class Stateless
+  # What every receiver has: a label for messages and the object called.
+  class Receiver
     attr_reader :label, :obj
 
     def initialize(label, obj)
@@ -12,18 +14,26 @@ module BadInputMatrix
       @obj = obj
     end
 
-    def write_frozen? = false
-    def snapshot = nil
-    def problems = []
+    # Called after a call that should have raised returned instead: a model
+    # that cannot follow what the call did reads the object again.
     def resync; end
+    def write_frozen? = obj.frozen?
+    def problems = []
   end
 
-  class FieldHarness
-    attr_reader :label, :obj, :model, :owner
+  # A receiver with no state (a module).
+  class Stateless < Receiver
+    def write_frozen? = false
+    def snapshot = nil
+  end
+
+  # A BitField or BitBucketField, alone or the view of a filter (its owner),
+  # against an Array of its values.
+  class FieldHarness < Receiver
+    attr_reader :model, :owner
 
     def initialize(label, obj, owner: nil)
-      @label = label
-      @obj = obj
+      super(label, obj)
       @owner = owner
       resync
     end
@@ -49,12 +59,13 @@ module BadInputMatrix
   end
 
   class BucketFieldHarness < FieldHarness
+    attr_reader :width
+
+    # The width as made: #bits must keep answering it.
     def initialize(label, obj, owner: nil)
       @width = obj.bits
       super
     end
-
-    attr_reader :width
 
     def owner_view = owner.buckets
     def max = 2**width - 1
@@ -64,37 +75,65 @@ module BadInputMatrix
     end
   end
 
-  # A BloomFilter and the keys added to it; for seed 0 also its exact bits
-  # (BloomHelper.multi_hash gives a seed-0 filter's positions).
-  class BloomHarness
-    attr_reader :label, :obj, :keys, :count
+  # What the models of filters share.
+  class FilterModel < Receiver
+    # A receiver holding keys: the filter takes them (and is frozen, if
+    # asked) before its model is made from them.
+    def self.holding(label, filter, keys, frozen: false)
+      keys.each { |key| filter << key }
+      new(label, frozen ? filter.freeze : filter, keys)
+    end
+
+    def snapshot = [obj.size, obj.dup]
+
+    def among?(keys, key) = keys.any? { |k| FilterKey.id(k) == FilterKey.id(key) }
+
+    def size_problems(expected, what) = obj.size == expected ? [] : ["size #{obj.size} != #{what}"]
+
+    def lost_problems(keys, what = "false negatives")
+      lost = keys.reject { |key| obj.include?(key) }
+      lost.empty? ? [] : ["#{what}: #{lost.inspect}"]
+    end
+  end
+
+  # A model that puts its keys into the filter itself, one add at a time
+  # (A2 reads its swaps before the first).
+  class FillingModel < FilterModel
+    # Frozen: the filter takes the keys and is frozen first, then the model
+    # hears of them.
+    def self.holding(label, filter, keys, frozen: false)
+      return new(label, filter, keys) unless frozen
+
+      keys.each { |key| filter << key }
+      new(label, filter.freeze).tap { |model| keys.each { |key| model.add(key) } }
+    end
+
+    def fill(keys)
+      keys.each do |key|
+        obj << key
+        add(key)
+      end
+    end
+  end
+
+  # A filter that keeps every key: the keys added and the adds (a repeated
+  # key counts again in its size).
+  class KeysHarness < FilterModel
+    attr_reader :keys, :count
 
     def initialize(label, obj, keys = [])
-      @label = label
-      @obj = obj
+      super(label, obj)
       @keys = []
       @count = 0
-      @exact = obj.seed.zero? ? "0" * obj.m : nil
       keys.each { |key| add(key) }
-      @exact = nil if @exact && @exact != obj.bits.to_s
     end
 
     def add(key)
       @keys << key
       @count += 1
-      Bloomc::BloomHelper.multi_hash(key, obj.k, obj.m, hash: obj.hash_function).each { |p| @exact[p] = "1" } if @exact
     end
 
-    def expected_include(key)
-      return true if keys.any? { |k| FilterKey.id(k) == FilterKey.id(key) }
-      return nil unless @exact
-
-      Bloomc::BloomHelper.multi_hash(key, obj.k, obj.m, hash: obj.hash_function).all? { |p| @exact[p] == "1" }
-    end
-
-    def resync; end
-    def write_frozen? = obj.frozen?
-    def snapshot = [obj.m, obj.k, obj.seed, obj.hash_function, obj.size, obj.bits.to_s]
+    def expected_include(key) = among?(keys, key) || nil
 
     # Set operations with a copy of itself (SET_OPS).
     def model_keys = keys
@@ -103,40 +142,103 @@ module BadInputMatrix
     def cleared
       @keys = []
       @count = 0
+    end
+
+    def problems = size_problems(count, "#{count} adds") + lost_problems(keys)
+  end
+
+  # A BloomFilter; for seed 0 also its exact bits (BloomHelper.multi_hash
+  # gives a seed-0 filter's positions).
+  class BloomHarness < KeysHarness
+    def initialize(label, obj, keys = [])
+      @exact = exact_bits?(obj) ? "0" * obj.m : nil
+      super
+      @exact = nil if @exact && @exact != obj.bits.to_s
+    end
+
+    def exact_bits?(filter) = filter.seed.zero?
+    def positions(key) = Bloomc::BloomHelper.multi_hash(key, obj.k, obj.m, hash: obj.hash_function)
+
+    def add(key)
+      super
+      positions(key).each { |p| @exact[p] = "1" } if @exact
+    end
+
+    def expected_include(key)
+      return true if among?(keys, key)
+      return nil unless @exact
+
+      positions(key).all? { |p| @exact[p] == "1" }
+    end
+
+    def snapshot = [obj.m, obj.k, obj.seed, obj.hash_function, obj.size, obj.bits.to_s]
+
+    def cleared
+      super
       @exact &&= "0" * obj.m
     end
 
     def problems
-      list = []
-      list << "size #{obj.size} != #{count} adds" unless obj.size == count
-      missing = keys.reject { |key| obj.include?(key) }
-      list << "false negatives: #{missing.inspect}" unless missing.empty?
-      list << "bits differ from the seed-0 model" if @exact && obj.bits.to_s != @exact
-      list
+      super + (@exact && obj.bits.to_s != @exact ? ["bits differ from the seed-0 model"] : [])
     end
   end
 
   # A BlockedBloomFilter: as a BloomFilter, without the exact bit model
   # (its positions are not BloomHelper.multi_hash's).
   class BlockedHarness < BloomHarness
+    def exact_bits?(_) = false
+  end
+
+  # A ScalableBloomFilter (no exact bit model: the layer a key went into
+  # depends on what came before it). Until a union (which counts its layers
+  # again from their bits), every layer but the newest holds exactly its
+  # capacity.
+  class ScalableHarness < KeysHarness
+    attr_reader :merged
+
     def initialize(label, obj, keys = [])
-      @label = label
-      @obj = obj
-      @keys = []
-      @count = 0
-      @exact = nil
-      keys.each { |key| add(key) }
+      @merged = false
+      super
+    end
+
+    def merged_with_itself
+      super
+      @merged = true
+    end
+
+    def cleared
+      super
+      @merged = false
+    end
+
+    def problems
+      list = super
+      layers = obj.layers
+      list << "layer counts #{layers.map(&:count)} != distinct_count #{obj.distinct_count}" unless layers.sum(&:count) == obj.distinct_count
+      list << "m #{obj.m} is not the layers' bits" unless layers.sum(&:m) == obj.m
+      full = layers[0...-1].all? { |l| l.count == l.capacity }
+      list << "a layer before the newest is not full: #{layers.map(&:count)}" unless merged || full
+      list
+    end
+  end
+
+  # A BinaryFuseFilter: the set it was built from, which never changes.
+  class FuseHarness < KeysHarness
+    def snapshot = [obj.size, obj.dump]
+
+    def problems
+      distinct = keys.map { |key| FilterKey.id(key) }.uniq.size
+      size_problems(distinct, "#{distinct} distinct keys") + lost_problems(keys)
     end
   end
 
   # A ContinuousBloomFilter with ttl 0 or a stopped timer: a Hash of key =>
   # tick of its last add, and for seed 0 the exact buckets.
-  class ContinuousHarness
-    attr_reader :label, :obj, :ticks
+  class ContinuousHarness < FilterModel
+    attr_reader :ticks
 
     def initialize(label, obj, keys = [])
-      @label = label
-      @obj = obj
+      super(label, obj)
       @last_add = {}
       @ticks = 0
       @exact = obj.seed.zero? ? Array.new(obj.m, 0) : nil
@@ -169,9 +271,6 @@ module BadInputMatrix
       positions(key).all? { |p| @exact[p] != 0 }
     end
 
-    def resync; end
-    def write_frozen? = obj.frozen?
-
     def snapshot
       [obj.m, obj.k, obj.ttl, obj.seed, obj.hash_function, obj.ticks, obj.buckets.to_a, obj.timer_running?]
     end
@@ -187,8 +286,7 @@ module BadInputMatrix
     def problems
       list = []
       list << "ticks #{obj.ticks} != model #{ticks}" unless obj.ticks == ticks
-      lost = @last_add.values.select { |_, t| ticks - t < 3 }.map(&:first).reject { |key| obj.include?(key) }
-      list << "false negatives within the TTL: #{lost.inspect}" unless lost.empty?
+      list.concat(lost_problems(model_keys, "false negatives within the TTL"))
       values = obj.buckets.to_a
       stale = values.uniq - [0] - live_slots
       list << "buckets hold expired slots #{stale} (live #{live_slots})" unless stale.empty?
@@ -202,16 +300,15 @@ module BadInputMatrix
   # adds less its deletes. A delete that succeeds for a key the model holds
   # none of (a false positive) takes from other keys, as documented; the
   # model then stops promising counts.
-  class CellsHarness
-    attr_reader :label, :obj, :size
+  class CellsHarness < FillingModel
+    attr_reader :size
 
     def initialize(label, obj, keys = [])
-      @label = label
-      @obj = obj
+      super(label, obj)
       @net = {}
       @size = 0
       @tainted = false
-      keys.each { |key| obj << key; add(key) }
+      fill(keys)
     end
 
     def cap = obj.is_a?(Bloomc::BitwiseBloomFilter) ? Float::INFINITY : 2**obj.width - 1
@@ -219,8 +316,7 @@ module BadInputMatrix
     def net(key) = @net.fetch(FilterKey.id(key), [key, 0])[1]
 
     def add(key)
-      id = FilterKey.id(key)
-      @net[id] = [key, net(key) + 1]
+      @net[FilterKey.id(key)] = [key, net(key) + 1]
       @size += 1
     end
 
@@ -257,12 +353,10 @@ module BadInputMatrix
       nil
     end
 
-    def resync; end
-    def write_frozen? = obj.frozen?
-    def snapshot = [obj.size, obj.dup]
-
-    def model_keys = @tainted ? [] : @net.values.select { |_, n| n.positive? }.map(&:first)
-    def merged_with_itself = @size *= 2 # cells doubled: counts stay above the model's
+    def live = @net.values.select { |_, n| n.positive? }
+    def model_keys = @tainted ? [] : live.map(&:first)
+    # cells doubled: counts stay above the model's
+    def merged_with_itself = @size *= 2
 
     def cleared
       @net = {}
@@ -271,13 +365,10 @@ module BadInputMatrix
     end
 
     def problems
-      list = []
-      list << "size #{obj.size} != model #{size}" unless obj.size == size
+      list = size_problems(size, "model #{size}")
       return list if @tainted
 
-      live = @net.values.select { |_, n| n.positive? }
-      missing = live.map(&:first).reject { |key| obj.include?(key) }
-      list << "false negatives: #{missing.inspect}" unless missing.empty?
+      list.concat(lost_problems(live.map(&:first)))
       low = live.reject { |key, n| rm? || obj.count(key) >= [n, cap].min }
       list << "counts below the adds: #{low.inspect}" unless low.empty?
       list
@@ -296,47 +387,17 @@ module BadInputMatrix
     def add_new(key, returned) = returned && add(key)
   end
 
-  # A BinaryFuseFilter: the set it was built from, which never changes.
-  class FuseHarness
-    attr_reader :label, :obj, :keys
-
-    def initialize(label, obj, keys)
-      @label = label
-      @obj = obj
-      @keys = keys
-    end
-
-    def expected_include(key)
-      keys.any? { |k| FilterKey.id(k) == FilterKey.id(key) } ? true : nil
-    end
-
-    def resync; end
-    def write_frozen? = obj.frozen?
-    def snapshot = [obj.size, obj.dump]
-    def model_keys = keys
-
-    def problems
-      distinct = keys.map { |key| FilterKey.id(key) }.uniq.size
-      list = []
-      list << "size #{obj.size} != #{distinct} distinct keys" unless obj.size == distinct
-      missing = keys.reject { |key| obj.include?(key) }
-      list << "false negatives: #{missing.inspect}" unless missing.empty?
-      list
-    end
-  end
-
   # A StableBloomFilter: an add takes 1 from each of d distinct cells and
   # sets the key's cells to the maximum, so a key is certainly found until
   # 2**width - 1 more adds have passed.
-  class StableHarness
-    attr_reader :label, :obj, :size
+  class StableHarness < FillingModel
+    attr_reader :size
 
     def initialize(label, obj, keys = [])
-      @label = label
-      @obj = obj
+      super(label, obj)
       @last_add = {}
       @size = 0
-      keys.each { |key| obj << key; add(key) }
+      fill(keys)
     end
 
     def add(key)
@@ -347,7 +408,8 @@ module BadInputMatrix
     def fresh?(index) = size - 1 - index < 2**obj.width - 1
 
     def model_keys = @last_add.values.select { |_, i| fresh?(i) }.map(&:first)
-    def merged_with_itself = @size *= 2 # the cells stay: keys only look older to the model
+    # the cells stay: keys only look older to the model
+    def merged_with_itself = @size *= 2
 
     def cleared
       @last_add = {}
@@ -359,15 +421,8 @@ module BadInputMatrix
       entry && fresh?(entry[1]) ? true : nil
     end
 
-    def resync; end
-    def write_frozen? = obj.frozen?
-    def snapshot = [obj.size, obj.dup]
-
     def problems
-      list = []
-      list << "size #{obj.size} != model #{size}" unless obj.size == size
-      lost = @last_add.values.select { |_, i| fresh?(i) }.map(&:first).reject { |key| obj.include?(key) }
-      list << "recent keys lost: #{lost.inspect}" unless lost.empty?
+      list = size_problems(size, "model #{size}") + lost_problems(model_keys, "recent keys lost")
       zeros = obj.zero_fraction
       list << "zero_fraction #{zeros} outside 0..1" unless zeros.is_a?(Float) && zeros.between?(0, 1)
       list
@@ -377,16 +432,15 @@ module BadInputMatrix
   # An A2BloomFilter: a half is cleared only after the other took capacity
   # new distinct keys, so a key is certainly found while fewer than capacity
   # other distinct keys were added after it.
-  class A2Harness
-    attr_reader :label, :obj, :size
+  class A2Harness < FillingModel
+    attr_reader :size
 
     def initialize(label, obj, keys = [])
-      @label = label
-      @obj = obj
+      super(label, obj)
       @recent = {} # key id => key, in order of last add
       @size = 0
       @swaps = obj.swaps
-      keys.each { |key| obj << key; add(key) }
+      fill(keys)
     end
 
     def add(key)
@@ -408,77 +462,12 @@ module BadInputMatrix
       @swaps = 0
     end
 
-    def expected_include(key)
-      kept.any? { |k| FilterKey.id(k) == FilterKey.id(key) } ? true : nil
-    end
-
-    def resync; end
-    def write_frozen? = obj.frozen?
-    def snapshot = [obj.size, obj.dup]
+    def expected_include(key) = among?(kept, key) || nil
 
     def problems
-      list = []
-      list << "size #{obj.size} != model #{size}" unless obj.size == size
-      lost = kept.reject { |key| obj.include?(key) }
-      list << "keys of the last #{obj.capacity} lost: #{lost.inspect}" unless lost.empty?
+      list = size_problems(size, "model #{size}") + lost_problems(kept, "keys of the last #{obj.capacity} lost")
       list << "active_size #{obj.active_size} outside 0..#{obj.capacity}" unless obj.active_size.between?(0, obj.capacity)
-      list << "swaps went from #{@swaps} to #{obj.swaps}" unless obj.swaps >= @swaps && obj.swaps <= @swaps + size
-      list
-    end
-  end
-
-  # A ScalableBloomFilter and the keys added to it (no exact bit model: the
-  # layer a key went into depends on what came before it). Until a union
-  # (which counts its layers again from their bits), every layer but the
-  # newest holds exactly its capacity.
-  class ScalableHarness
-    attr_reader :label, :obj, :keys, :count, :merged
-
-    def initialize(label, obj, keys = [])
-      @label = label
-      @obj = obj
-      @keys = []
-      @count = 0
-      @merged = false
-      keys.each { |key| add(key) }
-    end
-
-    def add(key)
-      @keys << key
-      @count += 1
-    end
-
-    def expected_include(key)
-      keys.any? { |k| FilterKey.id(k) == FilterKey.id(key) } ? true : nil
-    end
-
-    def resync; end
-    def write_frozen? = obj.frozen?
-    def snapshot = [obj.size, obj.dup]
-
-    def model_keys = keys
-
-    def merged_with_itself
-      @count *= 2
-      @merged = true
-    end
-
-    def cleared
-      @keys = []
-      @count = 0
-      @merged = false
-    end
-
-    def problems
-      list = []
-      list << "size #{obj.size} != #{count} adds" unless obj.size == count
-      missing = keys.reject { |key| obj.include?(key) }
-      list << "false negatives: #{missing.inspect}" unless missing.empty?
-      layers = obj.layers
-      list << "layer counts #{layers.map(&:count)} != distinct_count #{obj.distinct_count}" unless layers.sum(&:count) == obj.distinct_count
-      list << "m #{obj.m} is not the layers' bits" unless layers.sum(&:m) == obj.m
-      full = layers[0...-1].all? { |l| l.count == l.capacity }
-      list << "a layer before the newest is not full: #{layers.map(&:count)}" unless merged || full
+      list << "swaps went from #{@swaps} to #{obj.swaps}" unless obj.swaps.between?(@swaps, @swaps + size)
       list
     end
   end

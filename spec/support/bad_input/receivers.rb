@@ -3,6 +3,96 @@
 # The receivers of each class, built fresh for each example: live, frozen
 # and view objects with their models (models.rb).
 module BadInputMatrix
+  # The filters: per class, its model, the keys its receivers hold and one
+  # row per receiver: [label, new's arguments (keywords last, as a Hash),
+  # and :empty for a receiver without the keys or :frozen for one frozen
+  # once it holds them].
+  FILTER_RECEIVERS = {
+    Bloomc::BloomFilter => [BloomHarness, ["a", :b, 7, 2**70, "\u65e5\u672c"], [
+      ["BloomFilter.new(64, 3)", [64, 3]],
+      ["BloomFilter.new(1, 1)", [1, 1], :empty],
+      ["fnv1a filter by capacity", [{ capacity: 50, error_rate: 0.01, hash: :fnv1a }]],
+      ["BloomFilter.new(200, 128, seed: 2**32-1)", [200, 128, { seed: 2**32 - 1 }]],
+      ["frozen BloomFilter", [64, 3], :frozen]
+    ]],
+    Bloomc::ContinuousBloomFilter => [ContinuousHarness, ["a", :b, 7, 2**70], [
+      ["ContinuousBloomFilter.new(32, 3, 0)", [32, 3, 0]],
+      ["ContinuousBloomFilter.new(5, 10, 0, hash: :fnv1a)", [5, 10, 0, { hash: :fnv1a }]],
+      ["ContinuousBloomFilter.new(capacity: 20, error_rate: 0.1, ttl: 60, seed: 99)",
+       [{ capacity: 20, error_rate: 0.1, ttl: 60, seed: 99 }]],
+      ["frozen ContinuousBloomFilter.new(16, 2, 60)", [16, 2, 60], :frozen],
+      ["frozen ContinuousBloomFilter.new(16, 2, 0)", [16, 2, 0], :frozen]
+    ]],
+    Bloomc::BlockedBloomFilter => [BlockedHarness, ["a", :b, 7, 2**70, "\u65e5\u672c"], [
+      ["BlockedBloomFilter.new(512, 3)", [512, 3]],
+      ["BlockedBloomFilter.new(1, 1)", [1, 1], :empty],
+      ["BlockedBloomFilter by capacity", [{ capacity: 50, error_rate: 0.01, seed: 7 }]],
+      ["BlockedBloomFilter.new(2000, 128, seed: 2**32-1)", [2000, 128, { seed: 2**32 - 1 }]],
+      ["frozen BlockedBloomFilter", [1024, 3], :frozen]
+    ]],
+    Bloomc::CountingBloomFilter => [CellsHarness, ["a", :b, 7, 2**70, "a", "a"], [
+      ["CountingBloomFilter.new(64, 3)", [64, 3]],
+      ["CountingBloomFilter.new(1, 1)", [1, 1], :empty],
+      ["CountingBloomFilter.new(1, 1, width: 1) with keys", [1, 1, { width: 1 }]],
+      ["CountingBloomFilter by capacity, width 2", [{ capacity: 20, error_rate: 0.01, width: 2 }]],
+      ["CountingBloomFilter.new(200, 128, width: 32, seed: 2**32-1)", [200, 128, { width: 32, seed: 2**32 - 1 }]],
+      ["frozen CountingBloomFilter", [64, 3], :frozen]
+    ]],
+    Bloomc::SpectralBloomFilter => [CellsHarness, ["a", :b, 7, 2**70, "a", "a"], [
+      ["SpectralBloomFilter.new(64, 3) (MI)", [64, 3]],
+      ["SpectralBloomFilter.new(64, 3, algorithm: :rm, width: 2)", [64, 3, { algorithm: :rm, width: 2 }]],
+      ["SpectralBloomFilter.new(1, 1, algorithm: :rm, secondary_m: 1)", [1, 1, { algorithm: :rm, secondary_m: 1 }]],
+      ["SpectralBloomFilter RM by capacity, width 32", [{ capacity: 20, error_rate: 0.01, algorithm: :rm, width: 32, seed: 3 }]],
+      ["SpectralBloomFilter.new(1, 1, width: 1) (MI)", [1, 1, { width: 1 }]],
+      ["frozen SpectralBloomFilter (MI)", [64, 3], :frozen],
+      ["frozen SpectralBloomFilter (RM)", [64, 3, { algorithm: :rm }], :frozen]
+    ]],
+    Bloomc::BitwiseBloomFilter => [CellsHarness, ["a", :b, 7, 2**70, "a", "a", "a"], [
+      ["BitwiseBloomFilter.new(64, 3, width: 1)", [64, 3, { width: 1 }]],
+      ["BitwiseBloomFilter.new(1, 1, width: 1)", [1, 1, { width: 1 }]],
+      ["BitwiseBloomFilter by capacity", [{ capacity: 20, error_rate: 0.01, seed: 9 }]],
+      ["BitwiseBloomFilter.new(50, 128, width: 32)", [50, 128, { width: 32 }]],
+      ["frozen BitwiseBloomFilter", [64, 3, { width: 1 }], :frozen]
+    ]],
+    # random_seed: the cells an add decrements, the same on every run
+    Bloomc::StableBloomFilter => [StableHarness, ["a", :b, 7, 2**70, "c", "d", "e", "f", "g"], [
+      ["StableBloomFilter.new(64, 3, 5)", [64, 3, 5, { random_seed: 1 }]],
+      ["StableBloomFilter.new(1, 1, 1, width: 1)", [1, 1, 1, { random_seed: 1, width: 1 }]],
+      ["StableBloomFilter.new(8, 3, 8, width: 2)", [8, 3, 8, { random_seed: 1, width: 2 }]],
+      ["StableBloomFilter by capacity, width 2", [{ random_seed: 1, capacity: 20, error_rate: 0.05, width: 2, seed: 4 }]],
+      ["StableBloomFilter.new(16, 2, 16, width: 32)", [16, 2, 16, { random_seed: 1, width: 32 }]],
+      ["frozen StableBloomFilter", [64, 3, 5, { random_seed: 2 }], :frozen]
+    ]],
+    Bloomc::A2BloomFilter => [A2Harness, ["a", :b, 7, 2**70, "c", "d", "e", "a", "f"], [
+      ["A2BloomFilter.new(64, 3)", [64, 3]],
+      ["A2BloomFilter.new(2, 1, capacity: 1)", [2, 1, { capacity: 1 }]],
+      ["A2BloomFilter by capacity 3", [{ capacity: 3, error_rate: 0.01, seed: 2**32 - 1 }]],
+      ["A2BloomFilter.new(301, 128, capacity: 2)", [301, 128, { capacity: 2 }]],
+      ["frozen A2BloomFilter", [64, 3, { capacity: 3 }], :frozen]
+    ]],
+    Bloomc::ScalableBloomFilter => [ScalableHarness, ["a", :b, 7, 2**70, "\u65e5\u672c", "c"], [
+      ["ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1) (3 layers)", [{ error_rate: 0.01, initial_capacity: 1 }]],
+      ["ScalableBloomFilter.new(error_rate: 0.1)", [{ error_rate: 0.1 }], :empty],
+      ["ScalableBloomFilter with max_capacity: 60, growth: 1.5, seed: 2**32-1",
+       [{ error_rate: 0.05, initial_capacity: 2, growth: 1.5, max_capacity: 60, seed: 2**32 - 1 }]],
+      ["ScalableBloomFilter with growth: 1.25, even_layers: 0, tightening: 0.85",
+       [{ error_rate: 0.01, initial_capacity: 2, growth: 1.25, even_layers: 0, tightening: 0.85 }]],
+      ["frozen ScalableBloomFilter", [{ error_rate: 0.01, initial_capacity: 2 }], :frozen]
+    ]],
+    Bloomc::CuckooFilter => [CuckooHarness, ["a", :b, 7, 2**70, "\u65e5\u672c"], [
+      ["CuckooFilter.new(buckets: 16, fingerprint_bits: 8)", [{ buckets: 16, fingerprint_bits: 8 }]],
+      ["empty CuckooFilter.new(buckets: 16, fingerprint_bits: 32)", [{ buckets: 16, fingerprint_bits: 32 }], :empty],
+      ["CuckooFilter by capacity, seed 2**32-1", [{ capacity: 40, error_rate: 0.001, seed: 2**32 - 1 }]],
+      ["frozen CuckooFilter", [{ buckets: 16, fingerprint_bits: 12 }], :frozen]
+    ]]
+  }.freeze
+
+  def self.filter_receiver(klass, model, keys, (label, args, holds))
+    *positional, options = args.last.is_a?(Hash) ? args : [*args, {}]
+    filter = klass.new(*positional, **options)
+    model.holding(label, filter, holds == :empty ? [] : keys, frozen: holds == :frozen)
+  end
+
   RECEIVERS = {
     Bloomc::BitField => lambda do
       filled = Bloomc::BitField.new(70).tap { |f| [0, 3, 63, 64, 69].each { |i| f.set(i) } }
@@ -35,126 +125,7 @@ module BadInputMatrix
         BucketFieldHarness.new("frozen ContinuousBloomFilter#buckets", frozen_owner.buckets, owner: frozen_owner)
       ]
     end,
-    Bloomc::BloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "\u65e5\u672c"]
-      filled = ->(*args, **kw) { Bloomc::BloomFilter.new(*args, **kw).tap { |f| keys.each { |k| f << k } } }
-      [
-        BloomHarness.new("BloomFilter.new(64, 3)", filled[64, 3], keys),
-        BloomHarness.new("BloomFilter.new(1, 1)", Bloomc::BloomFilter.new(1, 1)),
-        BloomHarness.new("fnv1a filter by capacity", filled[capacity: 50, error_rate: 0.01, hash: :fnv1a], keys),
-        BloomHarness.new("BloomFilter.new(200, 128, seed: 2**32-1)", filled[200, 128, seed: 2**32 - 1], keys),
-        BloomHarness.new("frozen BloomFilter", filled[64, 3].freeze, keys)
-      ]
-    end,
-    Bloomc::ContinuousBloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70]
-      filled = ->(*args, **kw) { Bloomc::ContinuousBloomFilter.new(*args, **kw).tap { |f| keys.each { |k| f << k } } }
-      [
-        ContinuousHarness.new("ContinuousBloomFilter.new(32, 3, 0)", filled[32, 3, 0], keys),
-        ContinuousHarness.new("ContinuousBloomFilter.new(5, 10, 0, hash: :fnv1a)", filled[5, 10, 0, hash: :fnv1a], keys),
-        ContinuousHarness.new("ContinuousBloomFilter.new(capacity: 20, error_rate: 0.1, ttl: 60, seed: 99)",
-                              filled[capacity: 20, error_rate: 0.1, ttl: 60, seed: 99], keys),
-        ContinuousHarness.new("frozen ContinuousBloomFilter.new(16, 2, 60)", filled[16, 2, 60].freeze, keys),
-        ContinuousHarness.new("frozen ContinuousBloomFilter.new(16, 2, 0)", filled[16, 2, 0].freeze, keys)
-      ]
-    end,
-    Bloomc::BlockedBloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "\u65e5\u672c"]
-      filled = ->(*args, **kw) { Bloomc::BlockedBloomFilter.new(*args, **kw).tap { |f| keys.each { |k| f << k } } }
-      [
-        BlockedHarness.new("BlockedBloomFilter.new(512, 3)", filled[512, 3], keys),
-        BlockedHarness.new("BlockedBloomFilter.new(1, 1)", Bloomc::BlockedBloomFilter.new(1, 1)),
-        BlockedHarness.new("BlockedBloomFilter by capacity", filled[capacity: 50, error_rate: 0.01, seed: 7], keys),
-        BlockedHarness.new("BlockedBloomFilter.new(2000, 128, seed: 2**32-1)", filled[2000, 128, seed: 2**32 - 1], keys),
-        BlockedHarness.new("frozen BlockedBloomFilter", filled[1024, 3].freeze, keys)
-      ]
-    end,
-    Bloomc::CountingBloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "a", "a"]
-      make = ->(label, keys_in = keys, **kw) { CellsHarness.new(label, Bloomc::CountingBloomFilter.new(*kw.delete(:mk), **kw), keys_in) }
-      [
-        make["CountingBloomFilter.new(64, 3)", mk: [64, 3]],
-        make["CountingBloomFilter.new(1, 1)", [], mk: [1, 1]],
-        make["CountingBloomFilter.new(1, 1, width: 1) with keys", mk: [1, 1], width: 1],
-        make["CountingBloomFilter by capacity, width 2", mk: [], capacity: 20, error_rate: 0.01, width: 2],
-        make["CountingBloomFilter.new(200, 128, width: 32, seed: 2**32-1)", mk: [200, 128], width: 32, seed: 2**32 - 1],
-        CellsHarness.new("frozen CountingBloomFilter", Bloomc::CountingBloomFilter.new(64, 3).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
-      ]
-    end,
-    Bloomc::SpectralBloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "a", "a"]
-      make = ->(label, *mk, **kw) { CellsHarness.new(label, Bloomc::SpectralBloomFilter.new(*mk, **kw), keys) }
-      frozen = lambda do |label, **kw|
-        CellsHarness.new(label, Bloomc::SpectralBloomFilter.new(64, 3, **kw).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
-      end
-      [
-        make["SpectralBloomFilter.new(64, 3) (MI)", 64, 3],
-        make["SpectralBloomFilter.new(64, 3, algorithm: :rm, width: 2)", 64, 3, algorithm: :rm, width: 2],
-        make["SpectralBloomFilter.new(1, 1, algorithm: :rm, secondary_m: 1)", 1, 1, algorithm: :rm, secondary_m: 1],
-        make["SpectralBloomFilter RM by capacity, width 32", capacity: 20, error_rate: 0.01, algorithm: :rm, width: 32, seed: 3],
-        make["SpectralBloomFilter.new(1, 1, width: 1) (MI)", 1, 1, width: 1],
-        frozen["frozen SpectralBloomFilter (MI)"],
-        frozen["frozen SpectralBloomFilter (RM)", algorithm: :rm]
-      ]
-    end,
-    Bloomc::BitwiseBloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "a", "a", "a"]
-      make = ->(label, *mk, **kw) { CellsHarness.new(label, Bloomc::BitwiseBloomFilter.new(*mk, **kw), keys) }
-      [
-        make["BitwiseBloomFilter.new(64, 3, width: 1)", 64, 3, width: 1],
-        make["BitwiseBloomFilter.new(1, 1, width: 1)", 1, 1, width: 1],
-        make["BitwiseBloomFilter by capacity", capacity: 20, error_rate: 0.01, seed: 9],
-        make["BitwiseBloomFilter.new(50, 128, width: 32)", 50, 128, width: 32],
-        CellsHarness.new("frozen BitwiseBloomFilter", Bloomc::BitwiseBloomFilter.new(64, 3, width: 1).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
-      ]
-    end,
-    Bloomc::StableBloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "c", "d", "e", "f", "g"]
-      make = ->(label, *mk, **kw) { StableHarness.new(label, Bloomc::StableBloomFilter.new(*mk, random_seed: 1, **kw), keys) }
-      [
-        make["StableBloomFilter.new(64, 3, 5)", 64, 3, 5],
-        make["StableBloomFilter.new(1, 1, 1, width: 1)", 1, 1, 1, width: 1],
-        make["StableBloomFilter.new(8, 3, 8, width: 2)", 8, 3, 8, width: 2],
-        make["StableBloomFilter by capacity, width 2", capacity: 20, error_rate: 0.05, width: 2, seed: 4],
-        make["StableBloomFilter.new(16, 2, 16, width: 32)", 16, 2, 16, width: 32],
-        StableHarness.new("frozen StableBloomFilter", Bloomc::StableBloomFilter.new(64, 3, 5, random_seed: 2).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
-      ]
-    end,
-    Bloomc::A2BloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "c", "d", "e", "a", "f"]
-      make = ->(label, *mk, **kw) { A2Harness.new(label, Bloomc::A2BloomFilter.new(*mk, **kw), keys) }
-      [
-        make["A2BloomFilter.new(64, 3)", 64, 3],
-        make["A2BloomFilter.new(2, 1, capacity: 1)", 2, 1, capacity: 1],
-        make["A2BloomFilter by capacity 3", capacity: 3, error_rate: 0.01, seed: 2**32 - 1],
-        make["A2BloomFilter.new(301, 128, capacity: 2)", 301, 128, capacity: 2],
-        A2Harness.new("frozen A2BloomFilter", Bloomc::A2BloomFilter.new(64, 3, capacity: 3).tap { |f| keys.each { |k| f << k } }.freeze).tap { |h| keys.each { |k| h.add(k) } }
-      ]
-    end,
-    Bloomc::ScalableBloomFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "\u65e5\u672c", "c"]
-      filled = ->(**kw) { Bloomc::ScalableBloomFilter.new(**kw).tap { |f| keys.each { |k| f << k } } }
-      [
-        ScalableHarness.new("ScalableBloomFilter.new(error_rate: 0.01, initial_capacity: 1) (3 layers)",
-                            filled[error_rate: 0.01, initial_capacity: 1], keys),
-        ScalableHarness.new("ScalableBloomFilter.new(error_rate: 0.1)", Bloomc::ScalableBloomFilter.new(error_rate: 0.1)),
-        ScalableHarness.new("ScalableBloomFilter with max_capacity: 60, growth: 1.5, seed: 2**32-1",
-                            filled[error_rate: 0.05, initial_capacity: 2, growth: 1.5, max_capacity: 60, seed: 2**32 - 1], keys),
-        ScalableHarness.new("ScalableBloomFilter with growth: 1.25, even_layers: 0, tightening: 0.85",
-                            filled[error_rate: 0.01, initial_capacity: 2, growth: 1.25, even_layers: 0, tightening: 0.85], keys),
-        ScalableHarness.new("frozen ScalableBloomFilter", filled[error_rate: 0.01, initial_capacity: 2].freeze, keys)
-      ]
-    end,
-    Bloomc::CuckooFilter => lambda do
-      keys = ["a", :b, 7, 2**70, "\u65e5\u672c"]
-      make = ->(label, keys_in = keys, **kw) { CuckooHarness.new(label, Bloomc::CuckooFilter.new(**kw), keys_in) }
-      [
-        make["CuckooFilter.new(buckets: 16, fingerprint_bits: 8)", buckets: 16, fingerprint_bits: 8],
-        make["empty CuckooFilter.new(buckets: 16, fingerprint_bits: 32)", [], buckets: 16, fingerprint_bits: 32],
-        make["CuckooFilter by capacity, seed 2**32-1", capacity: 40, error_rate: 0.001, seed: 2**32 - 1],
-        make["frozen CuckooFilter", buckets: 16, fingerprint_bits: 12].tap { |h| h.obj.freeze }
-      ]
-    end,
+    # built once from its keys, never added to
     Bloomc::BinaryFuseFilter => lambda do
       keys = ["a", :b, 7, 2**70, "\u65e5\u672c", "a"]
       [
@@ -164,10 +135,11 @@ module BadInputMatrix
                         Bloomc::BinaryFuseFilter.build(keys, fingerprint_bits: 16, seed: 9), keys),
         FuseHarness.new("frozen BinaryFuseFilter", Bloomc::BinaryFuseFilter.build(keys).freeze, keys)
       ]
+    end
+  }.merge(
+    FILTER_RECEIVERS.to_h do |klass, (model, keys, rows)|
+      [klass, -> { rows.map { |row| filter_receiver(klass, model, keys, row) } }]
     end,
-    Bloomc::FNV => -> { [Stateless.new("Bloomc::FNV", Bloomc::FNV)] },
-    Bloomc::Murmur3 => -> { [Stateless.new("Bloomc::Murmur3", Bloomc::Murmur3)] },
-    Bloomc::CRC32C => -> { [Stateless.new("Bloomc::CRC32C", Bloomc::CRC32C)] },
-    Bloomc::BloomHelper => -> { [Stateless.new("Bloomc::BloomHelper", Bloomc::BloomHelper)] }
-  }.freeze
+    [Bloomc::FNV, Bloomc::Murmur3, Bloomc::CRC32C, Bloomc::BloomHelper].to_h { |mod| [mod, -> { [Stateless.new(mod.name, mod)] }] }
+  ).freeze
 end
