@@ -99,6 +99,15 @@ module BadInputMatrix
   # A model that puts its keys into the filter itself, one add at a time
   # (A2 reads its swaps before the first).
   class FillingModel < FilterModel
+    attr_reader :size
+
+    # The model starts cleared and takes each key as the filter does.
+    def initialize(label, obj, keys = [])
+      super(label, obj)
+      cleared
+      fill(keys)
+    end
+
     # Frozen: the filter takes the keys and is frozen first, then the model
     # hears of them.
     def self.holding(label, filter, keys, frozen: false)
@@ -301,16 +310,6 @@ module BadInputMatrix
   # none of (a false positive) takes from other keys, as documented; the
   # model then stops promising counts.
   class CellsHarness < FillingModel
-    attr_reader :size
-
-    def initialize(label, obj, keys = [])
-      super(label, obj)
-      @net = {}
-      @size = 0
-      @tainted = false
-      fill(keys)
-    end
-
     def cap = obj.is_a?(Bloomc::BitwiseBloomFilter) ? Float::INFINITY : 2**obj.width - 1
     def rm? = obj.is_a?(Bloomc::SpectralBloomFilter) && obj.algorithm == :rm
     def net(key) = @net.fetch(FilterKey.id(key), [key, 0])[1]
@@ -391,15 +390,6 @@ module BadInputMatrix
   # sets the key's cells to the maximum, so a key is certainly found until
   # 2**width - 1 more adds have passed.
   class StableHarness < FillingModel
-    attr_reader :size
-
-    def initialize(label, obj, keys = [])
-      super(label, obj)
-      @last_add = {}
-      @size = 0
-      fill(keys)
-    end
-
     def add(key)
       @last_add[FilterKey.id(key)] = [key, @size]
       @size += 1
@@ -433,12 +423,9 @@ module BadInputMatrix
   # new distinct keys, so a key is certainly found while fewer than capacity
   # other distinct keys were added after it.
   class A2Harness < FillingModel
-    attr_reader :size
-
+    # The swaps the filter had made before its first key.
     def initialize(label, obj, keys = [])
       super(label, obj)
-      @recent = {} # key id => key, in order of last add
-      @size = 0
       @swaps = obj.swaps
       fill(keys)
     end
@@ -457,7 +444,7 @@ module BadInputMatrix
     def merged_with_itself = @size *= 2
 
     def cleared
-      @recent = {}
+      @recent = {} # key id => key, in order of last add
       @size = 0
       @swaps = 0
     end
