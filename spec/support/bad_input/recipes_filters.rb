@@ -1,19 +1,20 @@
 # frozen_string_literal: true
 
 # Recipes of every filter class: how to call each method and what a
-# success must return, checked against the receiver's model.
+# success must return, checked against the receiver's model. Each class's
+# table is FILTER_BASICS, what the class answers its own way, and the
+# recipes of the modules it includes (recipes_shared.rb).
 module BadInputMatrix
-  filter_lookup = lambda do |h, a, _, r, _|
+  # include? and []: what the model knows, either answer where it cannot tell.
+  lookup = lambda do |h, a, _, r, _|
     expected = h.expected_include(a[0])
     expected.nil? ? [true, false].include?(r) : r == expected || "expected #{expected}, got #{r.inspect}"
   end
-  # The batch forms (Bloomc::Batch), checked key by key against the model.
-
   # add and << return self; add? self for a key new to the model, nil for
   # one it holds (either where it cannot tell).
-  filter_add = { params: [[:key, "added"]], write: true,
-                 ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
-  filter_add_p = {
+  add = { params: [[:key, "added"]], write: true,
+          ok: ->(h, a, _, r, _) { h.add(a[0]); r.equal?(h.obj) } }
+  add_if_new = {
     params: [[:key, "added"]], write: true,
     ok: lambda do |h, a, _, r, _|
       expected = h.expected_include(a[0])
@@ -23,39 +24,42 @@ module BadInputMatrix
       expected.nil? || expected == r.nil? || "returned #{r.nil? ? 'nil' : 'self'} for a key #{expected ? 'present' : 'new'}"
     end
   }
-  BLOOM_FILTER = {
-    add: filter_add,
-    "<<": filter_add,
-    add?: filter_add_p,
-    include?: { params: [[:key, "added"]], ok: filter_lookup },
-    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
-    m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size } },
-    k: { ok: ->(_h, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } },
-    seed: { ok: ->(_h, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
-    size: { ok: ->(h, _, _, r, _) { r == h.count } },
-    bits: { ok: ->(h, _, _, r, _) { r.is_a?(Bloomc::BitField) && r.size == h.obj.m && r.total_set <= [h.count * h.obj.k, h.obj.m].min } },
-    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3 fnv1a].include?(r) } },
+  # Every filter: its keys, its seed, equality with a copy.
+  FILTER_BASICS = {
+    add: add,
+    "<<": add,
+    add?: add_if_new,
+    include?: { params: [[:key, "added"]], ok: lookup },
+    "[]": { params: [[:key, "never added"]], ok: lookup },
+    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     hash: { ok: HASH_LIKE_DUP },
     inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, MAPPED, SIZING).freeze
+  }.freeze
+  K = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } }.freeze
+  WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
+  UNIT_FLOAT = { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.between?(0, 1) } }.freeze
+  # Raises UnsupportedError whatever it is given.
+  def self.unsupported(params)
+    { params: params, base: ->(_) { [Bloomc::UnsupportedError] }, ok: ->(*) { "returned instead of raising UnsupportedError" } }
+  end
 
-  BLOCKED_BLOOM_FILTER = BLOOM_FILTER.reject { |name, _| MAPPED.key?(name) }.merge(
+  BLOOM_FILTER = FILTER_BASICS.merge(
+    m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size } },
+    k: K,
+    size: { ok: ->(h, _, _, r, _) { r == h.count } },
+    bits: { ok: ->(h, _, _, r, _) { r.is_a?(Bloomc::BitField) && r.size == h.obj.m && r.total_set <= [h.count * h.obj.k, h.obj.m].min } },
+    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3 fnv1a].include?(r) } }
+  ).merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, MAPPED, SIZING).freeze
+
+  BLOCKED_BLOOM_FILTER = BLOOM_FILTER.except(*MAPPED.keys).merge(
     m: { ok: ->(h, _, _, r, _) { r == h.obj.bits.size && (r % 512).zero? } },
     hash_function: { ok: ->(_, _, _, r, _) { r == :murmur3 } },
-    expected_false_positive_rate: {
-      params: [[:count_or_zero, 10]], opt: 1,
-      ok: ->(_, _, _, r, _) { r.is_a?(Float) && r >= 0 && r <= 1 }
-    }
+    expected_false_positive_rate: { params: [[:count_or_zero, 10]], opt: 1, ok: UNIT_FLOAT[:ok] }
   ).freeze
 
-  CONTINUOUS_BLOOM_FILTER = {
-    add: filter_add,
-    "<<": filter_add,
-    add?: filter_add_p,
-    include?: { params: [[:key, "added"]], ok: filter_lookup },
-    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+  CONTINUOUS_BLOOM_FILTER = FILTER_BASICS.merge(
     inc_time_slot: { write: true, ok: ->(h, _, _, r, _) { h.tick; r == h.slot } },
     # Called once per receiver with no arguments and followed by stop_timer
     # (run_call does both and checks the timer thread).
@@ -73,93 +77,65 @@ module BadInputMatrix
     freeze: { ok: ->(h, _, _, r, _) { r.equal?(h.obj) && r.frozen? && !r.timer_running? } },
     ticks: { ok: ->(h, _, _, r, _) { r == h.ticks } },
     m: { ok: ->(h, _, _, r, _) { r == h.obj.buckets.size } },
-    k: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } },
+    k: K,
     ttl: { ok: ->(_, _, _, r, _) { r.is_a?(Numeric) && r >= 0 } },
-    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     buckets: { ok: ->(h, _, _, r, _) { r.is_a?(Bloomc::BitBucketField) && r.bits == 4 && r.size == h.obj.m } },
-    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3 fnv1a].include?(r) } },
-    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    hash: { ok: HASH_LIKE_DUP },
-    inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, MAPPED, SIZING).freeze
+    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3 fnv1a].include?(r) } }
+  ).merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, MAPPED, SIZING).freeze
 
-  cell_count = ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) }
-  FAMILY = {
-    add: filter_add,
-    "<<": filter_add,
-    add?: filter_add_p,
-    include?: { params: [[:key, "added"]], ok: filter_lookup },
-    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+  # The libBf manual's family: counted cells, each kind with its own few.
+  FAMILY = FILTER_BASICS.merge(
     m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? } },
-    k: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..128).cover?(r) } },
-    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
+    k: K,
     hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3].include?(r) } },
-    size: { ok: ->(h, _, _, r, _) { r == h.size } },
-    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    hash: { ok: HASH_LIKE_DUP },
-    inspect: { ok: INSPECT }
-  }.merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, SIZING).freeze
-  WIDTH = { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (1..32).cover?(r) } }.freeze
+    size: { ok: ->(h, _, _, r, _) { r == h.size } }
+  ).merge(BATCH, STATS, SET_OPS, PERSISTENCE, METADATA, PAGES, SIZING).freeze
+  cell_count = { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) } }
   counted_delete = {
     params: [[:key, "added"]], write: true,
     # MI refuses every delete (Bloomc::UnsupportedError), frozen or not.
     refuse: ->(h) { [Bloomc::UnsupportedError] if h.obj.is_a?(Bloomc::SpectralBloomFilter) && h.obj.algorithm == :mi },
     ok: ->(h, a, _, r, _) { h.delete(a[0], r) }
   }
-  counted = {
-    delete: counted_delete,
-    remove: counted_delete,
-    count: { params: [[:key, "added"]], ok: ->(h, a, _, r, _) { h.count_ok(a[0], r) } },
-    width: WIDTH
-  }
+  count = { params: [[:key, "added"]], ok: ->(h, a, _, r, _) { h.count_ok(a[0], r) } }
+  counted = { delete: counted_delete, remove: counted_delete, count: count, width: WIDTH }
   COUNTING_BLOOM_FILTER = FAMILY.merge(counted, MAPPED).merge(
-    saturated: { ok: cell_count },
-    cells_in_use: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) && (r.positive? || h.obj.size.zero?) } }
+    saturated: cell_count,
+    cells_in_use: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.m) && (r.positive? || keyless?(h.obj)) } }
   ).freeze
   SPECTRAL_BLOOM_FILTER = FAMILY.merge(counted).merge(
-    saturated: { ok: cell_count },
+    saturated: cell_count,
     algorithm: { ok: ->(_, _, _, r, _) { %i[mi rm].include?(r) } },
     secondary_m: { ok: ->(h, _, _, r, _) { h.obj.algorithm == :mi ? r.nil? : r.is_a?(Integer) && r.positive? } }
   ).freeze
   BITWISE_BLOOM_FILTER = FAMILY.merge(
-    count: counted[:count],
+    count: count,
     width: WIDTH,
     levels: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.between?(1, 32) } }
   ).freeze
-  unit_float = ->(_, _, _, r, _) { r.is_a?(Float) && r.between?(0, 1) }
   STABLE_BLOOM_FILTER = FAMILY.merge(
     d: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(1, h.obj.m) } },
     width: WIDTH,
-    zero_fraction: { ok: unit_float },
-    stable_zero_fraction: { ok: unit_float },
-    stable_false_positive_rate: { ok: unit_float }
+    zero_fraction: UNIT_FLOAT,
+    stable_zero_fraction: UNIT_FLOAT,
+    stable_false_positive_rate: UNIT_FLOAT
   ).freeze
   A2_BLOOM_FILTER = FAMILY.merge(
     m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? && r.even? } },
     capacity: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? } },
     active_size: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.obj.capacity) } },
     swaps: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.size) } },
-    expected_false_positive_rate: { params: [[:count_or_zero, 10]], opt: 1, ok: unit_float }
+    expected_false_positive_rate: { params: [[:count_or_zero, 10]], opt: 1, ok: UNIT_FLOAT[:ok] }
   ).freeze
 
   layer_ok = lambda do |l|
     l.is_a?(Bloomc::ScalableBloomFilter::Layer) && l.m.positive? && (1..128).cover?(l.k) && l.capacity.positive? &&
       l.count >= 0 && l.error_rate.positive? && l.error_rate < 1 && l.fill_ratio.between?(0, 1)
   end
-  SCALABLE_BLOOM_FILTER = {
-    add: filter_add,
-    "<<": filter_add,
-    add?: filter_add_p,
-    include?: { params: [[:key, "added"]], ok: filter_lookup },
-    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+  SCALABLE_BLOOM_FILTER = FILTER_BASICS.merge(
     size: { ok: ->(h, _, _, r, _) { r == h.count } },
-    distinct_count: {
-      ok: ->(h, _, _, r, _) { r == h.obj.layers.sum(&:count) && (h.merged || r <= h.keys.size) }
-    },
+    distinct_count: { ok: ->(h, _, _, r, _) { r == h.obj.layers.sum(&:count) && (h.merged || r <= h.keys.size) } },
     m: { ok: ->(h, _, _, r, _) { r == h.obj.layers.sum(&:m) } },
-    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3].include?(r) } },
     error_rate: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.positive? && r < 1 } },
     initial_capacity: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r >= h.obj.layers[0].capacity } },
@@ -174,17 +150,13 @@ module BadInputMatrix
       ok: ->(h, _, _, r, _) { r.is_a?(Array) && r.size.between?(1, 64) && r.all?(&layer_ok) && r == h.obj.dup.layers }
     },
     # a scalable filter has no intersection: & raises, whatever it is given
-    "&": { params: [[:unsupported, ->(h) { h.obj.dup }]], base: ->(_) { [Bloomc::UnsupportedError] },
-           ok: ->(_, _, _, _, _) { "returned instead of raising UnsupportedError" } },
-    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    hash: { ok: HASH_LIKE_DUP },
+    "&": unsupported([[:unsupported, ->(h) { h.obj.dup }]]),
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("layers=#{h.obj.layers.size} (") } }
-  }.merge(BATCH, STATS, SET_OPS.reject { |name, _| name == :& }, PERSISTENCE, METADATA, PAGES).freeze
+  ).merge(BATCH, STATS, SET_OPS.except(:&), PERSISTENCE, METADATA, PAGES).freeze
 
   # add? stores a copy only of a key it does not find (the model follows
   # what it returned).
-  cuckoo_add_p = {
+  cuckoo_add_if_new = {
     params: [[:key, "added"]], write: true,
     ok: lambda do |h, a, _, r, _|
       expected = h.expected_include(a[0])
@@ -194,60 +166,43 @@ module BadInputMatrix
       expected.nil? || expected == r.nil? || "returned #{r.nil? ? 'nil' : 'self'} for a key #{expected ? 'present' : 'new'}"
     end
   }
-  unsupported = ->(params) { { params: params, base: ->(_) { [Bloomc::UnsupportedError] }, ok: ->(*) { "returned instead of raising UnsupportedError" } } }
   # Without threads: (Batch's one check, covered in the other classes): each
   # call adds the keys again, and a cuckoo filter holds a key at most 8
   # times, so the calls for every threads: value would fill it.
   CUCKOO_BATCH = BATCH.transform_values { |recipe| recipe.except(:kw) }.freeze
-  CUCKOO_FILTER = {
-    add: filter_add,
-    "<<": filter_add,
-    add?: cuckoo_add_p,
-    include?: { params: [[:key, "added"]], ok: filter_lookup },
-    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+  CUCKOO_FILTER = FILTER_BASICS.merge(
+    add?: cuckoo_add_if_new,
     delete: counted_delete,
     remove: counted_delete,
-    count: counted[:count],
+    count: count,
     m: { ok: ->(h, _, _, r, _) { r == h.obj.buckets * Bloomc::CuckooFilter::SLOTS } },
-    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     size: { ok: ->(h, _, _, r, _) { r == h.size } },
     buckets: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.positive? } },
     fingerprint_bits: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (8..32).cover?(r) } },
     load_factor: { ok: ->(h, _, _, r, _) { r.is_a?(Float) && (r * h.obj.m).round == h.obj.size } },
     estimated_count: { ok: ->(h, _, _, r, _) { r == h.obj.size } },
-    expected_false_positive_rate: { params: [[:count_or_zero, 10]], opt: 1, ok: unit_float },
-    "&": unsupported[[[:unsupported, ->(h) { h.obj.dup }]]],
-    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    hash: { ok: HASH_LIKE_DUP },
+    expected_false_positive_rate: { params: [[:count_or_zero, 10]], opt: 1, ok: UNIT_FLOAT[:ok] },
+    "&": unsupported([[:unsupported, ->(h) { h.obj.dup }]]),
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("size=#{h.obj.size} ") } }
-  }.merge(CUCKOO_BATCH, STATS.reject { |name, _| name == :estimated_count }, SET_OPS.reject { |name, _| name == :& },
-          PERSISTENCE, METADATA, PAGES, SIZING).freeze
+  ).merge(CUCKOO_BATCH, STATS.except(:estimated_count), SET_OPS.except(:&), PERSISTENCE, METADATA, PAGES, SIZING).freeze
 
   # Built once: every write raises UnsupportedError, whatever its arguments.
-  BINARY_FUSE_FILTER = {
-    include?: { params: [[:key, "added"]], ok: filter_lookup },
-    "[]": { params: [[:key, "never added"]], ok: filter_lookup },
+  BINARY_FUSE_FILTER = FILTER_BASICS.merge(
     m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r >= 0 } },
-    seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     size: { ok: ->(h, _, _, r, _) { r == h.obj.dup.size } },
     fingerprint_bits: { ok: ->(_, _, _, r, _) { [8, 16].include?(r) } },
     bits_per_key: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r >= 0 } },
     capacity: { ok: ->(_, _, _, r, _) { r.nil? } },
     error_rate: { ok: ->(_, _, _, r, _) { r.nil? } },
     over_capacity?: { ok: ->(_, _, _, r, _) { r == false } },
-    fill_ratio: { ok: unit_float },
+    fill_ratio: UNIT_FLOAT,
     estimated_count: { ok: ->(h, _, _, r, _) { r == h.obj.size } },
-    false_positive_rate: { ok: ->(h, _, _, r, _) { r == (h.obj.size.zero? ? 0.0 : 2.0**-h.obj.fingerprint_bits) } },
-    empty?: { ok: ->(h, _, _, r, _) { r == h.obj.size.zero? } },
-    "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
-    hash: { ok: HASH_LIKE_DUP },
-    inspect: { ok: INSPECT }
-  }.merge(BATCH.reject { |name, _| %i[add_all add_new].include?(name) }, PERSISTENCE, METADATA, PAGES).merge(
-    %i[add << add? delete remove].to_h { |name| [name, unsupported[[[:unsupported, "x"]]]] },
-    %i[add_all add_new].to_h { |name| [name, unsupported[[[:unsupported, ["x"]]]]] },
-    %i[merge! | &].to_h { |name| [name, unsupported[[[:unsupported, ->(h) { h.obj.dup }]]]] },
-    clear: unsupported[[]]
+    false_positive_rate: { ok: ->(h, _, _, r, _) { r == (keyless?(h.obj) ? 0.0 : 2.0**-h.obj.fingerprint_bits) } },
+    empty?: { ok: ->(h, _, _, r, _) { r == keyless?(h.obj) } }
+  ).merge(BATCH.except(:add_all, :add_new), PERSISTENCE, METADATA, PAGES).merge(
+    %i[add << add? delete remove].to_h { |name| [name, unsupported([[:unsupported, "x"]])] },
+    %i[add_all add_new].to_h { |name| [name, unsupported([[:unsupported, ["x"]]])] },
+    %i[merge! | &].to_h { |name| [name, unsupported([[:unsupported, ->(h) { h.obj.dup }]])] },
+    clear: unsupported([])
   ).freeze
 end
