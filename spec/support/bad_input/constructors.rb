@@ -3,6 +3,31 @@
 # The constructor forms of each class: params and kw as in the recipes,
 # the keywords a form refuses, and what a new object must report.
 module BadInputMatrix
+  filter_works = lambda do |fresh|
+    ->(desc, obj) { fresh.call(obj) && obj.add("probe").equal?(obj) && obj.include?("probe") ? [] : ["#{desc}: add/include? broken"] }
+  end
+  # What a new object of each class must do besides report its arguments:
+  # start empty, and take and find a key.
+  NEW_OBJECT_CHECKS = {
+    [Bloomc::BitField, Bloomc::BitBucketField] =>
+      ->(desc, obj) { obj.total_set.zero? && obj.all?(&:zero?) ? [] : ["#{desc} is not all zero"] },
+    [Bloomc::BinaryFuseFilter] => lambda do |desc, obj|
+      built_from = keyless?(obj) ? [] : ["k", 1]
+      obj.include_all(built_from).all? ? [] : ["#{desc}: include? broken"]
+    end,
+    [Bloomc::BloomFilter, Bloomc::BlockedBloomFilter, Bloomc::CountingBloomFilter, Bloomc::SpectralBloomFilter,
+     Bloomc::BitwiseBloomFilter, Bloomc::StableBloomFilter, Bloomc::A2BloomFilter, Bloomc::ScalableBloomFilter,
+     Bloomc::CuckooFilter] => filter_works[->(obj) { keyless?(obj) }],
+    # and its timer starts and stops, where its ttl allows one
+    [Bloomc::ContinuousBloomFilter] => lambda do |desc, obj|
+      problems = filter_works[->(filter) { filter.ticks.zero? }].call(desc, obj)
+      next problems if obj.ttl < Bloomc::ContinuousBloomFilter::MIN_TIMER_TTL
+
+      harness = ContinuousHarness.new(desc, obj, ["probe"])
+      problems + with_quiet_threads { run_call(harness, :start_timer, CONTINUOUS_BLOOM_FILTER[:start_timer], [], {}, [:ok]) }
+    end
+  }.freeze
+
   CONSTRUCTORS = {
     Bloomc::BitField => [
       { params: [[:size_bf, 10]], expect: ->(a, _) { { size: a[0] } } }

@@ -3,33 +3,23 @@
 require "tmpdir"
 
 # The matrix runner: enumerates the public methods, builds every call of a
-# recipe, makes it and checks the outcome, the receiver's model and its
-# snapshot, and the timer threads; constructors likewise.
+# recipe or constructor form, makes it and checks the outcome, the
+# receiver's model and snapshot, the new object, and the timer threads.
 module BadInputMatrix
   module_function
 
-  # The public methods of a class or module, from the loaded code.
+  # The public methods of a class or module, from the loaded code: a
+  # class's own and those of every Bloomc class or module among its
+  # ancestors (Bloomc::Filter, the base of every filter kind, and the
+  # modules they include), less what the class undefines of them.
   def public_methods_of(mod)
-    if mod.is_a?(Class)
-      # A filter's shared methods are Bloomc::Filter's (ext/bloomc/filter.c).
-      names = mod.ancestors.take_while { |a| a != Object }.grep(Class).flat_map { |c| c.public_instance_methods(false) }
-      names &= mod.public_instance_methods
-      names |= Bloomc::Inspect.public_instance_methods(false) if mod.include?(Bloomc::Inspect)
-      names |= Bloomc::Batch.public_instance_methods(false) if mod.include?(Bloomc::Batch)
-      names |= Bloomc::Stats.public_instance_methods(false) if mod.include?(Bloomc::Stats)
-      names |= Bloomc::SetOps.public_instance_methods(false) if mod.include?(Bloomc::SetOps)
-      names |= Bloomc::Persistence.public_instance_methods(false) if mod.include?(Bloomc::Persistence)
-      names |= Bloomc::Metadata.public_instance_methods(false) if mod.include?(Bloomc::Metadata)
-      names |= Bloomc::Sizing.public_instance_methods(false) if mod.include?(Bloomc::Sizing)
-      names |= Bloomc::HashFunction.public_instance_methods(false) if mod.include?(Bloomc::HashFunction)
-      names |= Bloomc::Mapped.public_instance_methods(false) if mod.include?(Bloomc::Mapped)
-      names |= Bloomc::Pages.public_instance_methods(false) if mod.include?(Bloomc::Pages)
-      # Psych's hooks, which YAML calls with its own Coder (format_spec
-      # covers the round trip and the refusals).
-      names - %i[encode_with init_with]
-    else
-      mod.singleton_methods(false)
-    end
+    return mod.singleton_methods(false) unless mod.is_a?(Class)
+
+    ours = mod.ancestors.select { |ancestor| ancestor == mod || ancestor.name&.start_with?("Bloomc::") }
+    names = ours.flat_map { |ancestor| ancestor.public_instance_methods(false) }.uniq & mod.public_instance_methods
+    # Psych's hooks, which YAML calls with its own Coder (format_spec
+    # covers the round trip and the refusals).
+    names - %i[encode_with init_with]
   end
 
   # The receiver's snapshot and its metadata, which #== and so the
@@ -51,6 +41,20 @@ module BadInputMatrix
     text.size > 40 ? "#{text[0, 37]}..." : text
   end
 
+  # [args, kw, allowed] for each value of VALUES in one place of a call: at
+  # an index of args, at a keyword (a Symbol), or after args (nil); the
+  # block gives what the value must do.
+  def value_calls(args, kw, place)
+    BARE_VALUES.map do |value|
+      call = case place
+             when Integer then [args.dup.tap { |a| a[place] = value }, kw]
+             when nil then [args + [value], kw]
+             else [args, kw.merge(place => value)]
+             end
+      call << yield(value)
+    end
+  end
+
   # Every call of one recipe: [args, kw, allowed outcomes]. The valid call
   # first, then each value in each position of every arity, then one
   # argument too many.
@@ -67,23 +71,16 @@ module BadInputMatrix
       allowed = (allowed - [:ok] + refused).uniq if refused && allowed.include?(:ok)
       write ? (allowed - [:ok] + [FrozenError]).uniq : allowed
     end
+    rule = ->(kind) { ->(value) { adjust[outcome(kind, value, receiver)] } }
     calls = []
     base = recipe[:base] ? recipe[:base].call(receiver) : adjust[[:ok]]
     ((params.size - opt)..params.size).each do |argc|
-      calls << [defaults.first(argc), kw_defaults, base]
-      params.first(argc).each_with_index do |(kind, _), i|
-        VALUES.each do |_, value|
-          args = defaults.first(argc)
-          args[i] = value
-          calls << [args, kw_defaults, adjust[outcome(kind, value, receiver)]]
-        end
-      end
+      args = defaults.first(argc)
+      calls << [args, kw_defaults, base]
+      params.first(argc).each_with_index { |(kind, _), i| calls.concat(value_calls(args, kw_defaults, i, &rule[kind])) }
     end
-    kw_params.each do |key, (kind, _)|
-      VALUES.each { |_, value| calls << [defaults, kw_defaults.merge(key => value), adjust[outcome(kind, value, receiver)]] }
-    end
-    VALUES.each { |_, value| calls << [defaults + [value], kw_defaults, [ArgumentError]] }
-    calls
+    kw_params.each { |key, (kind, _)| calls.concat(value_calls(defaults, kw_defaults, key, &rule[kind])) }
+    calls.concat(value_calls(defaults, kw_defaults, nil) { [ArgumentError] })
   end
 
   def allowed?(allowed, error)
@@ -92,6 +89,23 @@ module BadInputMatrix
 
     allowed.include?(error.class) || (error.is_a?(Bloomc::Error) && (allowed - [:ok]).any?) ||
       (error.is_a?(SystemCallError) && allowed.include?(SystemCallError)) # Errno::* for paths
+  end
+
+  # [the block's result, nil] or [nil, what it raised], a signal or exit
+  # apart: NoMemoryError and friends are not StandardErrors.
+  def attempt
+    [yield, nil]
+  rescue SignalException, SystemExit
+    raise
+  rescue Exception => e # rubocop:disable Lint/RescueException
+    [nil, e]
+  end
+
+  def raise_problems(desc, allowed, error)
+    return [] if allowed?(allowed, error)
+
+    expected = allowed == [:ok] ? "success" : allowed.join(" or ")
+    ["#{desc} raised #{error.class} (#{error.message[0, 100]}), expected #{expected}"]
   end
 
   # Calls; returns the problems found.
@@ -105,24 +119,11 @@ module BadInputMatrix
     before = state_of(receiver)
     threads_before = timer_threads
     yielded = []
-    result = error = nil
-    begin
-      result = if recipe[:block]
-                 receiver.obj.public_send(name, *args, **kw) { |x| yielded << x }
-               else
-                 receiver.obj.public_send(name, *args, **kw)
-               end
-    rescue SignalException, SystemExit
-      raise
-    rescue Exception => e # rubocop:disable Lint/RescueException -- NoMemoryError and friends are not StandardErrors
-      error = e
-    end
+    block = recipe[:block] ? proc { |x| yielded << x } : nil
+    result, error = attempt { receiver.obj.public_send(name, *args, **kw, &block) }
     problems = []
     if error
-      unless allowed?(allowed, error)
-        expected = allowed == [:ok] ? "success" : allowed.join(" or ")
-        problems << "#{desc} raised #{error.class} (#{error.message[0, 100]}), expected #{expected}"
-      end
+      problems.concat(raise_problems(desc, allowed, error))
       problems << "#{desc} raised #{error.class} and changed the receiver" unless state_of(receiver) == before
     elsif !allowed.include?(:ok)
       problems << "#{desc} returned #{label_of(result)}, expected #{allowed.join(' or ')}"
@@ -138,7 +139,6 @@ module BadInputMatrix
       left.each(&:kill).each { |t| finished?(t) }
     end
     problems.concat(receiver.problems.map { |p| "after #{desc}: #{p}" })
-    problems
   end
 
   # After start_timer: a success must leave a live timer thread (waiting for
@@ -189,90 +189,65 @@ module BadInputMatrix
   # The continuous filters' timer threads alive now.
   def timer_threads = Thread.list.select { |t| t.name == "bloomc timer" && t.alive? }
 
-  # Checks a freshly made object against the arguments; returns problems.
+  # Checks a freshly made object against the arguments and its class's
+  # NEW_OBJECT_CHECKS; returns problems.
   def check_new(desc, obj, expect)
-    problems = []
-    expect.each do |attr, value|
+    problems = expect.filter_map do |attr, value|
       actual = obj.public_send(attr)
       next if actual.eql?(value) || (value.is_a?(Float) && value.nan? && actual.nan?)
 
-      problems << "#{desc}.#{attr} is #{label_of(actual)}, expected #{label_of(value)}"
+      "#{desc}.#{attr} is #{label_of(actual)}, expected #{label_of(value)}"
     end
-    case obj
-    when Bloomc::BitField, Bloomc::BitBucketField
-      problems << "#{desc} is not all zero" unless obj.total_set.zero? && obj.all?(&:zero?)
-    when Bloomc::BinaryFuseFilter
-      problems << "#{desc}: include? broken" unless obj.include_all(obj.size.zero? ? [] : ["k", 1]).all?
-    when Bloomc::BloomFilter, Bloomc::BlockedBloomFilter, Bloomc::CountingBloomFilter, Bloomc::SpectralBloomFilter, Bloomc::BitwiseBloomFilter,
-         Bloomc::StableBloomFilter, Bloomc::A2BloomFilter, Bloomc::ScalableBloomFilter, Bloomc::CuckooFilter
-      problems << "#{desc}: add/include? broken" unless obj.size.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
-    when Bloomc::ContinuousBloomFilter
-      problems << "#{desc}: add/include? broken" unless obj.ticks.zero? && obj.add("probe").equal?(obj) && obj.include?("probe")
-      if obj.ttl >= Bloomc::ContinuousBloomFilter::MIN_TIMER_TTL
-        harness = ContinuousHarness.new(desc, obj, ["probe"])
-        recipe = CONTINUOUS_BLOOM_FILTER[:start_timer]
-        problems.concat(with_quiet_threads { run_call(harness, :start_timer, recipe, [], {}, [:ok]) })
-      end
+    _, check = NEW_OBJECT_CHECKS.find { |classes, _| classes.any? { |klass| obj.is_a?(klass) } }
+    check ? problems.concat(check.call(desc, obj)) : problems
+  end
+
+  # What a constructor's rules see in place of a receiver (no form takes a
+  # position or a bucket value).
+  class NoReceiver
+    def size = 0
+    def max = 0
+  end
+
+  # The calls of one constructor form: the valid one, each value in each
+  # positional parameter (and, with short_forms, with the parameters after
+  # it left out), in each keyword, one positional argument too many and
+  # each keyword the form refuses.
+  def calls_for_new(form)
+    params = form.fetch(:params, [])
+    kw_params = form.fetch(:kw, {})
+    defaults = params.map(&:last)
+    kw_defaults = kw_params.transform_values(&:last)
+    rule = ->(kind) { ->(value) { outcome(kind, value, NoReceiver.new) } }
+    calls = [[defaults, kw_defaults, [:ok]]]
+    params.each_with_index do |(kind, _), i|
+      calls.concat(value_calls(defaults, kw_defaults, i, &rule[kind]))
+      next unless i < params.size - 1 && form[:short_forms]
+
+      calls.concat(value_calls(defaults.first(i + 1), kw_defaults, i) { [ArgumentError] })
     end
-    problems
+    kw_params.each { |key, (kind, _)| calls.concat(value_calls(defaults, kw_defaults, key, &rule[kind])) }
+    calls.concat(value_calls(defaults, kw_defaults, nil, &rule[form.fetch(:extra_positional, :never)]))
+    form.fetch(:extra_kw, {}).each { |key, kind| calls.concat(value_calls(defaults, kw_defaults, key, &rule[kind])) }
+    calls
   end
 
   # One constructor form: params and kw as in the recipes, plus expect:
   # ->(args, kw) { {attr => value} } for a success.
   def run_new(klass, form)
-    problems = []
-    params = form.fetch(:params, [])
-    kw_params = form.fetch(:kw, {})
-    defaults = params.map(&:last)
-    kw_defaults = kw_params.transform_values(&:last)
-    ctx = Struct.new(:size, :max).new(0, 0)
-    calls = [[defaults, kw_defaults, [:ok]]]
-    params.each_with_index do |(kind, _), i|
-      VALUES.each do |_, value|
-        args = defaults.dup
-        args[i] = value
-        calls << [args, kw_defaults, outcome(kind, value, ctx)]
-      end
-      # fewer arguments than the form needs
-      next unless i < params.size - 1 && form[:short_forms]
-
-      VALUES.each do |_, value|
-        args = defaults.first(i + 1)
-        args[i] = value
-        calls << [args, kw_defaults, [ArgumentError]]
-      end
-    end
-    kw_params.each do |key, (kind, _)|
-      VALUES.each { |_, value| calls << [defaults, kw_defaults.merge(key => value), outcome(kind, value, ctx)] }
-    end
-    extra = form.fetch(:extra_positional, :never)
-    VALUES.each { |_, value| calls << [defaults + [value], kw_defaults, outcome(extra, value, ctx)] }
-    form.fetch(:extra_kw, {}).each do |key, kind|
-      VALUES.each { |_, value| calls << [defaults, kw_defaults.merge(key => value), outcome(kind, value, ctx)] }
-    end
-
-    calls.each do |args, kw, allowed|
+    calls_for_new(form).flat_map do |args, kw, allowed|
       BadInputMatrix.calls += 1
       desc = describe_call(klass.name, :new, args, kw)
       threads_before = timer_threads
-      begin
-        obj = klass.new(*args, **kw)
-      rescue SignalException, SystemExit
-        raise
-      rescue Exception => e # rubocop:disable Lint/RescueException
-        unless allowed?(allowed, e)
-          expected = allowed == [:ok] ? "success" : allowed.join(" or ")
-          problems << "#{desc} raised #{e.class} (#{e.message[0, 100]}), expected #{expected}"
-        end
-        problems << "#{desc} raised and left a timer thread" unless (timer_threads - threads_before).empty?
-        next
+      obj, error = attempt { klass.new(*args, **kw) }
+      if error
+        raise_problems(desc, allowed, error) +
+          ((timer_threads - threads_before).empty? ? [] : ["#{desc} raised and left a timer thread"])
+      elsif !allowed.include?(:ok)
+        ["#{desc} made #{obj.inspect[0, 80]}, expected #{allowed.join(' or ')}"]
+      else
+        check_new(desc, obj, form[:expect].call(args, kw))
       end
-      unless allowed.include?(:ok)
-        problems << "#{desc} made #{obj.inspect[0, 80]}, expected #{allowed.join(' or ')}"
-        next
-      end
-      problems.concat(check_new(desc, obj, form[:expect].call(args, kw)))
     end
-    problems
   end
 end

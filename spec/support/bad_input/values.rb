@@ -16,9 +16,10 @@ module BadInputMatrix
   # documented maxima (NoMemoryError), and capacities whose m overflows a Float.
   HUGE_VALUES = [["2**56", 2**56], ["2**60", 2**60], ["1e308", 1e308], ["2**1100", 2**1100]].freeze
   VALUES = (BAD_VALUES + HUGE_VALUES).freeze
+  BARE_VALUES = VALUES.map(&:last).freeze # without their labels, in the same order
 
   # README's "Bad input" classes (and Bloomc::Error subclasses): the only
-  # exceptions any expected outcome below may name.
+  # exceptions any expected outcome may name.
   DOCUMENTED = [ArgumentError, TypeError, IndexError, RangeError, FrozenError, NoMemoryError,
                 Bloomc::UnsupportedError, SystemCallError].freeze
   NOMEM_BYTES = 2**44 # an allocation above this must fail (NoMemoryError), below it must succeed
