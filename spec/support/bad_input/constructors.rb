@@ -28,6 +28,16 @@ module BadInputMatrix
     end
   }.freeze
 
+  # What a form sized by capacity and error rate must report: the m and k
+  # that finder gives for them, and its keywords as given (attribute =>
+  # keyword where the names differ).
+  def self.sized_as(*same, finder: method(:find_m_k), **renamed)
+    lambda do |_, kw|
+      m, k = finder.call(kw[:capacity], kw[:error_rate])
+      { m: m, k: k, **kw.slice(*same), **renamed.transform_values { |key| kw[key] } }
+    end
+  end
+
   CONSTRUCTORS = {
     Bloomc::BitField => [
       { params: [[:size_bf, 10]], expect: ->(a, _) { { size: a[0] } } }
@@ -43,11 +53,7 @@ module BadInputMatrix
       { params: [[:bf_m, 64], [:k_ctor, 3]], kw: { seed: [:fnv_seed, 0], hash: %i[hash_name fnv1a] },
         expect: ->(a, kw) { { m: a[0], k: a[1], seed: 0, hash_function: kw[:hash] } } },
       { kw: { capacity: [:capacity_bf, 100], error_rate: [:error_ctor, 0.01], seed: [:seed, 5], hash: %i[hash_name murmur3] },
-        extra_positional: :must_be_nil,
-        expect: lambda { |_, kw|
-          m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
-          { m: m, k: k, seed: kw[:seed], hash_function: kw[:hash] }
-        } }
+        extra_positional: :must_be_nil, expect: sized_as(:seed, hash_function: :hash) }
     ],
     Bloomc::BlockedBloomFilter => [
       { params: [[:bf_m, 1024], [:k_ctor, 3]], short_forms: true,
@@ -55,11 +61,7 @@ module BadInputMatrix
         extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, hash: :murmur3_only, bogus: :never },
         expect: ->(a, kw) { { m: (a[0] + 511) / 512 * 512, k: a[1], seed: kw[:seed], size: 0 } } },
       { kw: { capacity: [:capacity_bf, 100], error_rate: [:error_ctor, 0.01], seed: [:seed, 5] },
-        extra_positional: :must_be_nil,
-        expect: lambda { |_, kw|
-          m, k = Bloomc::BlockedBloomFilter.find_m_k(kw[:capacity], kw[:error_rate])
-          { m: m, k: k, seed: kw[:seed] }
-        } }
+        extra_positional: :must_be_nil, expect: sized_as(:seed, finder: Bloomc::BlockedBloomFilter.method(:find_m_k)) }
     ],
     Bloomc::CountingBloomFilter => [
       { params: [[:cbf_m, 64], [:k_ctor, 3]], short_forms: true,
@@ -67,11 +69,7 @@ module BadInputMatrix
         extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, hash: :murmur3_either, bogus: :never },
         expect: ->(a, kw) { { m: a[0], k: a[1], width: kw[:width], seed: kw[:seed], saturated: 0 } } },
       { kw: { capacity: [:capacity_cbf, 100], error_rate: [:error_ctor, 0.01], width: [:width, 4], seed: [:seed, 5] },
-        extra_positional: :must_be_nil,
-        expect: lambda { |_, kw|
-          m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
-          { m: m, k: k, width: kw[:width], seed: kw[:seed] }
-        } }
+        extra_positional: :must_be_nil, expect: sized_as(:width, :seed) }
     ],
     Bloomc::SpectralBloomFilter => [
       { params: [[:cbf_m, 64], [:k_ctor, 3]], short_forms: true,
@@ -96,11 +94,7 @@ module BadInputMatrix
         extra_kw: { capacity: :must_be_nil, error_rate: :must_be_nil, bogus: :never },
         expect: ->(a, kw) { { m: a[0], k: a[1], width: kw[:width], seed: kw[:seed], levels: 1 } } },
       { kw: { capacity: [:capacity_cbf, 100], error_rate: [:error_ctor, 0.01], width: [:width, 4], seed: [:seed, 5] },
-        extra_positional: :must_be_nil,
-        expect: lambda { |_, kw|
-          m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
-          { m: m, k: k, width: kw[:width], seed: kw[:seed] }
-        } }
+        extra_positional: :must_be_nil, expect: sized_as(:width, :seed) }
     ],
     Bloomc::StableBloomFilter => [
       { params: [[:cells3_m, 64], [:k_ctor, 3], [:stable_d, 1]], short_forms: true,
@@ -174,11 +168,7 @@ module BadInputMatrix
         expect: ->(a, kw) { { m: a[0], k: a[1], ttl: a[2], seed: 0, hash_function: kw[:hash] } } },
       { kw: { capacity: [:capacity_cbf, 100], error_rate: [:error_ctor, 0.01], ttl: [:ttl, 0],
               seed: [:seed, 5], hash: %i[hash_name murmur3] },
-        extra_positional: :never,
-        expect: lambda { |_, kw|
-          m, k = BadInputMatrix.find_m_k(kw[:capacity], kw[:error_rate])
-          { m: m, k: k, ttl: kw[:ttl], seed: kw[:seed], hash_function: kw[:hash] }
-        } }
+        extra_positional: :never, expect: sized_as(:ttl, :seed, hash_function: :hash) }
     ]
   }.to_h do |klass, forms|
     # prefault: on every filter class's new (lib/bloomc/pages.rb).
