@@ -4,7 +4,7 @@ require "spec_helper"
 require "tmpdir"
 
 # The generated bad-input matrix; its tables and checks are in
-# spec/support/bad_input_matrix.rb.
+# spec/support/bad_input/ (spec/support/bad_input_matrix.rb loads them).
 RSpec.describe "Bad input matrix" do
   matrix = BadInputMatrix
 
@@ -31,7 +31,7 @@ RSpec.describe "Bad input matrix" do
         # save writes a file for every call: seconds per class
         it "#{label} raises only documented errors and leaves its receiver as it was", slow: name == :save do
           recipe = recipes[name]
-          raise "no recipe for #{mod}#{label}: add one to BadInputMatrix" unless recipe
+          raise "no recipe for #{mod}#{label}: add one to its table in spec/support/bad_input/" unless recipe
 
           problems = []
           matrix.with_quiet_threads do
