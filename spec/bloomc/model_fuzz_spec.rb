@@ -3,7 +3,7 @@
 require "spec_helper"
 
 # Random operations against simple Ruby reference models, from fixed seeds
-# (the fuzzers: spec/support/model_fuzz.rb); rerun one seed with
+# (the fuzzers: spec/support/model_fuzz/, one file each); rerun one seed with
 #   FUZZ_SEEDS=3 bundle exec rspec spec/bloomc/model_fuzz_spec.rb -e "seed 3"
 RSpec.describe "Model fuzz" do
   ModelFuzz::SEEDS.each do |seed|
