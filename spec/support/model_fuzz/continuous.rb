@@ -1,14 +1,25 @@
 # frozen_string_literal: true
 
-# ContinuousFuzz: ContinuousBloomFilter against the tick of each key's last add.
 module ModelFuzz
   # ContinuousBloomFilter with ttl 0, ticked by inc_time_slot, against a Hash
   # of key => tick of its last add; for seed 0 also against its exact buckets
   # (a Hash position => slot of the non-empty ones).
   class ContinuousFuzz < Fuzzer
     include Copies
+    include FilterOps
 
     Inst = Struct.new(:obj, :last_add, :ticks, :quiet_since, :exact)
+
+    steps op_add: 30, op_include_live: 22, op_include_any: 8, op_tick: 16, op_quiet: 3, op_dup: 5, op_freeze: 2,
+          op_frozen_write: 4, op_bad_key: 5, op_check: 5
+    BAD_KEY_CALLS = %i[add << include? []].freeze
+    FROZEN_WRITES = {
+      "add" => ->(f, _, key, _) { f.add(key) },
+      "<<" => ->(f, _, key, _) { f << key },
+      "inc_time_slot" => ->(f, _, _, _) { f.inc_time_slot },
+      "buckets[]=" => ->(f, _, _, pos) { f.buckets[pos] = 0 },
+      "buckets.inc" => ->(f, _, _, pos) { f.buckets.inc(pos) }
+    }.freeze
 
     def initialize(name, seed, large:, ops: OPS)
       super(name, seed, ops)
@@ -30,19 +41,12 @@ module ModelFuzz
     def live_slots(ticks) = ([ticks - 2, 0].max..ticks).map { |t| slot(t) }
     def positions(f, key) = Bloomc::BloomHelper.multi_hash(key, f.k, f.m, hash: f.hash_function)
 
-    def step
-      case rng.rand(100)
-      when 0...30 then op_add
-      when 30...52 then op_include_live
-      when 52...60 then op_include_any
-      when 60...76 then op_tick
-      when 76...79 then op_quiet
-      when 79...84 then op_dup
-      when 84...86 then op_freeze
-      when 86...90 then op_frozen_write
-      when 90...95 then op_bad_key
-      else full_check(pick(@insts))
-      end
+    def unchanged?(inst) = inst.obj.ticks == inst.ticks
+
+    def same_contents?(copy, inst)
+      original = inst.obj
+      %i[m k ttl seed hash_function ticks].all? { |a| copy.public_send(a) == original.public_send(a) } &&
+        copy.buckets == original.buckets && !copy.timer_running?
     end
 
     def op_add
@@ -154,46 +158,6 @@ module ModelFuzz
       text = buckets.to_s(2)
       stale = ((1..15).to_a - live_slots(inst.ticks)).select { |v| text.include?(format("%04b", v)) }
       check(stale.empty?) { "buckets hold slots #{stale} at tick #{inst.ticks} (live #{live_slots(inst.ticks)})" }
-    end
-
-    def op_dup
-      inst = pick(@insts)
-      via = pick(%i[dup clone])
-      log via, @insts.index(inst)
-      f = inst.obj
-      copy = f.public_send(via)
-      check(!copy.equal?(f) && copy == f && copy.eql?(f) && copy.hash == f.hash) { "#{via} is not equal to its original" }
-      same = %i[m k ttl seed hash_function ticks].all? { |a| copy.public_send(a) == f.public_send(a) }
-      check(same && copy.buckets == f.buckets) { "#{via} differs from its original" }
-      check(copy.frozen? == (via == :clone && f.frozen?) && !copy.timer_running?) { "#{via} has frozen? #{copy.frozen?}" }
-      add_instance(Inst.new(copy, inst.last_add.dup, inst.ticks, inst.quiet_since, inst.exact&.dup))
-    end
-
-    def op_frozen_write
-      inst = pick(frozen_insts) or return
-      f = inst.obj
-      before = f.dup
-      key = pick(@pool)
-      pos = rng.rand(f.m)
-      log :frozen_write, @insts.index(inst), key, pos
-      expect_raise([FrozenError], "add on a frozen filter") { f.add(key) }
-      expect_raise([FrozenError], "<< on a frozen filter") { f << key }
-      expect_raise([FrozenError], "inc_time_slot on a frozen filter") { f.inc_time_slot }
-      expect_raise([FrozenError], "buckets[]= on a frozen filter") { f.buckets[pos] = 0 }
-      expect_raise([FrozenError], "buckets.inc on a frozen filter") { f.buckets.inc(pos) }
-      check(f == before && f.ticks == inst.ticks) { "a refused write changed a frozen filter" }
-      full_check(inst)
-    end
-
-    def op_bad_key
-      inst = pick(@insts)
-      bad = pick(BAD_KEYS)
-      via = pick(%i[add << include? []])
-      log via, @insts.index(inst), bad
-      before = inst.obj.dup
-      allowed = %i[add <<].include?(via) && inst.obj.frozen? ? [FrozenError, TypeError] : [TypeError]
-      expect_raise(allowed, "#{via}(#{show(bad)})") { inst.obj.public_send(via, bad) }
-      check(inst.obj == before && inst.obj.ticks == inst.ticks) { "#{via}(#{show(bad)}) raised but changed the filter" }
     end
 
     def full_check(inst)

@@ -1,6 +1,5 @@
 # frozen_string_literal: true
 
-# FieldFuzz: BitField and BitBucketField against an Array.
 module ModelFuzz
   # BitField and BitBucketField against an Array of their values.
   class FieldFuzz < Fuzzer
@@ -8,9 +7,24 @@ module ModelFuzz
 
     Inst = Struct.new(:obj, :model)
 
+    steps op_write: 35, op_read: 25, op_whole: 7, op_bad_position: 8, op_bad_value: 5, op_dup: 5, op_freeze: 3,
+          op_frozen_write: 4, op_compare: 4, op_check: 4
+    # What the two fields take and refuse: the writes (inc and dec twice as
+    # often), the reads, the calls that take a value and the value they
+    # write when the position is what is wrong, the values out of range, and
+    # what a value of another type raises.
+    KINDS = {
+      bits: { writes: %i[[]= set unset], reads: %i[[] get include? zero?], valued: %i[[]=], harmless: 1,
+              out_of_range: ->(_max) { [2, -1, 2**64, *(NON_INTEGERS - [true])] }, wrong_type: [ArgumentError, TypeError] },
+      buckets: { writes: %i[[]= set inc dec inc dec], reads: %i[[] get zero?], valued: %i[[]= set], harmless: 0,
+                 out_of_range: ->(max) { [max + 1, -1, 2**64, -(2**64), 2**32, *NON_INTEGERS] }, wrong_type: [TypeError] }
+    }.freeze
+    BITS = { true => 1, false => 0 }.freeze # what a BitField stores for true and false
+
     def initialize(name, seed, buckets:, ops: OPS)
       super(name, seed, ops)
       @buckets = buckets
+      @kind = KINDS.fetch(buckets ? :buckets : :bits)
     end
 
     def setup
@@ -37,26 +51,14 @@ module ModelFuzz
       @buckets ? pick([0, 1, @max, @max - 1, rng.rand(0..@max)].map { |v| v.clamp(0, @max) }) : pick([0, 1, true, false])
     end
 
-    def step
-      case rng.rand(100)
-      when 0...35 then op_write
-      when 35...60 then op_read
-      when 60...67 then op_whole
-      when 67...75 then op_bad_position
-      when 75...80 then op_bad_value
-      when 80...85 then op_dup
-      when 85...88 then op_freeze
-      when 88...92 then op_frozen_write
-      when 92...96 then op_compare
-      else full_check(pick(@insts))
-      end
-    end
+    # A call at pos, with the harmless value where it takes one.
+    def call_args(via, pos) = @kind[:valued].include?(via) ? [pos, @kind[:harmless]] : [pos]
 
-    def write_ops = @buckets ? %i[[]= set inc dec inc dec] : %i[[]= set unset]
+    def same_contents?(copy, inst) = copy.to_a == inst.model && copy.size == size
 
     def op_write
       inst = pick(writable)
-      via = pick(write_ops)
+      via = pick(@kind[:writes])
       pos = position
       f = inst.obj
       m = inst.model
@@ -70,7 +72,7 @@ module ModelFuzz
           v = value
           log via, @insts.index(inst), pos, v
           check(f.public_send(via, pos, v).equal?(v)) { "#{via} did not return its value" }
-          m[pos] = [true, 1].include?(v) ? 1 : (v == false ? 0 : v)
+          m[pos] = BITS.fetch(v, v)
         end
       when :unset
         log :unset, @insts.index(inst), pos
@@ -88,7 +90,7 @@ module ModelFuzz
     def op_read
       inst = pick(@insts)
       pos = position
-      via = pick(@buckets ? %i[[] get zero?] : %i[[] get include? zero?])
+      via = pick(@kind[:reads])
       log via, @insts.index(inst), pos
       result = inst.obj.public_send(via, pos)
       v = inst.model[pos]
@@ -139,11 +141,11 @@ module ModelFuzz
     def op_bad_position
       inst = pick(@insts)
       pos = bad_position
-      via = pick(@buckets ? %i[[] get zero? []= set inc dec] : %i[[] get include? zero? []= set unset])
-      args = %i[[]= set].include?(via) && (@buckets || via == :[]=) ? [pos, @buckets ? 0 : 1] : [pos]
+      via = pick(@kind[:reads] + @kind[:writes].uniq)
+      args = call_args(via, pos)
       log via, @insts.index(inst), *args
       reason = pos.is_a?(Integer) ? IndexError : TypeError
-      write = %i[[]= set unset inc dec].include?(via)
+      write = @kind[:writes].include?(via)
       allowed = write && inst.obj.frozen? ? [FrozenError, reason] : [reason]
       before = inst.obj.dup
       expect_raise(allowed, "#{via}(#{args.map { |a| show(a) }.join(', ')})") { inst.obj.public_send(via, *args) }
@@ -153,40 +155,24 @@ module ModelFuzz
     def op_bad_value
       inst = pick(@insts)
       pos = rng.rand(size)
-      v = if @buckets
-            pick([@max + 1, -1, 2**64, -(2**64), 2**32, *NON_INTEGERS])
-          else
-            pick([2, -1, 2**64, *(NON_INTEGERS - [true])])
-          end
-      via = @buckets ? pick(%i[[]= set]) : :[]=
+      v = pick(@kind[:out_of_range].call(@max))
+      valued = @kind[:valued]
+      via = valued.size == 1 ? valued.first : pick(valued) # no draw where there is no choice
       log via, @insts.index(inst), pos, v
       # README: ArgumentError for out-of-range bucket values, TypeError for
       # non-Integers; the BitField call-seq: ArgumentError for any other value.
-      allowed = if v.is_a?(Integer) || !@buckets then [ArgumentError] + (v.is_a?(Integer) ? [] : [TypeError])
-                else [TypeError]
-                end
+      allowed = v.is_a?(Integer) ? [ArgumentError] : @kind[:wrong_type]
       allowed += [FrozenError] if inst.obj.frozen?
       before = inst.obj.dup
       expect_raise(allowed, "#{via}(#{pos}, #{show(v)})") { inst.obj.public_send(via, pos, v) }
       check(inst.obj == before && inst.obj.to_a == inst.model) { "a refused #{via}(#{pos}, #{show(v)}) changed the field" }
     end
 
-    def op_dup
-      inst = pick(@insts)
-      via = pick(%i[dup clone])
-      log via, @insts.index(inst)
-      copy = inst.obj.public_send(via)
-      check(!copy.equal?(inst.obj) && copy == inst.obj && copy.eql?(inst.obj) && copy.hash == inst.obj.hash) { "#{via} is not equal to its original" }
-      check(copy.to_a == inst.model && copy.size == size) { "#{via} has other values than its original" }
-      check(copy.frozen? == (via == :clone && inst.obj.frozen?)) { "#{via} has frozen? #{copy.frozen?}" }
-      add_instance(Inst.new(copy, inst.model.dup))
-    end
-
     def op_frozen_write
       inst = pick(frozen_insts) or return
       pos = rng.rand(size)
-      via = pick(write_ops)
-      args = %i[[]= set].include?(via) && (@buckets || via == :[]=) ? [pos, @buckets ? 0 : 1] : [pos]
+      via = pick(@kind[:writes])
+      args = call_args(via, pos)
       log :frozen, via, @insts.index(inst), *args
       expect_raise([FrozenError], "#{via} on a frozen field") { inst.obj.public_send(via, *args) }
       full_check(inst)
@@ -208,7 +194,5 @@ module ModelFuzz
       check(f.total_set == inst.model.count(&:positive?)) { "total_set #{f.total_set} != model #{inst.model.count(&:positive?)}" }
       check(f.to_s == rendered(inst.model, 2)) { "to_s #{f.to_s.inspect} != #{rendered(inst.model, 2).inspect}" }
     end
-
-    def final_check = @insts.each { |inst| full_check(inst) }
   end
 end

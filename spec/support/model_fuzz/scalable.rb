@@ -1,6 +1,5 @@
 # frozen_string_literal: true
 
-# ScalableFuzz: ScalableBloomFilter against its keys and its layer schedule.
 module ModelFuzz
   # ScalableBloomFilter against a Set of its keys: no false negative, add?
   # nil for every key it holds, size the adds, and its layers as the
@@ -12,8 +11,28 @@ module ModelFuzz
   # capacities and the sum of their counts are checked, until a clear.
   class ScalableFuzz < Fuzzer
     include Copies
+    include KeptKeys
+    include FilterOps
 
-    Inst = Struct.new(:obj, :keys, :count, :merged)
+    Inst = Struct.new(:obj, :keys, :adds, :merged)
+
+    steps op_add: 35, op_include: 23, op_batch: 10, op_dup: 5, op_freeze: 2, op_frozen_write: 3, op_bad_key: 5,
+          op_merge: 2, op_dump: 5, op_clear: 1, op_check: 9
+    BAD_KEY_CALLS = %i[add << add? include? [] add_all add_new].freeze
+    FROZEN_WRITES = {
+      "add" => ->(f, _, key) { f.add(key) },
+      "<<" => ->(f, _, key) { f << key },
+      "add?" => ->(f, _, key) { f.add?(key) },
+      "add_new" => ->(f, _, key) { f.add_new([key]) },
+      "merge!" => ->(f, before, _) { f.merge!(before) },
+      "clear" => ->(f, _, _) { f.clear }
+    }.freeze
+    # The ways a filter is copied through a file format: each must load back equal.
+    LOADS = {
+      dump: ->(f) { Bloomc.load(f.dump) },
+      compressed: ->(f) { Bloomc::ScalableBloomFilter.load(f.dump(compress: true)) },
+      Marshal: ->(f) { Marshal.load(Marshal.dump(f)) }
+    }.freeze
 
     def setup
       kw = { error_rate: pick([0.2, 0.05, 0.01]), initial_capacity: rng.rand(1..6), growth: pick([1.25, 1.5, 2, 3]),
@@ -25,23 +44,10 @@ module ModelFuzz
       @pool = key_pool(300)
     end
 
-    def step
-      case rng.rand(100)
-      when 0...35 then op_add
-      when 35...58 then op_include
-      when 58...68 then op_batch
-      when 68...73 then op_dup
-      when 73...75 then op_freeze
-      when 75...78 then op_frozen_write
-      when 78...83 then op_bad_key
-      when 83...85 then op_merge
-      when 85...90 then op_dump
-      when 90...91 then op_clear
-      else full_check(pick(@insts))
-      end
-    end
-
-    def held?(inst, key) = inst.keys.key?(FilterKey.id(key))
+    def unchanged?(inst) = inst.obj.size == inst.adds
+    # Its writes take a key, none a position.
+    def frozen_write_args(_inst) = [pick(@pool)]
+    def same_contents?(copy, inst) = copy.layers == inst.obj.layers && copy.size == inst.obj.size
 
     # A CapacityError is right only when the keys new to the filter are
     # more than it has room for (its newest layer's and the layers it may
@@ -81,21 +87,11 @@ module ModelFuzz
       end
       check(!held || fresh.zero?) { "#{via} of #{show(key)}, which it holds, counted it as new" }
       check(fresh.between?(0, 1)) { "one add counted #{fresh} new keys" }
-      inst.count += 1
+      inst.adds += 1
       inst.keys[FilterKey.id(key)] = key
       check(f.include?(key)) { "false negative right after adding #{show(key)}" }
-      check(f.size == inst.count) { "size #{f.size} after #{inst.count} adds" }
+      check(f.size == inst.adds) { "size #{f.size} after #{inst.adds} adds" }
       check_layers(inst)
-    end
-
-    def op_include
-      inst = pick(@insts)
-      key = !inst.keys.empty? && rng.rand(2).zero? ? pick(inst.keys.values) : pick(@pool)
-      via = pick(%i[include? []])
-      log via, @insts.index(inst), key
-      result = inst.obj.public_send(via, key)
-      check([true, false].include?(result)) { "#{via} returned #{result.inspect}" }
-      check(result || !held?(inst, key)) { "false negative for #{show(key)}" }
     end
 
     def op_batch
@@ -134,51 +130,10 @@ module ModelFuzz
         check(result.equal?(f)) { "add_all did not return self" }
       end
       keys.each { |key| inst.keys[FilterKey.id(key)] = key }
-      inst.count += keys.size
-      check(f.size == inst.count) { "size #{f.size} after #{inst.count} adds" }
+      inst.adds += keys.size
+      check(f.size == inst.adds) { "size #{f.size} after #{inst.adds} adds" }
       check(keys.all? { |key| f.include?(key) }) { "false negative right after #{via}" }
       check_layers(inst)
-    end
-
-    def op_dup
-      inst = pick(@insts)
-      via = pick(%i[dup clone])
-      log via, @insts.index(inst)
-      f = inst.obj
-      copy = f.public_send(via)
-      check(!copy.equal?(f) && copy == f && copy.eql?(f) && copy.hash == f.hash) { "#{via} is not equal to its original" }
-      check(copy.layers == f.layers && copy.size == f.size) { "#{via} has other layers than its original" }
-      check(copy.frozen? == (via == :clone && f.frozen?)) { "#{via} of a #{f.frozen? ? 'frozen' : 'live'} filter has frozen? #{copy.frozen?}" }
-      add_instance(Inst.new(copy, inst.keys.dup, inst.count, inst.merged))
-    end
-
-    def op_frozen_write
-      inst = pick(frozen_insts) or return
-      f = inst.obj
-      before = f.dup
-      key = pick(@pool)
-      log :frozen_write, @insts.index(inst), key
-      expect_raise([FrozenError], "add on a frozen filter") { f.add(key) }
-      expect_raise([FrozenError], "<< on a frozen filter") { f << key }
-      expect_raise([FrozenError], "add? on a frozen filter") { f.add?(key) }
-      expect_raise([FrozenError], "add_new on a frozen filter") { f.add_new([key]) }
-      expect_raise([FrozenError], "merge! on a frozen filter") { f.merge!(before) }
-      expect_raise([FrozenError], "clear on a frozen filter") { f.clear }
-      check(f == before) { "a refused write changed a frozen filter" }
-      full_check(inst)
-    end
-
-    def op_bad_key
-      inst = pick(@insts)
-      bad = pick(BAD_KEYS)
-      via = pick(%i[add << add? include? [] add_all add_new])
-      arg = %i[add_all add_new].include?(via) ? [pick(@pool), bad] : bad
-      log via, @insts.index(inst), arg
-      before = inst.obj.dup
-      write = !%i[include? []].include?(via)
-      allowed = write && inst.obj.frozen? ? [FrozenError, TypeError] : [TypeError]
-      expect_raise(allowed, "#{via}(#{show(arg)})") { inst.obj.public_send(via, arg) }
-      check(inst.obj == before && inst.obj.size == inst.count) { "#{via}(#{show(arg)}) raised but changed the filter" }
     end
 
     # A union with another instance (a copy of the same parameters, or
@@ -190,29 +145,31 @@ module ModelFuzz
       other = pick(@insts)
       log via, @insts.index(inst), @insts.index(other)
       keys = inst.keys.merge(other.keys)
-      count = inst.count + other.count
+      adds = inst.adds + other.adds
       result = inst.obj.public_send(via, other.obj)
       check(via == :| ? result.instance_of?(Bloomc::ScalableBloomFilter) && !result.equal?(inst.obj) : result.equal?(inst.obj)) do
         "#{via} returned #{result.inspect[0, 60]}"
       end
-      merged = Inst.new(result, keys, count, true)
-      via == :| ? add_instance(merged) : (inst.keys, inst.count, inst.merged = keys, count, true)
+      merged = Inst.new(result, keys, adds, true)
+      if via == :|
+        add_instance(merged)
+      else
+        inst.keys = keys
+        inst.adds = adds
+        inst.merged = true
+      end
       full_check(merged)
       expect_raise([Bloomc::UnsupportedError], "&") { inst.obj & other.obj }
     end
 
     def op_dump
       inst = pick(@insts)
-      via = pick(%i[dump compressed Marshal])
+      via = pick(LOADS.keys)
       log via, @insts.index(inst)
       f = inst.obj
-      copy = case via
-             when :dump then Bloomc.load(f.dump)
-             when :compressed then Bloomc::ScalableBloomFilter.load(f.dump(compress: true))
-             else Marshal.load(Marshal.dump(f))
-             end
+      copy = LOADS.fetch(via).call(f)
       check(copy == f && copy.layers == f.layers && !copy.frozen?) { "#{via} does not load back equal" }
-      add_instance(Inst.new(copy, inst.keys.dup, inst.count, inst.merged))
+      add_instance(copied(inst, copy))
     end
 
     def op_clear
@@ -220,7 +177,7 @@ module ModelFuzz
       log :clear, @insts.index(inst)
       check(inst.obj.clear.equal?(inst.obj)) { "clear did not return self" }
       inst.keys = {}
-      inst.count = 0
+      inst.adds = 0
       inst.merged = false
       check(inst.obj.layers.size == 1 && inst.obj.empty? && inst.obj.distinct_count.zero?) { "clear left #{inst.obj.inspect}" }
       full_check(inst)
@@ -252,11 +209,8 @@ module ModelFuzz
     end
 
     def full_check(inst)
-      f = inst.obj
-      check(f.size == inst.count) { "size #{f.size} != #{inst.count} adds" }
-      missing = inst.keys.values.reject { |key| f.include?(key) }
-      check(missing.empty?) { "false negatives: #{missing.first(5).map { |k| show(k) }.join(', ')}" }
-      check(f.all_include?(inst.keys.values)) { "all_include? misses a key include? finds" }
+      check_kept(inst)
+      check(inst.obj.all_include?(inst.keys.values)) { "all_include? misses a key include? finds" }
       check_layers(inst)
     end
 
