@@ -20,6 +20,7 @@
 # recipes_*.rb tables (how to call each method), receivers.rb,
 # constructors.rb, and engine.rb (the runner).
 require_relative "filter_key"
+require_relative "crc32c_reference"
 require_relative "bad_input/values"
 require_relative "bad_input/references"
 require_relative "bad_input/outcomes"
