@@ -3,6 +3,7 @@
 # The constructor forms of each class: params and kw as in the recipes,
 # the keywords a form refuses, and what a new object must report.
 module BadInputMatrix
+  # fresh: how a new filter of the class shows it holds nothing yet.
   filter_works = lambda do |fresh|
     ->(desc, obj) { fresh.call(obj) && obj.add("probe").equal?(obj) && obj.include?("probe") ? [] : ["#{desc}: add/include? broken"] }
   end

@@ -7,13 +7,15 @@ module BadInputMatrix
     [name, { params: [[:string, "abc"]], ok: ->(_, a, _, r, _) { r == BadInputMatrix.fnv(name, a[0]) } }]
   end.freeze
 
-  digest_int = ->(a) { Bloomc::Murmur3.digest128(*a).unpack("Q<Q<").then { |lo, hi| lo + (hi << 64) } }
+  # hash128 and digest128 are one 128-bit value, as an Integer and as its
+  # 16 little-endian bytes.
+  as_integer = ->(digest) { digest.unpack("Q<Q<").then { |lo, hi| lo + (hi << 64) } }
+  key_and_seed = [[:string, "abcde"], [:seed, 0xdeadbeef]]
   MURMUR3 = {
-    hash32: { params: [[:string, "abcde"], [:seed, 0xdeadbeef]], opt: 1,
-              ok: ->(_, a, _, r, _) { r == BadInputMatrix.murmur3_32(a[0], a.fetch(1, 0)) } },
-    hash128: { params: [[:string, "abcde"], [:seed, 0xdeadbeef]], opt: 1, ok: ->(_, a, _, r, _) { r == digest_int[a] } },
-    digest128: { params: [[:string, "abcde"], [:seed, 0xdeadbeef]], opt: 1,
-                 ok: ->(_, a, _, r, _) { r.encoding == Encoding::BINARY && r.bytesize == 16 && r.unpack("Q<Q<").then { |lo, hi| lo + (hi << 64) } == Bloomc::Murmur3.hash128(*a) } }
+    hash32: { params: key_and_seed, opt: 1, ok: ->(_, a, _, r, _) { r == BadInputMatrix.murmur3_32(a[0], a.fetch(1, 0)) } },
+    hash128: { params: key_and_seed, opt: 1, ok: ->(_, a, _, r, _) { r == as_integer[Bloomc::Murmur3.digest128(*a)] } },
+    digest128: { params: key_and_seed, opt: 1,
+                 ok: ->(_, a, _, r, _) { r.encoding == Encoding::BINARY && r.bytesize == 16 && as_integer[r] == Bloomc::Murmur3.hash128(*a) } }
   }.freeze
 
   CRC32C = {

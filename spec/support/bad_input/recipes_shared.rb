@@ -10,7 +10,10 @@ module BadInputMatrix
   # parameters; write: the method writes (FrozenError on a frozen receiver);
   # block: pass a block and check what it saw; ok: ->(h, args, kw, result,
   # yielded) checking a successful call against the model (and updating it),
-  # returning true or a description of the mismatch.
+  # returning true or a description of the mismatch. Rarer: base, ->(h) {
+  # what the valid call must do } where that is not success; refuse, ->(h)
+  # { errors the receiver gives any call it would accept }; in_tmpdir, run
+  # each call in an empty directory of its own.
 
   # Whether a filter holds no keys. Not empty?, which asks whether its
   # cells are all clear, though RuboCop takes the two for one.
@@ -98,11 +101,12 @@ module BadInputMatrix
   # with itself keeps every key; clear forgets them all.
   TWIN = [:same_filter, ->(h) { h.obj.dup }].freeze
   found_all = ->(h, r) { h.model_keys.all? { |key| r.include?(key) } || "lost keys: #{h.model_keys.reject { |key| r.include?(key) }}" }
+  new_with_every_key = lambda do |h, _, _, r, _|
+    r.instance_of?(h.obj.class) && !r.equal?(h.obj) ? found_all[h, r] : "not a new #{h.obj.class}"
+  end
   SET_OPS = {
-    "|": { params: [TWIN],
-           ok: ->(h, _, _, r, _) { r.instance_of?(h.obj.class) && !r.equal?(h.obj) ? found_all[h, r] : "not a new #{h.obj.class}" } },
-    "&": { params: [TWIN],
-           ok: ->(h, _, _, r, _) { r.instance_of?(h.obj.class) && !r.equal?(h.obj) ? found_all[h, r] : "not a new #{h.obj.class}" } },
+    "|": { params: [TWIN], ok: new_with_every_key },
+    "&": { params: [TWIN], ok: new_with_every_key },
     merge!: { params: [TWIN], write: true,
               ok: ->(h, _, _, r, _) { h.merged_with_itself; r.equal?(h.obj) } },
     clear: { write: true, ok: ->(h, _, _, r, _) { h.cleared; r.equal?(h.obj) && h.obj.empty? } },
