@@ -1,9 +1,10 @@
 # frozen_string_literal: true
 
-# The fuzzers' engine: seeds and sizes, the Fuzzer base class (the run,
-# the operation log a failure shows, checks, random keys) and Copies, for
-# fuzzers that follow several instances of one object through dup, clone
-# and freeze.
+# The fuzzers' engine: seeds and sizes; the Fuzzer base class (the run,
+# each operation drawn from the fuzzer's steps table, the operation log a
+# failure shows, checks, random keys); Copies, for fuzzers that follow
+# several instances of one object through dup, clone and freeze; and the
+# operations the filters' fuzzers share (KeptKeys, FilterOps).
 module ModelFuzz
   SEEDS = (ENV["FUZZ_SEEDS"] || "1,2,3,4,5").split(",").map { |s| Integer(s) }.freeze
   OPS = Integer(ENV.fetch("FUZZ_OPS", "3000"))
