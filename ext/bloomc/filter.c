@@ -77,6 +77,9 @@ void bloomc_filter_free(void *ptr)
 
 static size_t alignment(const bloomc_kind *kind) { return kind->alignment ? kind->alignment : 1; }
 
+/* The bytes of the core that setups, copies and loads replace. */
+static size_t state_size(const bloomc_kind *kind) { return kind->state_size ? kind->state_size : kind->core_size; }
+
 /* A mapped filter's cells are the kernel's page cache, not this process's
  * heap: only the struct counts. */
 size_t bloomc_filter_memsize(const void *ptr)
@@ -154,7 +157,7 @@ static void adopt(bloomc_filter *f, const void *core, void *allocation, size_t a
                   int committed)
 {
     cells_free(f->allocation, f->allocation_bytes);
-    memcpy(f->core, core, f->kind->core_size);
+    memcpy(f->core, core, state_size(f->kind));
     f->allocation = allocation;
     f->allocation_bytes = allocation_bytes;
     f->committed = committed;
@@ -240,13 +243,44 @@ void bloomc_filter_prefault_for_batch(bloomc_filter *f, size_t nkeys)
     if (1.0 - exp(-(double)nkeys * per_key / pages) >= PREFAULT_FRACTION) bloomc_filter_commit(f);
 }
 
+/* A filter as what reads it whole sees it: its core and cells, or, for a
+ * mapped reader of a kind with a snapshot hook, a copy of both taken at one
+ * instant into buf (which release frees; the GC does, if anything raises
+ * first). */
+typedef struct {
+    const void *core;
+    const uint8_t *body;
+    VALUE buf;
+} view;
+
+static view view_of(bloomc_filter *f)
+{
+    const bloomc_kind *kind = f->kind;
+    view v = {f->core, f->body, 0};
+    if (!kind->snapshot || !f->map.base || f->map.writable) return v;
+    size_t core_bytes = (kind->core_size + 15) & ~(size_t)15;
+    uint8_t *copy = rb_alloc_tmp_buffer(&v.buf, (long)(core_bytes + alignment(kind) - 1 + f->body_bytes));
+    uint8_t *cells = aligned(copy + core_bytes, kind);
+    kind->snapshot(f->core, &f->map, copy, cells);
+    v.core = copy;
+    v.body = cells;
+    return v;
+}
+
+static void release(view *v)
+{
+    if (v->buf) rb_free_tmp_buffer(&v->buf);
+}
+
 /* :nodoc: deep copy for dup and clone. */
 static VALUE filter_initialize_copy(VALUE self, VALUE orig)
 {
     if (self == orig) return rb_check_frozen(self), self;
     bloomc_filter *f = bloomc_filter_replaceable(self, object(self)->kind);
-    const bloomc_filter *src = same_kind(orig, f);
-    bloomc_filter_install(self, src->core, src->body_bytes, src->body, src->body_bytes);
+    bloomc_filter *src = same_kind(orig, f);
+    view v = view_of(src);
+    bloomc_filter_install(self, v.core, src->body_bytes, v.body, src->body_bytes);
+    release(&v);
     return self;
 }
 
@@ -256,19 +290,19 @@ typedef struct {
     int n;
 } fields_t;
 
-static fields_t saved_fields(const bloomc_filter *f)
+static fields_t saved_fields(const bloomc_kind *kind, const void *core)
 {
     fields_t out;
-    f->kind->save(f->core, out.v);
-    out.n = f->kind->nfields_in ? f->kind->nfields_in(out.v) : f->kind->nfields;
+    kind->save(core, out.v);
+    out.n = kind->nfields_in ? kind->nfields_in(out.v) : kind->nfields;
     return out;
 }
 
 /* The fields == compares. */
-static fields_t compared_fields(const bloomc_filter *f)
+static fields_t compared_fields(const bloomc_kind *kind, const void *core)
 {
-    fields_t out = saved_fields(f);
-    if (f->kind->equal_fields) out.n = f->kind->equal_fields;
+    fields_t out = saved_fields(kind, core);
+    if (kind->equal_fields) out.n = kind->equal_fields;
     return out;
 }
 
@@ -284,10 +318,14 @@ static VALUE filter_equal(VALUE self, VALUE other)
     if (self == other) return Qtrue;
     bloomc_filter *f = bloomc_filter_get(self);
     if (!rb_typeddata_is_kind_of(other, &f->kind->type)) return Qfalse;
-    const bloomc_filter *o = bloomc_filter_get(other);
-    fields_t a = compared_fields(f), b = compared_fields(o);
-    return RBOOL(a.n == b.n && memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)a.n) == 0 && f->body_bytes == o->body_bytes &&
-                 memcmp(f->body, o->body, f->body_bytes) == 0);
+    bloomc_filter *o = bloomc_filter_get(other);
+    view x = view_of(f), y = view_of(o);
+    fields_t a = compared_fields(f->kind, x.core), b = compared_fields(o->kind, y.core);
+    int equal = a.n == b.n && memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)a.n) == 0 && f->body_bytes == o->body_bytes &&
+                memcmp(x.body, y.body, f->body_bytes) == 0;
+    release(&x);
+    release(&y);
+    return RBOOL(equal);
 }
 
 /*
@@ -298,10 +336,12 @@ static VALUE filter_equal(VALUE self, VALUE other)
  */
 static VALUE filter_hash(VALUE self)
 {
-    const bloomc_filter *f = bloomc_filter_get(self);
-    fields_t a = compared_fields(f);
-    st_index_t h = rb_memhash(a.v, (long)(sizeof(uint64_t) * (size_t)a.n));
-    return ST2FIX(h ^ rb_memhash(f->body, (long)f->body_bytes));
+    bloomc_filter *f = bloomc_filter_get(self);
+    view v = view_of(f);
+    fields_t a = compared_fields(f->kind, v.core);
+    st_index_t h = rb_memhash(a.v, (long)(sizeof(uint64_t) * (size_t)a.n)) ^ rb_memhash(v.body, (long)f->body_bytes);
+    release(&v);
+    return ST2FIX(h);
 }
 
 static bloomc_numbers numbers(VALUE self)
@@ -381,7 +421,7 @@ static VALUE filter_combine(VALUE self, VALUE other, VALUE op)
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_filter *o = same_kind(other, f);
     int shape = f->kind->shape_fields;
-    fields_t a = saved_fields(f), b = saved_fields(o);
+    fields_t a = saved_fields(f->kind, f->core), b = saved_fields(o->kind, o->core);
     int same = shape ? memcmp(a.v, b.v, sizeof(uint64_t) * (size_t)shape) == 0 : f->kind->same_shape(f->core, o->core);
     f->kind->combine(f->core, o->core, bloomc_intersection_arg(op, same));
     return self;
@@ -408,18 +448,21 @@ static VALUE filter_clear(VALUE self)
 /* :nodoc: [fields, cells] (docs/FORMAT.md). */
 static VALUE filter_export_core(VALUE self)
 {
-    const bloomc_filter *f = bloomc_filter_get(self);
-    fields_t a = saved_fields(f);
-    const uint8_t *parts[] = {f->body};
+    bloomc_filter *f = bloomc_filter_get(self);
+    view v = view_of(f);
+    fields_t a = saved_fields(f->kind, v.core);
+    const uint8_t *parts[] = {v.body};
     size_t lengths[] = {f->body_bytes};
-    return bloomc_state_new(a.v, a.n, parts, lengths, 1);
+    VALUE state = bloomc_state_new(a.v, a.n, parts, lengths, 1);
+    release(&v);
+    return state;
 }
 
 /* :nodoc: the fields export_core saves, without the cells. */
 static VALUE filter_export_fields(VALUE self)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
-    fields_t a = saved_fields(f);
+    fields_t a = saved_fields(f->kind, f->core);
     return rb_ary_entry(bloomc_state_new(a.v, a.n, NULL, NULL, 0), 0);
 }
 
@@ -444,20 +487,40 @@ static size_t load_fields(const bloomc_kind *kind, VALUE fields, void *core)
     bloomc_format_error("m %" PRIu64 " is too large for this machine", n.m);
 }
 
-/* :nodoc: the inverse of export_core; Bloomc::FormatError for anything
- * export_core could not have made. */
-static VALUE filter_import_core(VALUE self, VALUE fields, VALUE body)
+/* attach's saved for a save whose file was open for writing (or not). */
+static int saved_how(VALUE open) { return RTEST(open) ? BLOOMC_SAVED_OPEN : BLOOMC_SAVED; }
+
+/* :nodoc: import_core(fields, body, open = false): the inverse of
+ * export_core; Bloomc::FormatError for anything export_core could not have
+ * made. open: the save's file was open for writing (Bloomc::Format's
+ * FLAG_OPEN). */
+static VALUE filter_import_core(int argc, VALUE *argv, VALUE self)
 {
-    const bloomc_kind *kind = bloomc_filter_replaceable(self, object(self)->kind)->kind;
+    VALUE fields, body, open;
+    rb_scan_args(argc, argv, "21", &fields, &body, &open);
+    bloomc_filter *f = bloomc_filter_replaceable(self, object(self)->kind);
+    const bloomc_kind *kind = f->kind;
     VALUE buf;
     void *core = ALLOCV(buf, kind->core_size);
     size_t nbytes = load_fields(kind, fields, core);
     uint8_t *cells = (uint8_t *)bloomc_state_body(body, nbytes);
-    const char *problem = kind->attach(core, cells, 1);
+    const char *problem = kind->attach(core, cells, saved_how(open));
     if (problem) bloomc_format_error("%s", problem);
     bloomc_filter_install(self, core, nbytes, cells, nbytes);
     ALLOCV_END(buf);
     RB_GC_GUARD(body);
+    if (RTEST(open) && kind->recover) kind->recover(f->core);
+    return self;
+}
+
+/* :nodoc: the recover hook on a mapped writer's cells, whose file may have
+ * been left open for writing: its first write (Mapped.open), once the
+ * shape asked for is checked. */
+static VALUE filter_clear_stale_cells(VALUE self)
+{
+    rb_check_frozen(self);
+    bloomc_filter *f = bloomc_filter_get(self);
+    f->kind->recover(f->core);
     return self;
 }
 
@@ -502,11 +565,16 @@ void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t lengt
     bloomc_mapping_adopt(&f->map, self, base, length, body_offset, fd, writable);
 }
 
-/* :nodoc: adopts the cells of a file in bloomc's format, mapped from fd, in
+/* :nodoc: map_core(fields, fd, body_offset, length, writable, open =
+ * false): adopts the cells of a file in bloomc's format, mapped from fd, in
  * place of its own (a new filter only; lib/bloomc/mapped.rb has checked the
- * header, and passes the file's length). */
-static VALUE filter_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_offset, VALUE length, VALUE writable)
+ * header, and passes the file's length and whether it was open for
+ * writing). A writer that may have found it open puts it right itself,
+ * once the shape is checked. */
+static VALUE filter_map_core(int argc, VALUE *argv, VALUE self)
 {
+    VALUE fields, fd, body_offset, length, writable, open;
+    rb_scan_args(argc, argv, "51", &fields, &fd, &body_offset, &length, &writable, &open);
     bloomc_filter *f = bloomc_filter_mappable(self, object(self)->kind);
     const bloomc_kind *kind = f->kind;
     VALUE buf;
@@ -515,12 +583,12 @@ static VALUE filter_map_core(VALUE self, VALUE fields, VALUE fd, VALUE body_offs
     if (NUM2SIZET(length) != offset + nbytes)
         bloomc_format_error("a file of %" PRIsVALUE " bytes where the parameters need %zu", length, offset + nbytes);
     uint8_t *base = bloomc_map_file(NUM2INT(fd), offset + nbytes, RTEST(writable));
-    const char *problem = kind->attach(core, base + offset, 1);
+    const char *problem = kind->attach(core, base + offset, saved_how(open));
     if (problem) {
         munmap(base, offset + nbytes);
         bloomc_format_error("%s", problem);
     }
-    memcpy(f->core, core, kind->core_size);
+    memcpy(f->core, core, state_size(kind));
     ALLOCV_END(buf);
     bloomc_filter_map(self, f, base, offset + nbytes, offset, nbytes, NUM2INT(fd), RTEST(writable));
     return self;
@@ -535,7 +603,7 @@ static VALUE filter_unmap(VALUE self)
     f->map.closed = 1;
     f->body = NULL;
     f->body_bytes = 0;
-    memset(f->core, 0, f->kind->core_size); /* a view of the cells now holds none */
+    memset(f->core, 0, state_size(f->kind)); /* a view of the cells now holds none */
     return self;
 }
 
@@ -565,14 +633,72 @@ static void contains_each(void *core, const bf_key_hash *h, size_t n, uint8_t *o
     for (size_t i = 0; i < n; i++) out[i] = (uint8_t)contains_one(core, h[i]);
 }
 
-static bloomc_batch batch_of(bloomc_filter *f)
+static bloomc_many_fn *adds_of(const bloomc_kind *kind)
+{
+    return kind->add_many ? kind->add_many : kind->add_one ? add_each
+                                                           : NULL;
+}
+
+static bloomc_many_fn *lookups_of(const bloomc_kind *kind)
+{
+    return kind->contains_many ? kind->contains_many : contains_each;
+}
+
+static bloomc_many_fn *readonly_lookups_of(const bloomc_kind *kind)
+{
+    return kind->contains_readonly ? kind->contains_readonly : lookups_of(kind);
+}
+
+/* The kind's clock caught up for an add (for_add) or a lookup; 1 when it
+ * moved. */
+static int catch_up(void *core, const bloomc_kind *kind, int for_add)
+{
+    return kind->catch_up && kind->catch_up(core, kind->now(core, for_add)) > 0;
+}
+
+/* A group of keys of a batch (batch.c hands add and lookup a group at a
+ * time) on a kind that refreshes or keeps time: brought up to date first,
+ * as a single add or lookup is. */
+static const bloomc_kind *up_to_date(void *core, int for_add)
+{
+    bloomc_filter *f = bloomc_filter_of_core(core);
+    if (f->kind->refresh) f->kind->refresh(core, &f->map);
+    catch_up(core, f->kind, for_add);
+    return f->kind;
+}
+
+static void add_on_time(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    adds_of(up_to_date(core, 1))(core, h, n, out);
+}
+
+static void lookup_on_time(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    lookups_of(up_to_date(core, 0))(core, h, n, out);
+}
+
+/* A frozen filter's: refreshed, its clock standing still, read only. */
+static void lookup_still(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    bloomc_filter *f = bloomc_filter_of_core(core);
+    if (f->kind->refresh) f->kind->refresh(core, &f->map);
+    readonly_lookups_of(f->kind)(core, h, n, out);
+}
+
+/* batch.c's catch_up around each round of a parallel add. */
+static int catch_up_round(void *core) { return catch_up(core, bloomc_filter_of_core(core)->kind, 1); }
+
+static bloomc_batch batch_of(VALUE self, bloomc_filter *f)
 {
     const bloomc_kind *kind = f->kind;
     bloomc_numbers n = {0};
     kind->numbers(f->core, &n);
-    bloomc_many_fn *add = kind->add_many ? kind->add_many : kind->add_one ? add_each
-                                                                          : NULL;
-    bloomc_many_fn *lookup = kind->contains_many ? kind->contains_many : contains_each;
+    int timed = kind->refresh || kind->catch_up, frozen = OBJ_FROZEN(self);
+    bloomc_many_fn *add = adds_of(kind), *lookup = lookups_of(kind);
+    if (timed) {
+        if (add) add = add_on_time;
+        lookup = frozen ? lookup_still : lookup_on_time;
+    }
     bloomc_batch b = {.filter = f->core,
                       .seed = n.seed,
                       .kind = n.hash,
@@ -582,10 +708,17 @@ static bloomc_batch batch_of(bloomc_filter *f)
                       .scatter = kind->scatter,
                       .apply = kind->apply,
                       .probes = n.k,
+                      .catch_up = kind->catch_up ? catch_up_round : NULL,
                       .count = n.count,
                       .distinct = n.distinct,
                       .body_bytes = f->body_bytes,
-                      .lookup_shared = lookup};
+                      .lookup_shared = readonly_lookups_of(kind)};
+    /* A mapped reader's core follows its file as it reads: one thread. */
+    if (kind->refresh && f->map.base) b.lookup_shared = NULL;
+    /* A parallel lookup's threads only read: the clock caught up once,
+     * first (late by at most the batch, as a lookup may be: an expired key
+     * seen a little longer, never a live one missed). */
+    else if (!frozen) catch_up(f->core, kind, 0);
     if (kind->adjust_batch) kind->adjust_batch(f->core, &b);
     return b;
 }
@@ -658,7 +791,7 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threa
     if (!f->kind->add_one && !f->kind->add_many)
         rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
     bloomc_filter_prefault_for_batch(f, RB_TYPE_P(keys, T_ARRAY) ? (size_t)RARRAY_LEN(keys) : 0);
-    batch_run r = {.f = f, .b = batch_of(f), .keys = keys, .collect = collect, .threads = threads, .chunk = Qnil, .out = Qnil};
+    batch_run r = {.f = f, .b = batch_of(self, f), .keys = keys, .collect = collect, .threads = threads, .chunk = Qnil, .out = Qnil};
     if (f->kind->room) Check_Type(keys, T_ARRAY);
     return run_all_or_nothing(self, &r, f->kind->room ? (size_t)RARRAY_LEN(keys) : 0);
 }
@@ -666,7 +799,7 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threa
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
 static VALUE filter_batch_lookup(VALUE self, VALUE keys, VALUE mode, VALUE threads)
 {
-    bloomc_batch b = batch_of(bloomc_filter_get(self));
+    bloomc_batch b = batch_of(self, bloomc_filter_get(self));
     return bloomc_batch_lookup(&b, keys, mode, threads);
 }
 
@@ -676,7 +809,7 @@ static VALUE filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length
     rb_check_frozen(self);
     Check_Type(out, T_STRING);
     bloomc_filter *f = bloomc_filter_get(self);
-    batch_run r = {.f = f, .b = batch_of(f), .chunk = chunk, .out = out, .length = length, .out_length = RSTRING_LEN(out)};
+    batch_run r = {.f = f, .b = batch_of(self, f), .chunk = chunk, .out = out, .length = length, .out_length = RSTRING_LEN(out)};
     /* A journal's undo is cheap: every dedup is all or nothing with one. */
     return f->kind->journal_start ? run_all_or_nothing(self, &r, SIZE_MAX) : run_batch_add((VALUE)&r);
 }
@@ -688,7 +821,7 @@ static VALUE filter_add_lines(VALUE self, VALUE chunk, VALUE length, VALUE threa
 {
     rb_check_frozen(self);
     bloomc_filter *f = bloomc_filter_get(self);
-    bloomc_batch b = batch_of(f);
+    bloomc_batch b = batch_of(self, f);
     bloomc_batch_lines lines = bloomc_batch_lines_of(chunk, length);
     bloomc_filter_prefault_for_batch(f, (size_t)lines.count);
     return bloomc_batch_add_lines(&b, &lines, threads);
@@ -699,7 +832,7 @@ static VALUE filter_add_lines(VALUE self, VALUE chunk, VALUE length, VALUE threa
 static VALUE filter_query_lines(int argc, VALUE *argv, VALUE self)
 {
     rb_check_arity(argc, 6, 6);
-    bloomc_batch b = batch_of(bloomc_filter_get(self));
+    bloomc_batch b = batch_of(self, bloomc_filter_get(self));
     return bloomc_batch_query(&b, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]);
 }
 
@@ -754,6 +887,7 @@ static int add_key(VALUE self, VALUE key, int report)
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_kind *kind = f->kind;
     if (!kind->add_one && !kind->add_many) rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
+    catch_up(f->core, kind, 1);
     bloomc_numbers n = {0};
     kind->numbers(f->core, &n);
     bf_key_hash h = bloomc_key_hash(key, n.seed, n.hash);
@@ -799,12 +933,15 @@ static VALUE filter_include_p(VALUE self, VALUE key)
 {
     bloomc_filter *f = bloomc_filter_get(self);
     const bloomc_kind *kind = f->kind;
+    int frozen = OBJ_FROZEN(self);
+    if (!frozen) catch_up(f->core, kind, 0); /* a frozen filter's clock stands still */
     bloomc_numbers n = {0};
     kind->numbers(f->core, &n);
     bf_key_hash h = bloomc_key_hash(key, n.seed, n.hash);
-    if (kind->contains_one) return RBOOL(kind->contains_one(f->core, h));
     uint8_t found = 0;
-    kind->contains_many(f->core, &h, 1, &found);
+    if (frozen && kind->contains_readonly) kind->contains_readonly(f->core, &h, 1, &found);
+    else if (kind->contains_one) found = (uint8_t)kind->contains_one(f->core, h);
+    else kind->contains_many(f->core, &h, 1, &found);
     return RBOOL(found);
 }
 
@@ -861,13 +998,14 @@ void bloomc_init_filter(void)
     rb_define_private_method(cFilter, "occupied", filter_occupied, 0);
     rb_define_private_method(cFilter, "export_core", filter_export_core, 0);
     rb_define_private_method(cFilter, "export_fields", filter_export_fields, 0);
-    rb_define_private_method(cFilter, "import_core", filter_import_core, 2);
+    rb_define_private_method(cFilter, "import_core", filter_import_core, -1);
     bloomc_define_batch_methods(cFilter, filter_batch_add, filter_batch_lookup);
     rb_define_private_method(cFilter, "dedup_lines", filter_dedup_lines, 3);
     rb_define_private_method(cFilter, "add_lines", filter_add_lines, 3);
     rb_define_private_method(cFilter, "query_lines", filter_query_lines, -1);
-    rb_define_private_method(cFilter, "map_core", filter_map_core, 5);
+    rb_define_private_method(cFilter, "map_core", filter_map_core, -1);
     rb_define_private_method(cFilter, "unmap", filter_unmap, 0);
+    rb_define_private_method(cFilter, "clear_stale_cells", filter_clear_stale_cells, 0);
     rb_define_private_method(cFilter, "body_bytes_for", filter_body_bytes_for, 1);
     rb_define_private_method(rb_singleton_class(cFilter), "allocate_mapped", filter_allocate_mapped, 0);
     bloomc_define_mapping_methods();
@@ -892,6 +1030,7 @@ static void undefine_missing(VALUE klass, const bloomc_kind *kind)
         for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) rb_undef_method(klass, writers[i]);
     }
     if (!adds || kind->room) rb_undef_method(klass, "add_lines"); /* needs adds that never raise */
+    if (!kind->recover) rb_undef_method(klass, "clear_stale_cells");
     if (!kind->body_bytes_for) {
         static const char *const mapping[] = {"map_core", "unmap", "body_bytes_for", "write_header",
                                               "sync_mapping", "check_mapped_length", "mapped_body_crc", "mapped?"};

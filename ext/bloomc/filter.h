@@ -33,7 +33,8 @@ typedef struct {
 /* What the shared readers (m, k, seed, size, distinct) report. */
 typedef struct {
     uint64_t m;
-    uint64_t *count;    /* with BLOOMC_SIZE; clear zeroes it */
+    uint64_t *count;    /* the adds (size, with BLOOMC_SIZE; a parallel add
+                         * adds to it); clear zeroes it */
     uint64_t *distinct; /* with BLOOMC_DISTINCT; clear zeroes it */
     uint32_t k, seed;
     bf_hash_kind hash;
@@ -45,6 +46,11 @@ struct bloomc_kind {
     rb_data_type_t type; /* .parent is bloomc_filter_type; set by BLOOMC_KIND_TYPE */
     int format_kind;     /* its number in a file's header (docs/FORMAT.md): never reused */
     size_t core_size;
+    /* The core's first state_size bytes are the filter's state, which
+     * setups, copies and loads replace and unmap zeroes; the rest is the
+     * object's own and stays (the continuous filter's clock schedule and
+     * the Clock handles on it). 0: all of it. */
+    size_t state_size;
     size_t alignment; /* of the cells: a power of two (0: 1) */
     int nfields;      /* the saved fields (docs/FORMAT.md), at most BLOOMC_FIELDS_MAX;
                        * with nfields_in, the first ones, which say how many */
@@ -59,14 +65,45 @@ struct bloomc_kind {
      * (Bloomc::FormatError); returns the bytes its cells take (0: too many
      * for this machine). */
     size_t (*load)(void *core, const uint64_t *fields);
-    /* Points core's cells into body. saved: the cells come from a dump or a
-     * file (anywhere): also derives what they imply and returns what is
-     * wrong with them, or NULL. */
+    /* Points core's cells into body. saved (BLOOMC_SAVED or
+     * BLOOMC_SAVED_OPEN): the cells come from a dump or a file (anywhere):
+     * also derives what they imply and returns what is wrong with them, or
+     * NULL. */
     const char *(*attach)(void *core, uint8_t *body, int saved);
+    /* After cells saved open (BLOOMC_SAVED_OPEN) were loaded into the
+     * filter's own (import_core; a mapped writer's clear_stale_cells, once
+     * its shape is checked): puts right what the writer's recorded fields
+     * do not explain. NULL: nothing to. */
+    void (*recover)(void *core);
     void (*numbers)(void *core, bloomc_numbers *out);
-    /* Brings core up to date before a shared method reads it (a mapped
-     * reader follows its writer's clock); NULL: nothing to do. */
+    /* Brings core up to date before a shared method reads it, and before
+     * each add, lookup and group of a batch (a mapped reader follows its
+     * writer's clock); NULL: nothing to do. */
     void (*refresh)(void *core, const bloomc_mapping *map);
+    /* A mapped reader's state as of one instant, for what reads it whole
+     * (copies, dumps, ==, hash), where its writer changes more than cells
+     * under it (the continuous filter's clock, which a tick records before
+     * it clears what it expired): a copy of core (core_size bytes) into
+     * copy, its cells into cells (the body's bytes), consistent with each
+     * other. NULL: the cells as they stand. */
+    void (*snapshot)(void *core, const bloomc_mapping *map, void *copy, uint8_t *cells);
+    /* A kind whose keys age with time. catch_up brings core to the time
+     * now, in seconds on the kind's own timeline, and returns how many steps
+     * that took (0: none); what a step is is the kind's: the continuous
+     * filter applies the ticks due (a bloomc_schedule, clock.h), a filter of
+     * time windows drops the generations that have ended. now is that time
+     * for an add (for_add) or a lookup: a clock the kind reads
+     * (bloomc_monotonic_now; for lookups the cheaper bloomc_lookup_now), or,
+     * for a clock of the user's (a Ruby callable, which the Ruby layer
+     * calls), the time that layer last gave the core; NaN: the clock stands
+     * still. now never calls Ruby: batch.c catches up between rounds of
+     * native threads. filter.c applies them before every add and lookup,
+     * each group of keys of a batch and each round of a parallel add, and
+     * once before a parallel lookup, whose threads then only read; never on
+     * a frozen filter, whose clock stands still (Ractors share it). A kind's
+     * hot methods get the same from bloomc_filter_current. NULL: no clock. */
+    double (*now)(const void *core, int for_add);
+    uint64_t (*catch_up)(void *core, double now);
     /* combine's precondition when shape_fields is 0: the same shape and hashing. */
     int (*same_shape)(const void *a, const void *b);
     /* core |= other (intersect 0) or core &= other. */
@@ -82,6 +119,10 @@ struct bloomc_kind {
     int (*add_one)(void *core, bf_key_hash h, int report);
     int (*contains_one)(const void *core, bf_key_hash h);
     bloomc_many_fn *add_many, *contains_many;
+    /* A lookup that writes nothing, where the ones above tidy what they
+     * read (the continuous filter resets expired buckets): for frozen
+     * filters and batch.c's threads. NULL: those write nothing. */
+    bloomc_many_fn *contains_readonly;
     /* add_many for one thread of several (bloomc_batch's add_part); NULL:
      * batch adds run on one thread. A kind with one must keep its count
      * and distinct where numbers points, and change nothing else on add. */
@@ -120,6 +161,16 @@ struct bloomc_kind {
 /* The most saved fields of any kind (the scalable filter's 9, and 4 for each
  * of up to 64 layers). */
 #define BLOOMC_FIELDS_MAX 265
+
+/* attach's saved: cells from outside, saved whole or by a writer that had
+ * the file open, whose cells may be newer than the fields it recorded (a
+ * continuous filter's buckets than its clock): the kind accepts what that
+ * explains, and its recover hook puts it right on cells of the filter's
+ * own. */
+enum {
+    BLOOMC_SAVED = 1,     /* a dump, a closed file */
+    BLOOMC_SAVED_OPEN = 2 /* a file open for writing (Format::FLAG_OPEN) */
+};
 
 /* The optional shared methods (bloomc_kind.methods). */
 enum {
@@ -188,6 +239,27 @@ static inline bloomc_filter *bloomc_filter_of_core(void *core)
     return (bloomc_filter *)((char *)core - offsetof(bloomc_filter, core));
 }
 
+/* The core as a reader sees it: refreshed (a mapped reader's clock brought
+ * up to its writer's). Always inline, over a descriptor the compiler sees:
+ * what a kind lacks costs nothing, and the hooks it has are inlined too
+ * (called through the descriptor from a function of their own, GCC 12
+ * turns them into direct calls only after it has stopped inlining). */
+static inline __attribute__((always_inline)) void *bloomc_filter_refreshed(VALUE self, const bloomc_kind *kind)
+{
+    void *core = bloomc_filter_core(self, kind);
+    if (kind->refresh) kind->refresh(core, &bloomc_filter_of_core(core)->map);
+    return core;
+}
+
+/* The core as an add (for_add) or a lookup must see it: refreshed, and its
+ * clock caught up unless the filter is frozen. */
+static inline __attribute__((always_inline)) void *bloomc_filter_current(VALUE self, const bloomc_kind *kind, int for_add)
+{
+    void *core = bloomc_filter_refreshed(self, kind);
+    if (kind->catch_up && !OBJ_FROZEN(self)) kind->catch_up(core, kind->now(core, for_add));
+    return core;
+}
+
 /* The object of any filter kind, initialized and open (refreshed). */
 bloomc_filter *bloomc_filter_get(VALUE self);
 /* The object, for setup and copies: not frozen, open, not mapped
@@ -247,31 +319,40 @@ void bloomc_define_kind(VALUE klass, const bloomc_kind *kind);
  * calls of its core in place of Filter's, which go through the descriptor
  * and are documented there (RDoc does not see these). Before it, the
  * binding defines static key_hash(core, key), add_one(core, h, report) and
- * contains_one(core, h), which the compiler inlines into each. */
-#define BLOOMC_HOT_METHODS(core_type, kind) \
+ * contains_one(core, h), which the compiler inlines into each.
+ * BLOOMC_HOT_ADDS is the adds alone (define_hot_adds), for a kind whose
+ * lookup needs more than its core (the continuous filter's: whether it is
+ * frozen). */
+#define BLOOMC_HOT_ADDS(core_type, kind) \
     static VALUE hot_add(VALUE self, VALUE key) \
     { \
         rb_check_frozen(self); \
-        core_type *f = bloomc_filter_core(self, &(kind)); \
+        core_type *f = bloomc_filter_current(self, &(kind), 1); \
         add_one(f, key_hash(f, key), 0); \
         return self; \
     } \
     static VALUE hot_add_p(VALUE self, VALUE key) \
     { \
         rb_check_frozen(self); \
-        core_type *f = bloomc_filter_core(self, &(kind)); \
+        core_type *f = bloomc_filter_current(self, &(kind), 1); \
         return bloomc_add_p_result(self, add_one(f, key_hash(f, key), 1)); \
     } \
-    static VALUE hot_include_p(VALUE self, VALUE key) \
-    { \
-        const core_type *f = bloomc_filter_core(self, &(kind)); \
-        return RBOOL(contains_one(f, key_hash(f, key))); \
-    } \
-    static void define_hot_methods(VALUE klass) \
+    static void define_hot_adds(VALUE klass) \
     { \
         rb_define_method(klass, "add", hot_add, 1); \
         rb_define_method(klass, "<<", hot_add, 1); \
         rb_define_method(klass, "add?", hot_add_p, 1); \
+    }
+#define BLOOMC_HOT_METHODS(core_type, kind) \
+    BLOOMC_HOT_ADDS(core_type, kind) \
+    static VALUE hot_include_p(VALUE self, VALUE key) \
+    { \
+        const core_type *f = bloomc_filter_current(self, &(kind), 0); \
+        return RBOOL(contains_one(f, key_hash(f, key))); \
+    } \
+    static void define_hot_methods(VALUE klass) \
+    { \
+        define_hot_adds(klass); \
         rb_define_method(klass, "include?", hot_include_p, 1); \
         rb_define_method(klass, "[]", hot_include_p, 1); \
     }
