@@ -1,89 +1,57 @@
 /* Bloomc::ContinuousBloomFilter: a Bloom filter whose keys expire after a TTL
- * (bloombroom's ContinuousBloomFilter API). The clock is in
- * continuous_clock.c and its timer thread in
- * lib/bloomc/continuous_bloom_filter.rb; the methods every kind shares are
- * in filter.c. */
+ * (bloombroom's ContinuousBloomFilter API). Its descriptor's hooks give
+ * filter.c's shared methods its clock, a mapped reader's view of its
+ * writer's, and the recovery of a file saved open. The clock's schedule is
+ * continuous_clock.c; its timer thread, lib/bloomc/continuous_bloom_filter.rb. */
 #include "continuous.h"
 #include "keys.h"
 #include "args.h"
 #include "state.h"
 #include "views.h"
-#include "batch.h"
 
-continuous_t *bloomc_continuous_struct(VALUE self)
+static const bloomc_kind continuous_kind;
+
+/* A reader of a mapped file follows the writer's clock, which the writer
+ * records in the header at every tick: the slot and ticks are read from
+ * there whenever the reader is used (an aligned 8-byte load each), so its
+ * lookups, copies, dumps and merges all see the writer's live slots. A
+ * header never ticked so keeps the last good clock. (The refresh hook.) */
+static void follow_clock(void *core, const bloomc_mapping *map)
 {
-    return (continuous_t *)bloomc_filter_of(self, &bloomc_continuous_kind)->core;
+    continuous_t *c = core;
+    if (map->base && !map->writable) bf_continuous_load_clock(&c->core, map->base);
 }
 
-continuous_t *bloomc_continuous_state(VALUE self)
-{
-    continuous_t *c = bloomc_filter_core(self, &bloomc_continuous_kind);
-    bloomc_continuous_follow_clock(c, continuous_map(c));
-    return c;
-}
+static bf_continuous *get_filter(VALUE self) { return bloomc_filter_refreshed(self, &continuous_kind); }
 
-static bf_continuous *get_filter(VALUE self) { return &bloomc_continuous_state(self)->core; }
-
-/* The filter for an add or lookup, its clock brought up to now (for a
- * lookup, to lookup_now). */
-static bf_continuous *get_current_filter(VALUE self, int for_add)
+/* The time an add or lookup catches the clock up to (filter.h's clock
+ * hooks): none while no live schedule runs, when only the timer's wake-ups
+ * and inc_time_slot move the clock. */
+static double clock_now(const void *core, int for_add)
 {
-    continuous_t *c = bloomc_continuous_state(self);
-    if (c->live && !OBJ_FROZEN(self)) catch_up(c, for_add ? monotonic_now() : lookup_now(c));
-    return &c->core;
-}
-
-/* The Clock handles' count stays, and a frozen filter's still clock
- * (continuous.h). */
-continuous_t *bloomc_continuous_install(VALUE self, const bf_continuous *src)
-{
-    const continuous_t *old = bloomc_continuous_struct(self);
-    continuous_t c = {.core = *src, .clocks = old->clocks, .still = old->still};
-    size_t nbytes = bf_buckets_nbytes(src->buckets.count, BF_CONT_BITS);
-    bloomc_filter_install(self, &c, nbytes, src->buckets.data, src->buckets.data ? nbytes : 0);
-    return bloomc_continuous_struct(self);
+    const continuous_t *c = core;
+    if (!c->live) return NAN;
+    return for_add ? bloomc_monotonic_now() : bloomc_lookup_now(c->schedule.period);
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
 static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
-    bloomc_filter_replaceable(self, &bloomc_continuous_kind);
+    bloomc_filter_replaceable(self, &continuous_kind);
     bf_continuous f = {.slot = 1};
     bf_buckets_init(&f.buckets, bloomc_count_arg(m, "m", BF_BUCKETS_MAX), BF_CONT_BITS);
     f.k = (uint32_t)bloomc_count_arg(k, "k", BF_K_MAX);
     f.seed = bloomc_uint32_arg(seed, "seed");
     f.hash = bloomc_hash_kind_arg(hash);
-    bloomc_continuous_install(self, &f);
+    continuous_t c = {.core = f};
+    bloomc_filter_install(self, &c, bf_buckets_nbytes(f.buckets.count, BF_CONT_BITS), NULL, 0);
+    unschedule(bloomc_filter_core(self, &continuous_kind)); /* the old clock's timer is stopped next */
     return self;
 }
 
-/*
- * call-seq:
- *   add(key) -> self
- *   self << key -> self
- *
- * Adds +key+, or renews it: it stays present for at least ttl from now.
- */
-static VALUE continuous_add(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_continuous *f = get_current_filter(self, 1);
-    bf_continuous_add(f, bloomc_key_hash(key, f->seed, f->hash));
-    return self;
-}
-
-/*
- * call-seq: add?(key) -> self or nil
- *
- * Adds +key+ as #add does; returns self when it was new (not live; a live key is renewed all the same),
- * nil when it was probably present, as Set#add? does.
- */
-static VALUE continuous_add_p(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_continuous *f = get_current_filter(self, 1);
-    return bloomc_add_p_result(self, bf_continuous_add(f, bloomc_key_hash(key, f->seed, f->hash)));
-}
+static bf_key_hash key_hash(const continuous_t *c, VALUE key) { return bloomc_key_hash(key, c->core.seed, c->core.hash); }
+static int add_one(continuous_t *c, bf_key_hash h, int report) { return bf_continuous_add(&c->core, h); }
+BLOOMC_HOT_ADDS(continuous_t, continuous_kind)
 
 /*
  * call-seq:
@@ -91,99 +59,74 @@ static VALUE continuous_add_p(VALUE self, VALUE key)
  *   self[key] -> true or false
  *
  * Whether +key+ was added within its TTL (or, at the false-positive rate, a
- * key that was not). Expired buckets it reads are reset, as in bloombroom.
+ * key that was not). Expired buckets it reads are reset, as in bloombroom,
+ * unless the filter is frozen: then it only reads, so that Ractors may share
+ * it. (Not BLOOMC_HOT_METHODS' lookup, which sees only the core.)
  */
 static VALUE continuous_include_p(VALUE self, VALUE key)
 {
-    bf_continuous *f = get_current_filter(self, 0);
-    return RBOOL(bf_continuous_lookup(f, bloomc_key_hash(key, f->seed, f->hash), !OBJ_FROZEN(self)));
+    continuous_t *c = bloomc_filter_current(self, &continuous_kind, 0);
+    return RBOOL(bf_continuous_lookup(&c->core, key_hash(c, key), !OBJ_FROZEN(self)));
 }
 
-/* Batches: the clock is brought up to date before every group of keys, as it
- * is before every single add, so a long batch never writes a stale slot. */
-static void add_many(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
+/* Batches: filter.c catches the clock up before each group of keys, as
+ * before every single add, so a long batch never writes a stale slot, and
+ * around each round of a parallel add (scatter), which counts its keys as
+ * recent adds (numbers' count). Lookups reset what they read, as include?
+ * does; frozen filters and batch.c's threads take lookup_readonly. */
+static void add_many(void *core, const bf_key_hash *h, size_t n, uint8_t *out) { bf_continuous_add_many(core, h, n, out); }
+static void lookup_many(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
 {
-    continuous_t *c = state;
-    if (c->live) catch_up(c, monotonic_now());
-    bf_continuous_add_many(&c->core, h, n, out);
+    bf_continuous_lookup_many(core, h, n, 1, out);
+}
+static void lookup_readonly(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    bf_continuous_lookup_many(core, h, n, 0, out);
+}
+static void scatter(const void *core, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next)
+{
+    bf_continuous_scatter(core, h, n, first, parts, next);
+}
+static void apply(void *core, const uint64_t *entries, size_t n, uint8_t *out) { bf_continuous_apply(core, entries, n, out); }
+
+/* A mapped reader's state at one instant (the snapshot hook), for its
+ * copies, dumps and ==: the buckets copied between two reads of the same
+ * recorded clock (a tick in between, or a clock read half-written: again),
+ * then the buckets that clock has expired cleared (a tick's sweep may still
+ * be running), as the reader's lookups read them. */
+static void snapshot(void *core, const bloomc_mapping *map, void *copy, uint8_t *cells)
+{
+    continuous_t *c = core, *out = copy;
+    size_t nbytes = bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS);
+    for (int tries = 0; tries < 100; tries++) { /* a writer ticking without pause could outrun a copy */
+        uint64_t ticks = c->core.ticks;
+        uint32_t slot = c->core.slot;
+        memcpy(cells, c->core.buckets.data, nbytes);
+        follow_clock(c, map);
+        if (c->core.ticks == ticks && c->core.slot == slot) break;
+    }
+    *out = *c;
+    out->core.buckets.data = cells;
+    bf_continuous_clear_stale(&out->core);
 }
 
-static void lookup_many(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
-{
-    continuous_t *c = state;
-    if (c->live) catch_up(c, lookup_now(c));
-    bf_continuous_lookup_many(&c->core, h, n, 1, out);
-}
+/* Resets the buckets holding a slot the clock has expired (the recover
+ * hook): what a file saved open may hold (attach). */
+static void recover(void *core) { bf_continuous_clear_stale(core); }
 
-/* A frozen filter is read as it stands: no clock catch-up, no reset. So are
- * the threads of a parallel lookup (batch_of below), which only read: ticks
- * leave no expired bucket to reset on the heap. */
-static void lookup_many_frozen(void *state, const bf_key_hash *h, size_t n, uint8_t *out)
+/*
+ * call-seq: inc_time_slot -> Integer
+ *
+ * Advances the clock by one tick (ttl / 2), expiring what the tick expires, and
+ * returns the new slot (1..15). The timer thread calls this; call it yourself
+ * to keep time by other means.
+ */
+static VALUE continuous_inc_time_slot(VALUE self)
 {
-    continuous_t *c = state;
-    bloomc_continuous_follow_clock(c, continuous_map(c)); /* a mapped reader's */
-    bf_continuous_lookup_many(&c->core, h, n, 0, out);
-}
-
-/* The batch of self for lookups (the one filter.c makes knows no frozen
- * filter): a frozen filter looks up without moving its clock. Threads share
- * a filter on the heap, its clock caught up once first (late by at most the
- * batch, as a lookup may be: an expired key seen a little longer, never a
- * live one missed). A mapped filter looks up on one thread, as it always
- * has: a reader follows its writer's clock, whose clearing it may see half
- * done. */
-static bloomc_batch batch_of(VALUE self)
-{
-    continuous_t *c = bloomc_continuous_state(self);
-    int frozen = OBJ_FROZEN(self), shared = !continuous_map(c)->base;
-    if (shared && !frozen && c->live) catch_up(c, lookup_now(c));
-    return (bloomc_batch){.filter = c,
-                          .seed = c->core.seed,
-                          .kind = c->core.hash,
-                          .add = add_many,
-                          .lookup = frozen ? lookup_many_frozen : lookup_many,
-                          .lookup_shared = shared ? lookup_many_frozen : NULL,
-                          .body_bytes = bf_buckets_nbytes(c->core.buckets.count, BF_CONT_BITS)};
-}
-
-/* Parallel adds (batch.c's scatter): the clock caught up around each
- * round, which counts its keys as recent adds. */
-static void scatter(const void *state, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next)
-{
-    bf_continuous_scatter(&((const continuous_t *)state)->core, h, n, first, parts, next);
-}
-
-static void apply(void *state, const uint64_t *entries, size_t n, uint8_t *out)
-{
-    bf_continuous_apply(&((continuous_t *)state)->core, entries, n, out);
-}
-
-static int batch_catch_up(void *state)
-{
-    continuous_t *c = state;
-    return c->live && catch_up(c, monotonic_now()) > 0;
-}
-
-static void adjust_batch(void *state, bloomc_batch *b)
-{
-    continuous_t *c = state;
-    b->catch_up = batch_catch_up;
-    b->count = &c->core.recent_adds[0];
-    b->lookup_shared = NULL; /* filter.c's lookups would move the clock: the kind's own above */
-}
-
-static VALUE continuous_batch_lookup(VALUE self, VALUE keys, VALUE mode, VALUE threads)
-{
-    bloomc_batch b = batch_of(self);
-    return bloomc_batch_lookup(&b, keys, mode, threads);
-}
-
-/* :nodoc: `bloomc query`'s work on lines (batch.c). */
-static VALUE continuous_query_lines(int argc, VALUE *argv, VALUE self)
-{
-    rb_check_arity(argc, 6, 6);
-    bloomc_batch b = batch_of(self);
-    return bloomc_batch_query(&b, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]);
+    rb_check_frozen(self);
+    continuous_t *c = bloomc_filter_core(self, &continuous_kind);
+    bloomc_continuous_tick(c, 1);
+    return UINT2NUM(c->core.slot);
 }
 
 /* :nodoc: the current slot, 1..15. */
@@ -229,14 +172,24 @@ static size_t load(void *core, const uint64_t *v)
     return bf_buckets_nbytes(m, BF_CONT_BITS);
 }
 
-/* install's cells only: saved ones are checked by import_core and map_core
- * (which may recover). */
-static const char *attach(void *core, uint8_t *body, int saved) { return ((bf_continuous *)core)->buckets.data = body, NULL; }
+/* Saved buckets hold a live slot or none, unless saved open: a file a
+ * writer had open may hold buckets its recorded clock has expired (a reader
+ * opening it mid-tick, or a writer killed there), which a reader's lookups
+ * read as absent, and recover clears on the filter's own. */
+static const char *attach(void *core, uint8_t *body, int saved)
+{
+    bf_continuous *f = core;
+    f->buckets.data = body;
+    if (saved && !bf_buckets_tail_clear(&f->buckets)) return "bits set past the last bucket";
+    if (saved == BLOOMC_SAVED && !bf_continuous_valid(f)) return "a bucket holds a slot that is not live";
+    return NULL;
+}
 
+/* The adds counted are this tick's, which a parallel add adds to. */
 static void numbers(void *core, bloomc_numbers *out)
 {
-    const bf_continuous *f = core;
-    *out = (bloomc_numbers){.m = f->buckets.count, .k = f->k, .seed = f->seed, .hash = f->hash};
+    bf_continuous *f = core;
+    *out = (bloomc_numbers){.m = f->buckets.count, .count = &f->recent_adds[0], .k = f->k, .seed = f->seed, .hash = f->hash};
 }
 
 /* Union or intersection on self's clock. */
@@ -265,55 +218,49 @@ static int outlives(void *core)
     return c->clocks > 0;
 }
 
-const bloomc_kind bloomc_continuous_kind = {
-    .type = BLOOMC_KIND_TYPE("continuous_bloom_filter"),
-    .format_kind = 3,
-    .core_size = sizeof(continuous_t),
-    .nfields = 9,
-    .shape_fields = 4, /* m, k, seed, hash */
-    /* == leaves out the ticks and add counts, which a mapped reader knows
+static const bloomc_kind continuous_kind = BLOOMC_KIND(3, "continuous_bloom_filter", continuous_t,
+                                                       .state_size = offsetof(continuous_t, schedule), /* the clock's schedule and handles are the object's */
+                                                       .nfields = 9,
+                                                       .shape_fields = 4, /* m, k, seed, hash */
+                                                       /* == leaves out the ticks and add counts, which a mapped reader knows
      * only as of its writer's last tick: the shape, the slot and the cells. */
-    .equal_fields = 5,
-    .methods = BLOOMC_K | BLOOMC_HASH_KIND,
-    .save = save,
-    .load = load,
-    .attach = attach,
-    .numbers = numbers,
-    .refresh = bloomc_continuous_follow_clock,
-    .combine = combine,
-    .occupied = occupied,
-    .cleared = cleared,
-    .add_many = add_many,
-    .scatter = scatter,
-    .apply = apply,
-    .adjust_batch = adjust_batch,
-    .contains_many = lookup_many,
-    .body_bytes_for = body_bytes_for,
-    .outlives = outlives,
-};
+                                                       .equal_fields = 5,
+                                                       .methods = BLOOMC_K | BLOOMC_HASH_KIND,
+                                                       .recover = recover,
+                                                       .refresh = follow_clock,
+                                                       .snapshot = snapshot,
+                                                       .now = clock_now,
+                                                       .catch_up = catch_up,
+                                                       .occupied = occupied,
+                                                       .cleared = cleared,
+                                                       .add_many = add_many,
+                                                       .contains_many = lookup_many,
+                                                       .contains_readonly = lookup_readonly,
+                                                       .scatter = scatter,
+                                                       .apply = apply,
+                                                       .body_bytes_for = body_bytes_for,
+                                                       .outlives = outlives);
 
 void bloomc_init_continuous_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
     VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
     VALUE klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", cFilter);
-    bloomc_define_kind(klass, &bloomc_continuous_kind);
+    bloomc_define_kind(klass, &continuous_kind);
     /* Bits per bucket. */
     rb_define_const(klass, "BITS_PER_BUCKET", INT2FIX(BF_CONT_BITS));
     /* Ticks per TTL: the clock ticks every ttl / RESOLUTION_DIVISOR. */
     rb_define_const(klass, "RESOLUTION_DIVISOR", INT2FIX(BF_CONT_DIVISOR));
     rb_define_private_method(klass, "setup", continuous_setup, 4);
-    rb_define_method(klass, "add", continuous_add, 1);
-    rb_define_method(klass, "<<", continuous_add, 1);
-    rb_define_method(klass, "add?", continuous_add_p, 1);
+    define_hot_adds(klass);
     rb_define_method(klass, "include?", continuous_include_p, 1);
     rb_define_method(klass, "[]", continuous_include_p, 1);
-    rb_define_private_method(klass, "batch_lookup", continuous_batch_lookup, 3);
-    rb_define_private_method(klass, "query_lines", continuous_query_lines, -1);
-    rb_define_method(klass, "inc_time_slot", bloomc_continuous_inc_time_slot, 0); /* in continuous_clock.c */
-    bloomc_init_continuous_clock(klass);
-    bloomc_init_continuous_saved(klass);
+    /* Filter's deep copy, for the Ruby layer's initialize_copy, which
+     * leaves the timer behind. */
+    rb_define_alias(klass, "copy_state", "initialize_copy");
     rb_define_private_method(klass, "current_slot", continuous_current_slot, 0);
+    rb_define_method(klass, "inc_time_slot", continuous_inc_time_slot, 0);
     rb_define_method(klass, "ticks", continuous_ticks, 0);
     rb_define_method(klass, "buckets", continuous_buckets, 0);
+    bloomc_init_continuous_clock(klass, &continuous_kind);
 }

@@ -4,9 +4,9 @@
 #include "continuous.h"
 #include "mapping.h"
 
-/* Linux's coarse clock's resolution (continuous.h: lookup_now), set once
- * at load. */
-double bloomc_coarse_resolution;
+/* The kind of the filters whose clock this is, set once at load. Only
+ * writers and new timers reach the clock: no mapped reader to refresh. */
+static const bloomc_kind *continuous_kind;
 
 /* Records the advanced clock in a mapped file's header (ctx). */
 static void store_clock(void *header, const bf_continuous *f)
@@ -38,46 +38,21 @@ static void clock_free(void *ptr)
     if (--c->clocks == 0 && c->gone) ruby_xfree(bloomc_filter_of_core(c));
 }
 
-static size_t clock_memsize(const void *ptr)
-{
-    (void)ptr;
-    return 0; /* the struct is the filter's */
-}
-
+/* No dsize: the struct is the filter's. */
 static const rb_data_type_t clock_type = {
     .wrap_struct_name = "bloomc/continuous_clock",
-    .function = {
-        .dfree = clock_free,
-        .dsize = clock_memsize,
-    },
+    .function = {.dfree = clock_free},
     .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED,
 };
-
-/*
- * call-seq: inc_time_slot -> Integer
- *
- * Advances the clock by one tick (ttl / 2), expiring what the tick expires, and
- * returns the new slot (1..15). The timer thread calls this; call it yourself
- * to keep time by other means.
- */
-VALUE bloomc_continuous_inc_time_slot(VALUE self)
-{
-    rb_check_frozen(self);
-    continuous_t *c = bloomc_continuous_state(self);
-    bloomc_continuous_tick(c, 1);
-    return UINT2NUM(c->core.slot);
-}
 
 /* :nodoc: schedule_clock(epoch, period, live): tick n is due at epoch + n *
  * period; live makes add and lookup read the monotonic clock too. */
 static VALUE continuous_schedule_clock(VALUE self, VALUE epoch, VALUE period, VALUE live)
 {
-    continuous_t *c = bloomc_continuous_state(self);
+    continuous_t *c = bloomc_filter_core(self, continuous_kind);
     double e = NUM2DBL(epoch), p = NUM2DBL(period);
     if (!(p > 0) || !isfinite(p) || !isfinite(e)) rb_raise(rb_eArgError, "bad clock schedule");
-    c->epoch = e;
-    c->period = p;
-    c->applied = 0;
+    c->schedule = (bloomc_schedule){.epoch = e, .period = p};
     c->live = RTEST(live);
     return self;
 }
@@ -85,7 +60,7 @@ static VALUE continuous_schedule_clock(VALUE self, VALUE epoch, VALUE period, VA
 /* :nodoc: a Clock handle on this filter's struct (for its timer). */
 static VALUE continuous_clock_handle(VALUE self)
 {
-    continuous_t *c = bloomc_continuous_state(self);
+    continuous_t *c = bloomc_filter_core(self, continuous_kind);
     VALUE handle = TypedData_Wrap_Struct(cClock, &clock_type, c);
     c->clocks++;
     return handle;
@@ -105,7 +80,7 @@ static continuous_t *clock_target(VALUE handle)
  * Clock may move it from now on. */
 static VALUE continuous_stop_clocks(VALUE self)
 {
-    continuous_t *c = bloomc_continuous_struct(self);
+    continuous_t *c = (continuous_t *)bloomc_filter_of(self, continuous_kind)->core; /* set up or not */
     c->still = 1;
     return self;
 }
@@ -124,38 +99,21 @@ static VALUE clock_catch_up(VALUE handle, VALUE now)
 static VALUE clock_next_tick_at(VALUE handle)
 {
     const continuous_t *c = clock_target(handle);
-    if (!c || c->period <= 0) return Qnil;
-    return DBL2NUM(c->epoch + (double)(c->applied + 1) * c->period);
+    if (!c || c->schedule.period <= 0) return Qnil;
+    const bloomc_schedule *s = &c->schedule;
+    return DBL2NUM(s->epoch + (double)(s->applied + 1) * s->period);
 }
 
 /* :nodoc: Clock#unschedule: the clock moves only by inc_time_slot again. */
 static VALUE clock_unschedule(VALUE handle)
 {
-    continuous_t *c = bloomc_typed_data(handle, &clock_type);
-    c->epoch = c->period = 0;
-    c->applied = 0;
-    c->live = 0;
+    unschedule(bloomc_typed_data(handle, &clock_type));
     return handle;
 }
 
-/* For RDoc and YARD, which learn which Ruby class a C variable holds only
- * from literal rb_define_* calls in its file, and document a method only
- * on a class they know: the module Bloomc (a parameter here) and the
- * class that bloomc_define_filter makes. Never compiled. */
-#if 0
-static void classes_for_rdoc_and_yard(void)
+void bloomc_init_continuous_clock(VALUE klass, const bloomc_kind *kind)
 {
-    mBloomc = rb_define_module("Bloomc");
-    klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_cObject);
-}
-#endif
-void bloomc_init_continuous_clock(VALUE klass)
-{
-#ifdef LOOKUP_CLOCK
-    struct timespec resolution;
-    if (clock_getres(LOOKUP_CLOCK, &resolution) == 0)
-        bloomc_coarse_resolution = (double)resolution.tv_sec + (double)resolution.tv_nsec * 1e-9;
-#endif
+    continuous_kind = kind;
     rb_define_private_method(klass, "schedule_clock", continuous_schedule_clock, 3);
     rb_define_private_method(klass, "clock_handle", continuous_clock_handle, 0);
     rb_define_private_method(klass, "stop_clocks", continuous_stop_clocks, 0);

@@ -11,6 +11,7 @@
 #include "mapping.h"
 #include "bf_pages.h"
 #include "bf_bits.h"
+#include "clock.h"
 #include <errno.h>
 #include <math.h>
 #include <sys/mman.h>
@@ -34,6 +35,9 @@ static int nclasses;
 
 /* Set once by Bloomc.use_huge_pages! (atomically: any Ractor may allocate). */
 int bloomc_huge_pages;
+
+/* clock.h's, set once at load (bloomc_init_filter). */
+double bloomc_coarse_resolution;
 
 static int on_pages(size_t nbytes) { return nbytes >= BLOOMC_PAGES_MIN; }
 
@@ -719,7 +723,6 @@ static bloomc_batch batch_of(VALUE self, bloomc_filter *f)
      * first (late by at most the batch, as a lookup may be: an expired key
      * seen a little longer, never a live one missed). */
     else if (!frozen) catch_up(f->core, kind, 0);
-    if (kind->adjust_batch) kind->adjust_batch(f->core, &b);
     return b;
 }
 
@@ -975,6 +978,11 @@ void bloomc_init_filter(void)
     bloomc_cFilter = cFilter;
     rb_undef_alloc_func(cFilter); /* each kind has its own */
     rb_define_private_method(rb_singleton_class(mBloomc), "filter_kinds", filter_kinds, 0);
+#ifdef BLOOMC_LOOKUP_CLOCK
+    struct timespec resolution;
+    if (clock_getres(BLOOMC_LOOKUP_CLOCK, &resolution) == 0)
+        bloomc_coarse_resolution = (double)resolution.tv_sec + (double)resolution.tv_nsec * 1e-9;
+#endif
     rb_define_method(cFilter, "initialize_copy", filter_initialize_copy, 1);
     rb_define_method(cFilter, "add", filter_add, 1);
     rb_define_method(cFilter, "<<", filter_add, 1);

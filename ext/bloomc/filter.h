@@ -130,9 +130,6 @@ struct bloomc_kind {
     /* Or by scatter (bloomc_batch's scatter and apply), at most k entries a key. */
     void (*scatter)(const void *core, const bf_key_hash *h, size_t n, size_t first, unsigned parts, uint64_t **next);
     void (*apply)(void *core, const uint64_t *entries, size_t n, uint8_t *out);
-    /* What the kind's batches need beyond the above (a clock, its own
-     * count); NULL: nothing. */
-    void (*adjust_batch)(void *core, bloomc_batch *b);
     /* How many keys new to the filter fit before an add could raise
      * (UINT64_MAX: any number); a batch of more is undone when it fails.
      * NULL: an add never raises. */
