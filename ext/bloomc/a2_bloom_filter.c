@@ -145,13 +145,10 @@ static void cleared(void *core)
     f->in_active = f->swaps = 0;
 }
 
-static const bloomc_kind a2_kind = BLOOMC_KIND(8, "a2_bloom_filter", bf_a2,
-                                               .nfields = 8,
+static const bloomc_kind a2_kind = BLOOMC_KIND(8, "a2_bloom_filter", bf_a2, .nfields = 8,
                                                .shape_fields = 4, /* half bits, k, seed, capacity */
-                                               .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,
-                                               .cleared = cleared,
-                                               .add_one = add_one,
-                                               .contains_one = contains_one);
+                                               .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND, .cleared = cleared,
+                                               .add_one = add_one, .contains_one = contains_one);
 
 BLOOMC_HOT_METHODS(bf_a2, a2_kind)
 

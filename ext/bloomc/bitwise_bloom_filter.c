@@ -171,13 +171,10 @@ static void cleared(void *core)
     if (f->core.nlevels > 1) resize(f, 1);
 }
 
-static const bloomc_kind bitwise_kind = BLOOMC_KIND(6, "bitwise_bloom_filter", bitwise_t,
-                                                    .nfields = 6,
+static const bloomc_kind bitwise_kind = BLOOMC_KIND(6, "bitwise_bloom_filter", bitwise_t, .nfields = 6,
                                                     .shape_fields = 4, /* m, k, width, seed */
                                                     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
-                                                    .occupied = occupied,
-                                                    .cleared = cleared,
-                                                    .add_one = add_one,
+                                                    .occupied = occupied, .cleared = cleared, .add_one = add_one,
                                                     .contains_one = contains_one);
 
 BLOOMC_HOT_METHODS(bitwise_t, bitwise_kind)

@@ -109,15 +109,11 @@ static void combine(void *core, const void *other, int intersect)
 }
 
 static const bloomc_kind blocked_kind = BLOOMC_KIND(2, "blocked_bloom_filter", bf_blocked,
-                                                    .alignment = BF_BLOCK_BYTES, /* a block is exactly one cache line */
-                                                    .nfields = 4,
-                                                    .shape_fields = 3, /* blocks, k, seed */
+                                                    .alignment = BF_BLOCK_BYTES,     /* a block is exactly one cache line */
+                                                    .nfields = 4, .shape_fields = 3, /* blocks, k, seed */
                                                     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
-                                                    .occupied = bloomc_occupied_bits,
-                                                    .add_many = add_many,
-                                                    .add_part = add_part,
-                                                    .contains_many = contains_many,
-                                                    .pages_per_key = 1,
+                                                    .occupied = bloomc_occupied_bits, .add_many = add_many,
+                                                    .add_part = add_part, .contains_many = contains_many, .pages_per_key = 1,
                                                     /* its k bits share one block */);
 
 static bf_key_hash key_hash(const bf_blocked *f, VALUE key) { return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3); }

@@ -101,15 +101,11 @@ static size_t body_bytes_for(const void *core, VALUE m)
     return bf_bits_nbytes(bloomc_count_arg(m, "m", BF_BITS_MAX));
 }
 
-static const bloomc_kind bloom_kind = BLOOMC_KIND(1, "bloom_filter", bf_bloom,
-                                                  .nfields = 5,
+static const bloomc_kind bloom_kind = BLOOMC_KIND(1, "bloom_filter", bf_bloom, .nfields = 5,
                                                   .shape_fields = 4, /* m, k, seed, hash */
                                                   .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
-                                                  .occupied = bloomc_occupied_bits,
-                                                  .add_many = add_many,
-                                                  .scatter = scatter,
-                                                  .apply = apply,
-                                                  .contains_many = contains_many,
+                                                  .occupied = bloomc_occupied_bits, .add_many = add_many, .scatter = scatter,
+                                                  .apply = apply, .contains_many = contains_many,
                                                   .body_bytes_for = body_bytes_for);
 
 void bloomc_init_bloom_filter(void)

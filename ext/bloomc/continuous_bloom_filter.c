@@ -220,26 +220,15 @@ static int outlives(void *core)
 
 static const bloomc_kind continuous_kind = BLOOMC_KIND(3, "continuous_bloom_filter", continuous_t,
                                                        .state_size = offsetof(continuous_t, schedule), /* the clock's schedule and handles are the object's */
-                                                       .nfields = 9,
-                                                       .shape_fields = 4, /* m, k, seed, hash */
+                                                       .nfields = 9, .shape_fields = 4,                /* m, k, seed, hash */
                                                        /* == leaves out the ticks and add counts, which a mapped reader knows
-     * only as of its writer's last tick: the shape, the slot and the cells. */
-                                                       .equal_fields = 5,
-                                                       .methods = BLOOMC_K | BLOOMC_HASH_KIND,
-                                                       .recover = recover,
-                                                       .refresh = follow_clock,
-                                                       .snapshot = snapshot,
-                                                       .now = clock_now,
-                                                       .catch_up = catch_up,
-                                                       .occupied = occupied,
-                                                       .cleared = cleared,
-                                                       .add_many = add_many,
-                                                       .contains_many = lookup_many,
-                                                       .contains_readonly = lookup_readonly,
-                                                       .scatter = scatter,
-                                                       .apply = apply,
-                                                       .body_bytes_for = body_bytes_for,
-                                                       .outlives = outlives);
+                                                       * only as of its writer's last tick: the shape, the slot and the cells. */
+                                                       .equal_fields = 5, .methods = BLOOMC_K | BLOOMC_HASH_KIND,
+                                                       .recover = recover, .refresh = follow_clock, .snapshot = snapshot,
+                                                       .now = clock_now, .catch_up = catch_up, .occupied = occupied,
+                                                       .cleared = cleared, .add_many = add_many, .contains_many = lookup_many,
+                                                       .contains_readonly = lookup_readonly, .scatter = scatter, .apply = apply,
+                                                       .body_bytes_for = body_bytes_for, .outlives = outlives);
 
 void bloomc_init_continuous_bloom_filter(void)
 {

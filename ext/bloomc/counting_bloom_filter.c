@@ -116,14 +116,11 @@ static size_t body_bytes_for(const void *core, VALUE m)
     return bf_buckets_nbytes(bloomc_count_arg(m, "m", BF_BUCKETS_MAX), ((const bf_counting *)core)->cells.width);
 }
 
-static const bloomc_kind counting_kind = BLOOMC_KIND(4, "counting_bloom_filter", bf_counting,
-                                                     .nfields = 6,
+static const bloomc_kind counting_kind = BLOOMC_KIND(4, "counting_bloom_filter", bf_counting, .nfields = 6,
                                                      .shape_fields = 4, /* m, k, width, seed */
                                                      .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
-                                                     .occupied = occupied,
-                                                     .cleared = bloomc_counting_cleared,
-                                                     .add_one = add_one,
-                                                     .contains_one = contains_one,
+                                                     .occupied = occupied, .cleared = bloomc_counting_cleared,
+                                                     .add_one = add_one, .contains_one = contains_one,
                                                      .body_bytes_for = body_bytes_for);
 
 BLOOMC_HOT_METHODS(bf_counting, counting_kind)

@@ -196,17 +196,11 @@ static uint64_t occupied(const void *core) { return bf_buckets_count_nonzero(&((
  * at any fill; the journal makes a batch all or nothing. */
 static uint64_t room(const void *core, uint64_t n) { return 0; }
 
-static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "cuckoo_filter", cuckoo_t,
-                                                   .nfields = 4,
+static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "cuckoo_filter", cuckoo_t, .nfields = 4,
                                                    .shape_fields = 3, /* buckets, fingerprint bits, seed */
-                                                   .methods = BLOOMC_SIZE,
-                                                   .occupied = occupied,
-                                                   .add_one = add_one,
-                                                   .contains_one = contains_one,
-                                                   .room = room,
-                                                   .journal_start = journal_start,
-                                                   .journal_undo = journal_undo,
-                                                   .journal_end = journal_end);
+                                                   .methods = BLOOMC_SIZE, .occupied = occupied, .add_one = add_one,
+                                                   .contains_one = contains_one, .room = room, .journal_start = journal_start,
+                                                   .journal_undo = journal_undo, .journal_end = journal_end);
 
 BLOOMC_HOT_METHODS(bf_cuckoo, cuckoo_kind)
 

@@ -149,12 +149,9 @@ static void combine(void *core, const void *other, int intersect)
     rb_raise(bloomc_eUnsupportedError, "a Bloomc::BinaryFuseFilter cannot be combined: build one from the keys of both");
 }
 
-static const bloomc_kind fuse_kind = BLOOMC_KIND(11, "binary_fuse_filter", fuse_t,
-                                                 .nfields = 6,
+static const bloomc_kind fuse_kind = BLOOMC_KIND(11, "binary_fuse_filter", fuse_t, .nfields = 6,
                                                  .shape_fields = 2, /* fingerprint bits, seed */
-                                                 .methods = BLOOMC_SIZE,
-                                                 .occupied = occupied,
-                                                 .contains_many = contains_many);
+                                                 .methods = BLOOMC_SIZE, .occupied = occupied, .contains_many = contains_many);
 
 void bloomc_init_binary_fuse_filter(void)
 {

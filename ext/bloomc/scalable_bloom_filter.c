@@ -238,14 +238,10 @@ static void numbers(void *core, bloomc_numbers *out)
     *out = (bloomc_numbers){m, &f->count, NULL, 0, f->seed, f->params.hash};
 }
 
-static const bloomc_kind scalable_kind = BLOOMC_KIND(9, "scalable_bloom_filter", scalable,
-                                                     .nfields = FIXED_FIELDS,
+static const bloomc_kind scalable_kind = BLOOMC_KIND(9, "scalable_bloom_filter", scalable, .nfields = FIXED_FIELDS,
                                                      .shape_fields = 7, /* seed and parameters */
-                                                     .methods = BLOOMC_SIZE | BLOOMC_HASH_KIND,
-                                                     .cleared = cleared,
-                                                     .add_one = add_or_grow,
-                                                     .contains_many = contains_many,
-                                                     .room = room,
+                                                     .methods = BLOOMC_SIZE | BLOOMC_HASH_KIND, .cleared = cleared,
+                                                     .add_one = add_or_grow, .contains_many = contains_many, .room = room,
                                                      .nfields_in = nfields_in);
 
 static int add_one(bf_scalable *f, bf_key_hash h, int report) { return add_or_grow(f, h, report); }

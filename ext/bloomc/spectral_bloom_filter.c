@@ -161,14 +161,10 @@ static void cleared(void *core)
     bloomc_counting_cleared(&f->secondary);
 }
 
-static const bloomc_kind spectral_kind = BLOOMC_KIND(5, "spectral_bloom_filter", bf_spectral,
-                                                     .nfields = 10,
+static const bloomc_kind spectral_kind = BLOOMC_KIND(5, "spectral_bloom_filter", bf_spectral, .nfields = 10,
                                                      .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
-                                                     .same_shape = same_shape,
-                                                     .occupied = occupied,
-                                                     .cleared = cleared,
-                                                     .add_one = add_one,
-                                                     .contains_one = contains_one);
+                                                     .same_shape = same_shape, .occupied = occupied, .cleared = cleared,
+                                                     .add_one = add_one, .contains_one = contains_one);
 
 BLOOMC_HOT_METHODS(bf_spectral, spectral_kind)
 

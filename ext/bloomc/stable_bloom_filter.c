@@ -133,13 +133,10 @@ static uint64_t occupied(const void *core)
     return bf_buckets_count_nonzero(&((const bf_stable *)core)->cells);
 }
 
-static const bloomc_kind stable_kind = BLOOMC_KIND(7, "stable_bloom_filter", bf_stable,
-                                                   .nfields = 7,
+static const bloomc_kind stable_kind = BLOOMC_KIND(7, "stable_bloom_filter", bf_stable, .nfields = 7,
                                                    .shape_fields = 5, /* m, k, d, width, seed; the generator runs on after a clear */
-                                                   .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND,
-                                                   .occupied = occupied,
-                                                   .add_one = add_one,
-                                                   .contains_one = contains_one);
+                                                   .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND, .occupied = occupied,
+                                                   .add_one = add_one, .contains_one = contains_one);
 
 static bf_key_hash key_hash(const bf_stable *f, VALUE key) { return bloomc_key_hash(key, f->seed, f->hash); }
 BLOOMC_HOT_METHODS(bf_stable, stable_kind)
