@@ -113,25 +113,11 @@ module AbTiming
   def cpu_now = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID)
   def wall_now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
-  # BenchSupport.best_times by the CPU time of this thread rather than the
-  # wall clock: on a shared machine another process may be given the same
-  # core for part of a round, which doubled whole rows of one side in a
-  # trial (a neighbour's pollution of the caches still counts).
-  def best_cpu_times(jobs, rounds:)
-    best = Hash.new(Float::INFINITY)
-    rounds.times do
-      GC.start
-      jobs.each do |name, job|
-        prepare, run = job.is_a?(Array) ? job : [nil, job]
-        input = prepare&.call
-        GC.start(full_mark: false)
-        started = cpu_now
-        prepare ? run.call(input) : run.call
-        best[name] = [best[name], cpu_now - started].min
-      end
-    end
-    best
-  end
+  # Timed by the CPU time of this thread rather than the wall clock: on a
+  # shared machine another process may be given the same core for part of a
+  # round, which doubled whole rows of one side in a trial (a neighbour's
+  # pollution of the caches still counts).
+  def best_cpu_times(jobs, rounds:) = BenchSupport.best_times(jobs, rounds: rounds, clock: method(:cpu_now))
 
   # ns per operation of each row, and the share of the timing's wall time
   # this thread was on a CPU.
