@@ -114,13 +114,11 @@ static void snapshot(void *core, const bloomc_mapping *map, void *copy, uint8_t 
  * hook): what a file saved open may hold (attach). */
 static void recover(void *core) { bf_continuous_clear_stale(core); }
 
-/*
- * call-seq: inc_time_slot -> Integer
+/* call-seq: inc_time_slot -> Integer
  *
  * Advances the clock by one tick (ttl / 2), expiring what the tick expires, and
  * returns the new slot (1..15). The timer thread calls this; call it yourself
- * to keep time by other means.
- */
+ * to keep time by other means. */
 static VALUE continuous_inc_time_slot(VALUE self)
 {
     rb_check_frozen(self);
@@ -132,18 +130,14 @@ static VALUE continuous_inc_time_slot(VALUE self)
 /* :nodoc: the current slot, 1..15. */
 static VALUE continuous_current_slot(VALUE self) { return UINT2NUM(get_filter(self)->slot); }
 
-/*
- * call-seq: ticks -> Integer
+/* call-seq: ticks -> Integer
  *
- * The number of clock ticks since the filter was made.
- */
+ * The number of clock ticks since the filter was made. */
 static VALUE continuous_ticks(VALUE self) { return ULL2NUM(get_filter(self)->ticks); }
 
-/*
- * call-seq: buckets -> BitBucketField
+/* call-seq: buckets -> BitBucketField
  *
- * The 4-bit buckets as a BitBucketField that shares the filter's memory.
- */
+ * The 4-bit buckets as a BitBucketField that shares the filter's memory. */
 static VALUE continuous_buckets(VALUE self) { return bloomc_bit_bucket_field_view(self, &get_filter(self)->buckets); }
 
 /* The hooks take the core, whose first member is the bf_continuous. */
@@ -218,14 +212,14 @@ static int outlives(void *core)
     return c->clocks > 0;
 }
 
-static const bloomc_kind continuous_kind = BLOOMC_KIND(3, "continuous_bloom_filter", continuous_t,
-                                                       .state_size = offsetof(continuous_t, schedule), /* the clock's schedule and handles are the object's */
-                                                       .nfields = 9, .shape_fields = 4,                /* m, k, seed, hash */
-                                                       /* == leaves out the ticks and add counts, which a mapped reader knows
-                                                       * only as of its writer's last tick: the shape, the slot and the cells. */
-                                                       .equal_fields = 5, .methods = BLOOMC_K | BLOOMC_HASH_KIND,
-                                                       .recover = recover, .refresh = follow_clock, .snapshot = snapshot,
-                                                       .now = clock_now, .catch_up = catch_up, .occupied = occupied,
+/* == compares the shape, the slot and the cells (the first 5 fields): a
+ * mapped reader knows the ticks and add counts only as of its writer's last
+ * tick. The core past state_size (the clock's schedule and the timer's
+ * handles) is the object's own. */
+static const bloomc_kind continuous_kind = BLOOMC_KIND(3, "continuous_bloom_filter", continuous_t, .nfields = 9,
+                                                       .shape_fields = 4, .equal_fields = 5, .state_size = offsetof(continuous_t, schedule),
+                                                       .methods = BLOOMC_K | BLOOMC_HASH_KIND, .recover = recover, .refresh = follow_clock,
+                                                       .snapshot = snapshot, .now = clock_now, .catch_up = catch_up, .occupied = occupied,
                                                        .cleared = cleared, .add_many = add_many, .contains_many = lookup_many,
                                                        .contains_readonly = lookup_readonly, .scatter = scatter, .apply = apply,
                                                        .body_bytes_for = body_bytes_for, .outlives = outlives);

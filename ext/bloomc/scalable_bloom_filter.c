@@ -46,7 +46,7 @@ static void append_layer(bf_scalable *f)
 }
 
 /* Adds a hashed key, growing as needed; 1 when it was new. */
-static int add_or_grow(void *core, bf_key_hash h, int report)
+static int add_one(void *core, bf_key_hash h, int report)
 {
     bf_scalable *f = core;
     for (;;) {
@@ -121,8 +121,6 @@ static VALUE scalable_even_layers(VALUE self) { return UINT2NUM(get_filter(self)
  * The most keys it takes (an add of one more raises Bloomc::CapacityError),
  * or nil. */
 static VALUE scalable_max_capacity(VALUE self) { return get_filter(self)->params.max_capacity ? ULL2NUM(get_filter(self)->params.max_capacity) : Qnil; }
-/* :nodoc: the compound rate now, from each layer's fill. */
-static VALUE scalable_current_fpr(VALUE self) { return DBL2NUM(bf_scalable_current_fpr(get_filter(self))); }
 /* :nodoc: the compound rate by the formula at each layer's key count. */
 static VALUE scalable_design_fpr(VALUE self) { return DBL2NUM(bf_scalable_design_fpr(get_filter(self))); }
 
@@ -187,14 +185,6 @@ static void cleared(void *core)
 
 enum { FIXED_FIELDS = 9 };
 
-/* A double's IEEE 754 bits, as saved, and back. */
-typedef union {
-    double d;
-    uint64_t u;
-} double_pun;
-static uint64_t double_bits(double d) { return ((double_pun){.d = d}).u; }
-static double bits_double(uint64_t u) { return ((double_pun){.u = u}).d; }
-
 /* [seed, error rate, initial capacity, growth, tightening, even layers, max
  * capacity, count, layers L, then m, k, capacity and count of each layer]
  * (docs/FORMAT.md). */
@@ -202,8 +192,8 @@ static void save(const void *core, uint64_t *out)
 {
     const bf_scalable *f = core;
     const bf_scalable_params *p = &f->params;
-    uint64_t fixed[FIXED_FIELDS] = {bloomc_seed_with_hash(f->seed, p->hash), double_bits(p->error_rate), p->initial_capacity, double_bits(p->growth),
-                                    double_bits(p->tightening), p->even_layers, p->max_capacity, f->count, f->nlayers};
+    uint64_t fixed[FIXED_FIELDS] = {bloomc_seed_with_hash(f->seed, p->hash), bloomc_double_bits(p->error_rate), p->initial_capacity, bloomc_double_bits(p->growth),
+                                    bloomc_double_bits(p->tightening), p->even_layers, p->max_capacity, f->count, f->nlayers};
     memcpy(out, fixed, sizeof fixed);
     bf_scalable_save_layers(f, out + FIXED_FIELDS);
 }
@@ -218,7 +208,7 @@ static size_t load(void *core, const uint64_t *v)
     scalable *c = core;
     c->f = (bf_scalable){
         .nlayers = (size_t)v[8], /* checked by nfields_in */
-        .params = {bits_double(v[1]), v[2], bits_double(v[3]), bits_double(v[4]),
+        .params = {bloomc_bits_double(v[1]), v[2], bloomc_bits_double(v[3]), bloomc_bits_double(v[4]),
                    (uint32_t)bloomc_state_check(v[5], 0, BF_SCALABLE_LAYERS_MAX, "even layers"), v[6], bloomc_hash_of_seed(v[0])},
         .seed = (uint32_t)v[0],
         .count = v[7],
@@ -241,10 +231,9 @@ static void numbers(void *core, bloomc_numbers *out)
 static const bloomc_kind scalable_kind = BLOOMC_KIND(9, "scalable_bloom_filter", scalable, .nfields = FIXED_FIELDS,
                                                      .shape_fields = 7, /* seed and parameters */
                                                      .methods = BLOOMC_SIZE | BLOOMC_HASH_KIND, .cleared = cleared,
-                                                     .add_one = add_or_grow, .contains_many = contains_many, .room = room,
+                                                     .add_one = add_one, .contains_many = contains_many, .room = room,
                                                      .nfields_in = nfields_in);
 
-static int add_one(bf_scalable *f, bf_key_hash h, int report) { return add_or_grow(f, h, report); }
 static int contains_one(const bf_scalable *f, bf_key_hash h) { return bf_scalable_contains(f, h); }
 BLOOMC_HOT_METHODS(bf_scalable, scalable_kind)
 
@@ -264,7 +253,6 @@ void bloomc_init_scalable_bloom_filter(void)
     rb_define_method(cScalableBloomFilter, "even_layers", scalable_even_layers, 0);
     rb_define_method(cScalableBloomFilter, "max_capacity", scalable_max_capacity, 0);
     rb_define_private_method(cScalableBloomFilter, "layer_table", scalable_layer_table, 0);
-    rb_define_private_method(cScalableBloomFilter, "current_fpr", scalable_current_fpr, 0);
     rb_define_private_method(cScalableBloomFilter, "design_fpr", scalable_design_fpr, 0);
     rb_define_private_method(cScalableBloomFilter, "layer_shape", scalable_layer_shape, 1);
 }

@@ -68,3 +68,17 @@ const uint8_t *bloomc_state_body(VALUE body, size_t expected)
         bloomc_format_error("body of %ld bytes where the parameters need %llu", RSTRING_LEN(body), (unsigned long long)expected);
     return (const uint8_t *)RSTRING_PTR(body);
 }
+
+uint64_t bloomc_double_bits(double d)
+{
+    uint64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    return bits;
+}
+
+double bloomc_bits_double(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}

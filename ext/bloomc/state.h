@@ -20,6 +20,9 @@ uint64_t bloomc_state_check(uint64_t value, uint64_t min, uint64_t max, const ch
 uint64_t bloomc_seed_with_hash(uint32_t seed, bf_hash_kind hash);
 /* The hash id of such a parameter, checked (FormatError). */
 bf_hash_kind bloomc_hash_of_seed(uint64_t field);
+/* A double's IEEE 754 bits, as a saved field holds it, and back. */
+uint64_t bloomc_double_bits(double d);
+double bloomc_bits_double(uint64_t bits);
 /* body's bytes, which must be exactly expected long. */
 const uint8_t *bloomc_state_body(VALUE body, size_t expected);
 

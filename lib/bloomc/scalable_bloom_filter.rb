@@ -142,7 +142,7 @@ module Bloomc
 
     # inspect's statistics: the compound rate (each layer's fill: #layers).
     private def stats_fields
-      rate = current_fpr
+      rate = false_positive_rate
       " fpr~#{rate < 1e-12 ? 0 : format('%.2g', rate)}"
     end
   end
