@@ -78,6 +78,15 @@ static int add_one(void *core, bf_key_hash h, int report)
     return 1;
 }
 
+/* Batches call add_one inline, not through the descriptor. */
+static void add_many(void *core, const bf_key_hash *h, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        int added = add_one(core, h[i], out != NULL);
+        if (out) out[i] = (uint8_t)added;
+    }
+}
+
 static void journal_start(void *core)
 {
     cuckoo_t *c = core;
@@ -198,7 +207,7 @@ static uint64_t room(const void *core, uint64_t n) { return 0; }
 
 static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "cuckoo_filter", cuckoo_t, .nfields = 4,
                                                    .shape_fields = 3, /* buckets, fingerprint bits, seed */
-                                                   .methods = BLOOMC_SIZE, .occupied = occupied, .add_one = add_one,
+                                                   .methods = BLOOMC_SIZE, .occupied = occupied, .add_one = add_one, .add_many = add_many,
                                                    .contains_one = contains_one, .room = room, .journal_start = journal_start,
                                                    .journal_undo = journal_undo, .journal_end = journal_end);
 
