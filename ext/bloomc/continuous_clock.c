@@ -1,6 +1,6 @@
 /* ContinuousBloomFilter's clock: the tick, the schedule the timer thread
  * and live adds and lookups follow, and the Clock handle (the timer thread
- * lives in lib/bloomc/continuous_bloom_filter.rb). */
+ * lives in lib/bloomc/continuous_timer.rb). */
 #include "continuous.h"
 #include "mapping.h"
 
