@@ -9,7 +9,8 @@
 #include "bf_cuckoo.h"
 
 /* The core: the filter, and the journal of the batch under way (filter.c's
- * journal hooks), which a key that finds no room undoes. */
+ * journal hooks), which a key that finds no room undoes; the journal is
+ * past state_size, so copies and loads leave it. */
 typedef struct {
     bf_cuckoo f; /* first: a core is its bf_cuckoo */
     bf_cuckoo_journal journal;
@@ -205,7 +206,7 @@ static uint64_t occupied(const void *core) { return bf_buckets_count_nonzero(&((
  * at any fill; the journal makes a batch all or nothing. */
 static uint64_t room(const void *core, uint64_t n) { return 0; }
 
-static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "cuckoo_filter", cuckoo_t, .nfields = 4,
+static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "cuckoo_filter", cuckoo_t, .nfields = 4, .state_size = offsetof(cuckoo_t, journal),
                                                    .shape_fields = 3, /* buckets, fingerprint bits, seed */
                                                    .methods = BLOOMC_SIZE, .occupied = occupied, .add_one = add_one, .add_many = add_many,
                                                    .contains_one = contains_one, .room = room, .journal_start = journal_start,

@@ -76,9 +76,9 @@ platform_compiles("thp", "prctl(PR_SET_THP_DISABLE)", "HAVE_PRCTL_THP_DISABLE", 
   int main(void) { return prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0); }
 C
 
-# The continuous filter's lookups (continuous.h): Linux's coarse clock.
+# The continuous filter's lookups (clock.h): Linux's coarse clock.
 # Linux's only: elsewhere a clock of that name may report its counter's
-# resolution rather than how often it moves, which lookup_now relies on.
+# resolution rather than how often it moves, which bloomc_lookup_now relies on.
 platform_compiles("coarse_clock", "Linux's CLOCK_MONOTONIC_COARSE", "HAVE_CLOCK_MONOTONIC_COARSE", <<~C)
   #include <time.h>
   #ifndef __linux__

@@ -719,21 +719,29 @@ static bloomc_batch batch_of(VALUE self, bloomc_filter *f)
                       .lookup_shared = readonly_lookups_of(kind)};
     /* A mapped reader's core follows its file as it reads: one thread. */
     if (kind->refresh && f->map.base) b.lookup_shared = NULL;
-    /* A parallel lookup's threads only read: the clock caught up once,
-     * first (late by at most the batch, as a lookup may be: an expired key
-     * seen a little longer, never a live one missed). */
-    else if (!frozen) catch_up(f->core, kind, 0);
+    return b;
+}
+
+/* A batch of lookups. Its threads, when it has several, only read: the
+ * clock caught up once, first (late by at most the batch, as a lookup may
+ * be: an expired key seen a little longer, never a live one missed). */
+static bloomc_batch lookup_batch_of(VALUE self, bloomc_filter *f)
+{
+    bloomc_batch b = batch_of(self, f);
+    if (b.lookup_shared && !OBJ_FROZEN(self)) catch_up(f->core, f->kind, 0);
     return b;
 }
 
 /* A batch add that may fail part way (the kind's room) is all or nothing:
  * it journals its changes (the kind's journal hooks) or keeps a copy of the
- * state before it, and puts it back unless every key went in. A failed
- * dedup_lines also drops the lines it appended: the caller never printed
- * them, and the filter no longer holds them. */
+ * state before it, and puts it back unless every key went in. So is a
+ * dedup_lines of a kind with journal hooks, which also drops the lines it
+ * appended: the caller never printed them, and the filter no longer holds
+ * them. */
 typedef struct {
     bloomc_filter *f;
     bloomc_batch b;
+    int dedup;                    /* dedup_lines, not batch_add */
     VALUE keys, collect, threads; /* batch_add */
     VALUE chunk, out, length;     /* dedup_lines */
     long out_length;              /* out's length before */
@@ -745,8 +753,8 @@ typedef struct {
 static VALUE run_batch_add(VALUE arg)
 {
     batch_run *r = (batch_run *)arg;
-    VALUE result = NIL_P(r->chunk) ? bloomc_batch_add(&r->b, r->keys, r->collect, r->threads)
-                                   : bloomc_batch_dedup(&r->b, r->chunk, r->out, r->length);
+    VALUE result = r->dedup ? bloomc_batch_dedup(&r->b, r->chunk, r->out, r->length)
+                            : bloomc_batch_add(&r->b, r->keys, r->collect, r->threads);
     r->done = 1;
     return result;
 }
@@ -794,7 +802,7 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threa
     if (!f->kind->add_one && !f->kind->add_many)
         rb_raise(bloomc_eUnsupportedError, "%" PRIsVALUE " cannot add keys", rb_obj_class(self));
     bloomc_filter_prefault_for_batch(f, RB_TYPE_P(keys, T_ARRAY) ? (size_t)RARRAY_LEN(keys) : 0);
-    batch_run r = {.f = f, .b = batch_of(self, f), .keys = keys, .collect = collect, .threads = threads, .chunk = Qnil, .out = Qnil};
+    batch_run r = {.f = f, .b = batch_of(self, f), .keys = keys, .collect = collect, .threads = threads, .out = Qnil};
     if (f->kind->room) Check_Type(keys, T_ARRAY);
     return run_all_or_nothing(self, &r, f->kind->room ? (size_t)RARRAY_LEN(keys) : 0);
 }
@@ -802,7 +810,7 @@ static VALUE filter_batch_add(VALUE self, VALUE keys, VALUE collect, VALUE threa
 /* :nodoc: the batch lookups' work (lib/bloomc/batch.rb). */
 static VALUE filter_batch_lookup(VALUE self, VALUE keys, VALUE mode, VALUE threads)
 {
-    bloomc_batch b = batch_of(self, bloomc_filter_get(self));
+    bloomc_batch b = lookup_batch_of(self, bloomc_filter_get(self));
     return bloomc_batch_lookup(&b, keys, mode, threads);
 }
 
@@ -812,7 +820,7 @@ static VALUE filter_dedup_lines(VALUE self, VALUE chunk, VALUE out, VALUE length
     rb_check_frozen(self);
     Check_Type(out, T_STRING);
     bloomc_filter *f = bloomc_filter_get(self);
-    batch_run r = {.f = f, .b = batch_of(self, f), .chunk = chunk, .out = out, .length = length, .out_length = RSTRING_LEN(out)};
+    batch_run r = {.f = f, .b = batch_of(self, f), .dedup = 1, .chunk = chunk, .out = out, .length = length, .out_length = RSTRING_LEN(out)};
     /* A journal's undo is cheap: every dedup is all or nothing with one. */
     return f->kind->journal_start ? run_all_or_nothing(self, &r, SIZE_MAX) : run_batch_add((VALUE)&r);
 }
@@ -835,7 +843,7 @@ static VALUE filter_add_lines(VALUE self, VALUE chunk, VALUE length, VALUE threa
 static VALUE filter_query_lines(int argc, VALUE *argv, VALUE self)
 {
     rb_check_arity(argc, 6, 6);
-    bloomc_batch b = batch_of(self, bloomc_filter_get(self));
+    bloomc_batch b = lookup_batch_of(self, bloomc_filter_get(self));
     return bloomc_batch_query(&b, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5]);
 }
 
@@ -948,8 +956,6 @@ static VALUE filter_include_p(VALUE self, VALUE key)
     return RBOOL(found);
 }
 
-VALUE bloomc_cFilter;
-
 /* :nodoc: { number => class } of every kind, from their descriptors: what
  * Bloomc::Format::KINDS is made from (lib/bloomc/format.rb). */
 static VALUE filter_kinds(VALUE module)
@@ -975,7 +981,6 @@ void bloomc_init_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
     VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    bloomc_cFilter = cFilter;
     rb_undef_alloc_func(cFilter); /* each kind has its own */
     rb_define_private_method(rb_singleton_class(mBloomc), "filter_kinds", filter_kinds, 0);
 #ifdef BLOOMC_LOOKUP_CLOCK

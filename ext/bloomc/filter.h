@@ -136,8 +136,9 @@ struct bloomc_kind {
     uint64_t (*room)(const void *core, uint64_t n);
     /* A kind whose adds may fail part way through a batch can journal them
      * instead: journal_start before a batch add or dedup_lines, undo on any
-     * way out before its end, end after either. NULL: a batch of more keys
-     * than room is run on a copy of the cells. */
+     * way out before its end, end after either. NULL: a batch add of more
+     * keys than room is run on a copy of the cells (and dedup_lines is not
+     * undone). */
     void (*journal_start)(void *core);
     void (*journal_undo)(void *core);
     void (*journal_end)(void *core);
@@ -306,7 +307,6 @@ void bloomc_filter_prefault_for_batch(bloomc_filter *f, size_t nkeys);
 void bloomc_init_pages(VALUE mBloomc);
 
 /* Bloomc::Filter, the base class of every kind (filter.c). */
-extern VALUE bloomc_cFilter;
 void bloomc_init_filter(void);
 /* Makes klass, a subclass of Bloomc::Filter, the class of kind: its
  * allocator, and none of Filter's methods that kind lacks. */
