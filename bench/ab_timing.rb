@@ -34,7 +34,7 @@ module AbTiming
   # Made by build(keys), never added to.
   BUILT_ONCE = %i[BinaryFuseFilter].freeze
 
-  OPS = ["add", "include? hit", "include? miss", "add_all", "count_included hits"].freeze
+  OPS = ["add", "include? hit", "include? miss", "add_all", "count_included hits", "count hit", "delete"].freeze
   LOOKUP_OPS = ["include? hit", "include? miss", "count_included hits"].freeze
 
   def keys = @keys ||= BenchSupport.hex_keys(CAPACITY, 1).each(&:freeze)
@@ -83,6 +83,9 @@ module AbTiming
     when "include? miss" then [-> { SINGLE_PASSES.times { missing.each { |key| filter.include?(key) } } }, single]
     when "add_all" then [[-> { Array.new(BATCH_PASSES) { make(kind) } }, ->(fresh) { fresh.each { |f| f.add_all(present) } }], batch]
     when "count_included hits" then [-> { BATCH_PASSES.times { filter.count_included(present) } }, batch]
+    when "count hit" then [-> { SINGLE_PASSES.times { present.each { |key| filter.count(key) } } }, single]
+    when "delete"
+      [[-> { Array.new(SINGLE_PASSES) { holding(kind, present) } }, ->(held) { held.each { |f| present.each { |key| f.delete(key) } } }], single]
     else raise ArgumentError, "unknown operation #{op}"
     end
   end

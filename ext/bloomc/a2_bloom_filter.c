@@ -21,7 +21,7 @@ static size_t halves_bytes(uint64_t half_bits)
 
 /* :nodoc: called by initialize once the Ruby layer has settled m, k and the
  * capacity; m is rounded up to an even number of bits. */
-static VALUE a2_setup(VALUE self, VALUE m, VALUE k, VALUE capacity, VALUE seed, VALUE hash)
+static VALUE setup(VALUE self, VALUE m, VALUE k, VALUE capacity, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &a2_kind);
     /* One statement per argument: checked in order, as before. */
@@ -34,24 +34,6 @@ static VALUE a2_setup(VALUE self, VALUE m, VALUE k, VALUE capacity, VALUE seed, 
     bloomc_filter_install(self, &f, halves_bytes(half_bits), NULL, 0);
     return self;
 }
-
-/* call-seq: capacity -> Integer
- *
- * The number of distinct keys a half takes before the halves swap. */
-static VALUE a2_capacity(VALUE self) { return ULL2NUM(get_filter(self)->capacity); }
-
-/* call-seq: active_size -> Integer
- *
- * The distinct keys counted toward the next swap, which comes when it
- * reaches capacity: those added to the active half (after a union, the
- * emptier input's count, though the half holds both inputs' keys). */
-static VALUE a2_active_size(VALUE self) { return ULL2NUM(get_filter(self)->in_active); }
-
-/* call-seq: swaps -> Integer
- *
- * How many times the halves have swapped (each swap forgets the keys of the
- * older half). */
-static VALUE a2_swaps(VALUE self) { return ULL2NUM(get_filter(self)->swaps); }
 
 /* :nodoc: bits set in the active half and in the other, for Bloomc::Stats. */
 static VALUE a2_occupied_halves(VALUE self)
@@ -127,7 +109,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_a2 *f = core;
-    *out = (bloomc_numbers){2 * f->halves[0].nbits, &f->count, NULL, f->k, f->seed, f->hash};
+    *out = (bloomc_numbers){.m = 2 * f->halves[0].nbits, .count = &f->count, .k = f->k, .seed = f->seed, .hash = f->hash};
 }
 
 /* Half by half OR or AND. */
@@ -145,26 +127,21 @@ static void cleared(void *core)
     f->in_active = f->swaps = 0;
 }
 
-static const bloomc_kind a2_kind = BLOOMC_KIND(8, "a2_bloom_filter", bf_a2, .nfields = 8,
+BLOOMC_HOT_METHODS(bf_a2, a2_kind)
+
+static const bloomc_kind a2_kind = BLOOMC_KIND(8, "A2BloomFilter", bf_a2, .setup_arity = 5, .hot = &hot_methods, .nfields = 8,
                                                .shape_fields = 4, /* half bits, k, seed, capacity */
                                                .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND, .cleared = cleared,
                                                .add_one = add_one, .contains_one = contains_one);
 
-BLOOMC_HOT_METHODS(bf_a2, a2_kind)
 
 void bloomc_init_a2_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cA2BloomFilter = rb_define_class_under(mBloomc, "A2BloomFilter", cFilter);
-    bloomc_define_kind(cA2BloomFilter, &a2_kind);
-    define_hot_methods(cA2BloomFilter);
-    rb_define_private_method(cA2BloomFilter, "setup", a2_setup, 5);
-    rb_define_method(cA2BloomFilter, "capacity", a2_capacity, 0);
-    rb_define_method(cA2BloomFilter, "active_size", a2_active_size, 0);
-    rb_define_method(cA2BloomFilter, "swaps", a2_swaps, 0);
-    rb_define_private_method(cA2BloomFilter, "occupied_halves", a2_occupied_halves, 0);
-    VALUE singleton = rb_singleton_class(cA2BloomFilter);
+    VALUE klass = rb_define_class_under(mBloomc, "A2BloomFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &a2_kind);
+    rb_define_private_method(klass, "occupied_halves", a2_occupied_halves, 0);
+    VALUE singleton = rb_singleton_class(klass);
     rb_define_private_method(singleton, "optimal_k", a2_s_optimal_k, 1);
     rb_define_private_method(singleton, "optimal_capacity", a2_s_optimal_capacity, 2);
     rb_define_private_method(singleton, "model_fpr", a2_s_model_fpr, 3);

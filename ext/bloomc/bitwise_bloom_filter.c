@@ -22,8 +22,6 @@ typedef struct {
 
 static const bloomc_kind bitwise_kind;
 
-static bitwise_t *get_filter(VALUE self) { return bloomc_filter_core(self, &bitwise_kind); }
-
 /* The bytes of the first n levels (0: too many for this machine). */
 static size_t levels_bytes(const bf_bitwise *f, size_t n)
 {
@@ -49,7 +47,7 @@ static void resize(bitwise_t *f, size_t n)
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
-static VALUE bitwise_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE hash)
+static VALUE setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &bitwise_kind);
     bitwise_t f = {.core.nlevels = 1};
@@ -77,26 +75,6 @@ static int add_one(void *core, bf_key_hash h, int report)
 }
 
 static int contains_one(const void *core, bf_key_hash h) { return bf_bitwise_count(core, h) > 0; }
-
-/* call-seq: count(key) -> Integer
- *
- * How many times +key+ was added: never less, more when other keys share
- * its cells. */
-static VALUE bitwise_count(VALUE self, VALUE key)
-{
-    const bitwise_t *f = get_filter(self);
-    return ULL2NUM(bf_bitwise_count(&f->core, key_hash(f, key)));
-}
-
-/* call-seq: width -> Integer
- *
- * Bits per cell of level 0 (level l's are min(32, width << l)). */
-static VALUE bitwise_width(VALUE self) { return UINT2NUM(get_filter(self)->core.width); }
-
-/* call-seq: levels -> Integer
- *
- * The number of levels so far (1 until some key outgrows level 0). */
-static VALUE bitwise_levels(VALUE self) { return SIZET2NUM(get_filter(self)->core.nlevels); }
 
 /* [m, k, width, seed, count, levels] (docs/FORMAT.md). */
 static void save(const void *core, uint64_t *out)
@@ -141,7 +119,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_bitwise *f = core;
-    *out = (bloomc_numbers){f->m, &f->count, &f->distinct, f->k, f->seed, f->hash};
+    *out = (bloomc_numbers){.m = f->m, .count = &f->count, .distinct = &f->distinct, .k = f->k, .seed = f->seed, .hash = f->hash, .width = f->width};
 }
 
 /* Cell maxima or minima level by level: a union takes other's levels too,
@@ -171,23 +149,19 @@ static void cleared(void *core)
     if (f->core.nlevels > 1) resize(f, 1);
 }
 
-static const bloomc_kind bitwise_kind = BLOOMC_KIND(6, "bitwise_bloom_filter", bitwise_t, .nfields = 6,
+static uint64_t count_one(const void *f, bf_key_hash h) { return bf_bitwise_count(f, h); }
+BLOOMC_HOT_METHODS(bitwise_t, bitwise_kind)
+
+static const bloomc_kind bitwise_kind = BLOOMC_KIND(6, "BitwiseBloomFilter", bitwise_t, .setup_arity = 5, .hot = &hot_methods, .count_one = count_one, .nfields = 6,
                                                     .shape_fields = 4, /* m, k, width, seed */
-                                                    .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
+                                                    .methods = BLOOMC_WIDTH | BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
                                                     .occupied = occupied, .cleared = cleared, .add_one = add_one,
                                                     .contains_one = contains_one);
 
-BLOOMC_HOT_METHODS(bitwise_t, bitwise_kind)
 
 void bloomc_init_bitwise_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cBitwiseBloomFilter = rb_define_class_under(mBloomc, "BitwiseBloomFilter", cFilter);
-    bloomc_define_kind(cBitwiseBloomFilter, &bitwise_kind);
-    define_hot_methods(cBitwiseBloomFilter);
-    rb_define_private_method(cBitwiseBloomFilter, "setup", bitwise_setup, 5);
-    rb_define_method(cBitwiseBloomFilter, "count", bitwise_count, 1);
-    rb_define_method(cBitwiseBloomFilter, "width", bitwise_width, 0);
-    rb_define_method(cBitwiseBloomFilter, "levels", bitwise_levels, 0);
+    VALUE klass = rb_define_class_under(mBloomc, "BitwiseBloomFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &bitwise_kind);
 }

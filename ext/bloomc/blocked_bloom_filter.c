@@ -15,7 +15,7 @@ static bf_blocked *get_filter(VALUE self) { return bloomc_filter_core(self, &blo
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k; m is
  * rounded up to whole blocks. */
-static VALUE blocked_setup(VALUE self, VALUE m, VALUE k, VALUE seed)
+static VALUE setup(VALUE self, VALUE m, VALUE k, VALUE seed)
 {
     bloomc_filter_replaceable(self, &blocked_kind);
     uint64_t nbits = bloomc_count_arg(m, "m", BF_BITS_MAX);
@@ -98,17 +98,17 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_blocked *f = core;
-    *out = (bloomc_numbers){f->bits.nbits, &f->count, &f->distinct, f->k, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){.m = f->bits.nbits, .count = &f->count, .distinct = &f->distinct, .k = f->k, .seed = f->seed, .hash = BF_HASH_MURMUR3};
 }
 
-static void combine(void *core, const void *other, int intersect)
-{
-    bf_blocked *f = core;
-    const bf_blocked *o = other;
-    bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, intersect);
-}
+static void combine(void *core, const void *other, int intersect) { bloomc_combine_bits(core, other, intersect); }
 
-static const bloomc_kind blocked_kind = BLOOMC_KIND(2, "blocked_bloom_filter", bf_blocked,
+static bf_key_hash key_hash(const bf_blocked *f, VALUE key) { return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3); }
+static int add_one(bf_blocked *f, bf_key_hash h, int report) { return bf_blocked_add(f, h); }
+static int contains_one(const bf_blocked *f, bf_key_hash h) { return bf_blocked_contains(f, h); }
+BLOOMC_HOT_METHODS(bf_blocked, blocked_kind)
+
+static const bloomc_kind blocked_kind = BLOOMC_KIND(2, "BlockedBloomFilter", bf_blocked, .setup_arity = 3, .hot = &hot_methods,
                                                     .alignment = BF_BLOCK_BYTES,     /* a block is exactly one cache line */
                                                     .nfields = 4, .shape_fields = 3, /* blocks, k, seed */
                                                     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT,
@@ -116,23 +116,15 @@ static const bloomc_kind blocked_kind = BLOOMC_KIND(2, "blocked_bloom_filter", b
                                                     .add_part = add_part, .contains_many = contains_many, .pages_per_key = 1,
                                                     /* its k bits share one block */);
 
-static bf_key_hash key_hash(const bf_blocked *f, VALUE key) { return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3); }
-static int add_one(bf_blocked *f, bf_key_hash h, int report) { return bf_blocked_add(f, h); }
-static int contains_one(const bf_blocked *f, bf_key_hash h) { return bf_blocked_contains(f, h); }
-BLOOMC_HOT_METHODS(bf_blocked, blocked_kind)
-
 void bloomc_init_blocked_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cBlockedBloomFilter = rb_define_class_under(mBloomc, "BlockedBloomFilter", cFilter);
-    bloomc_define_kind(cBlockedBloomFilter, &blocked_kind);
-    define_hot_methods(cBlockedBloomFilter);
+    VALUE klass = rb_define_class_under(mBloomc, "BlockedBloomFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &blocked_kind);
     /* Bits per block: m is always a multiple of it. */
-    rb_define_const(cBlockedBloomFilter, "BLOCK_BITS", INT2FIX(BF_BLOCK_BITS));
-    rb_define_private_method(rb_singleton_class(cBlockedBloomFilter), "optimal_m_k", blocked_optimal_m_k, 2);
-    rb_define_private_method(rb_singleton_class(cBlockedBloomFilter), "model_fpr", blocked_model_fpr, 3);
-    rb_define_private_method(cBlockedBloomFilter, "setup", blocked_setup, 3);
-    rb_define_method(cBlockedBloomFilter, "bits", blocked_bits, 0);
-    rb_define_private_method(cBlockedBloomFilter, "current_fpr", blocked_current_fpr, 0);
+    rb_define_const(klass, "BLOCK_BITS", INT2FIX(BF_BLOCK_BITS));
+    rb_define_private_method(rb_singleton_class(klass), "optimal_m_k", blocked_optimal_m_k, 2);
+    rb_define_private_method(rb_singleton_class(klass), "model_fpr", blocked_model_fpr, 3);
+    rb_define_method(klass, "bits", blocked_bits, 0);
+    rb_define_private_method(klass, "current_fpr", blocked_current_fpr, 0);
 }

@@ -13,7 +13,7 @@ static const bloomc_kind bloom_kind;
 static bf_bloom *get_filter(VALUE self) { return bloomc_filter_core(self, &bloom_kind); }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
-static VALUE bloom_filter_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
+static VALUE setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &bloom_kind);
     bf_bloom f = {
@@ -86,36 +86,23 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_bloom *f = core;
-    *out = (bloomc_numbers){f->bits.nbits, &f->count, &f->distinct, f->k, f->seed, f->hash};
+    *out = (bloomc_numbers){.m = f->bits.nbits, .count = &f->count, .distinct = &f->distinct, .k = f->k, .seed = f->seed, .hash = f->hash};
 }
 
-static void combine(void *core, const void *other, int intersect)
-{
-    bf_bloom *f = core;
-    const bf_bloom *o = other;
-    bf_bits_merge(&f->bits, &f->count, &o->bits, o->count, intersect);
-}
+static void combine(void *core, const void *other, int intersect) { bloomc_combine_bits(core, other, intersect); }
 
-static size_t body_bytes_for(const void *core, VALUE m)
-{
-    return bf_bits_nbytes(bloomc_count_arg(m, "m", BF_BITS_MAX));
-}
-
-static const bloomc_kind bloom_kind = BLOOMC_KIND(1, "bloom_filter", bf_bloom, .nfields = 5,
+static const bloomc_kind bloom_kind = BLOOMC_KIND(1, "BloomFilter", bf_bloom, .setup_arity = 4, .hot = &hot_methods, .nfields = 5,
                                                   .shape_fields = 4, /* m, k, seed, hash */
                                                   .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
                                                   .occupied = bloomc_occupied_bits, .add_many = add_many, .scatter = scatter,
                                                   .apply = apply, .contains_many = contains_many,
-                                                  .body_bytes_for = body_bytes_for);
+                                                  .mappable = 1);
 
 void bloomc_init_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cBloomFilter = rb_define_class_under(mBloomc, "BloomFilter", cFilter);
-    bloomc_define_kind(cBloomFilter, &bloom_kind);
-    define_hot_methods(cBloomFilter);
-    rb_define_private_method(cBloomFilter, "setup", bloom_filter_setup, 4);
-    rb_define_private_method(cBloomFilter, "add_counting", bloom_filter_add_counting, 1);
-    rb_define_method(cBloomFilter, "bits", bloom_filter_bits, 0);
+    VALUE klass = rb_define_class_under(mBloomc, "BloomFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &bloom_kind);
+    rb_define_private_method(klass, "add_counting", bloom_filter_add_counting, 1);
+    rb_define_method(klass, "bits", bloom_filter_bits, 0);
 }

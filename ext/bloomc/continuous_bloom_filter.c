@@ -35,7 +35,7 @@ static double clock_now(const void *core, int for_add)
 }
 
 /* :nodoc: called by initialize once the Ruby layer has settled m and k. */
-static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
+static VALUE setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &continuous_kind);
     bf_continuous f = {.slot = 1};
@@ -51,8 +51,6 @@ static VALUE continuous_setup(VALUE self, VALUE m, VALUE k, VALUE seed, VALUE ha
 
 static bf_key_hash key_hash(const continuous_t *c, VALUE key) { return bloomc_key_hash(key, c->core.seed, c->core.hash); }
 static int add_one(continuous_t *c, bf_key_hash h, int report) { return bf_continuous_add(&c->core, h); }
-BLOOMC_HOT_ADDS(continuous_t, continuous_kind)
-
 /*
  * call-seq:
  *   include?(key) -> true or false
@@ -68,6 +66,8 @@ static VALUE continuous_include_p(VALUE self, VALUE key)
     continuous_t *c = bloomc_filter_current(self, &continuous_kind, 0);
     return RBOOL(bf_continuous_lookup(&c->core, key_hash(c, key), !OBJ_FROZEN(self)));
 }
+BLOOMC_HOT_ADDS(continuous_t, continuous_kind, continuous_include_p)
+
 
 /* Batches: filter.c catches the clock up before each group of keys, as
  * before every single add, so a long batch never writes a stale slot, and
@@ -198,11 +198,6 @@ static uint64_t occupied(const void *core) { return bf_buckets_count_nonzero(&((
 /* The clock (ticks, slot, timer) runs on. */
 static void cleared(void *core) { memset(((bf_continuous *)core)->recent_adds, 0, sizeof(uint64_t) * (BF_CONT_DIVISOR + 1)); }
 
-static size_t body_bytes_for(const void *core, VALUE m)
-{
-    return bf_buckets_nbytes(bloomc_count_arg(m, "m", BF_BUCKETS_MAX), BF_CONT_BITS);
-}
-
 /* A Clock handle (the timer thread's) keeps the struct, and its last one
  * frees it (continuous_clock.c); the buckets go with the filter. */
 static int outlives(void *core)
@@ -216,28 +211,23 @@ static int outlives(void *core)
  * mapped reader knows the ticks and add counts only as of its writer's last
  * tick. The core past state_size (the clock's schedule and the timer's
  * handles) is the object's own. */
-static const bloomc_kind continuous_kind = BLOOMC_KIND(3, "continuous_bloom_filter", continuous_t, .nfields = 9,
+static const bloomc_kind continuous_kind = BLOOMC_KIND(3, "ContinuousBloomFilter", continuous_t, .setup_arity = 4, .hot = &hot_methods, .nfields = 9,
                                                        .shape_fields = 4, .equal_fields = 5, .state_size = offsetof(continuous_t, schedule),
                                                        .methods = BLOOMC_K | BLOOMC_HASH_KIND, .recover = recover, .refresh = follow_clock,
                                                        .snapshot = snapshot, .now = clock_now, .catch_up = catch_up, .occupied = occupied,
                                                        .cleared = cleared, .add_many = add_many, .contains_many = lookup_many,
                                                        .contains_readonly = lookup_readonly, .scatter = scatter, .apply = apply,
-                                                       .body_bytes_for = body_bytes_for, .outlives = outlives);
+                                                       .mappable = 1, .outlives = outlives);
 
 void bloomc_init_continuous_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", cFilter);
+    VALUE klass = rb_define_class_under(mBloomc, "ContinuousBloomFilter", rb_path2class("Bloomc::Filter"));
     bloomc_define_kind(klass, &continuous_kind);
     /* Bits per bucket. */
     rb_define_const(klass, "BITS_PER_BUCKET", INT2FIX(BF_CONT_BITS));
     /* Ticks per TTL: the clock ticks every ttl / RESOLUTION_DIVISOR. */
     rb_define_const(klass, "RESOLUTION_DIVISOR", INT2FIX(BF_CONT_DIVISOR));
-    rb_define_private_method(klass, "setup", continuous_setup, 4);
-    define_hot_adds(klass);
-    rb_define_method(klass, "include?", continuous_include_p, 1);
-    rb_define_method(klass, "[]", continuous_include_p, 1);
     /* Filter's deep copy, for the Ruby layer's initialize_copy, which
      * leaves the timer behind. */
     rb_define_alias(klass, "copy_state", "initialize_copy");

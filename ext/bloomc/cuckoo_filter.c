@@ -23,7 +23,7 @@ static bf_cuckoo *get_filter(VALUE self) { return bloomc_filter_core(self, &cuck
 static bf_key_hash key_hash(const bf_cuckoo *f, VALUE key) { return bloomc_key_hash(key, f->seed, BF_HASH_MURMUR3); }
 
 /* :nodoc: called by initialize once the Ruby layer has settled the shape. */
-static VALUE cuckoo_setup(VALUE self, VALUE buckets, VALUE fingerprint_bits, VALUE seed)
+static VALUE setup(VALUE self, VALUE buckets, VALUE fingerprint_bits, VALUE seed)
 {
     bloomc_filter_replaceable(self, &cuckoo_kind);
     cuckoo_t c = {0};
@@ -106,34 +106,6 @@ static void journal_end(void *core)
 
 static int contains_one(const void *core, bf_key_hash h) { return bf_cuckoo_contains(core, h); }
 
-/*
- * call-seq:
- *   delete(key) -> true or false
- *   remove(key) -> true or false
- *
- * Removes one copy of +key+'s fingerprint: false (and nothing changes) when
- * none is stored. Delete only keys you added: deleting a key that was never
- * added but is found (a false positive) removes another key's fingerprint,
- * and that key is then missed (a false negative).
- */
-static VALUE cuckoo_delete(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_cuckoo *f = get_filter(self);
-    return RBOOL(bf_cuckoo_remove(f, key_hash(f, key)));
-}
-
-/* call-seq: count(key) -> Integer
- *
- * The copies of +key+'s fingerprint stored: the times it was added less the
- * times it was deleted, or more when other keys share its fingerprint and a
- * bucket (at most 8). */
-static VALUE cuckoo_count(VALUE self, VALUE key)
-{
-    const bf_cuckoo *f = get_filter(self);
-    return UINT2NUM(bf_cuckoo_count(f, key_hash(f, key)));
-}
-
 /* call-seq: buckets -> Integer
  *
  * The number of buckets, of 4 slots each. */
@@ -175,7 +147,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_cuckoo *f = core;
-    *out = (bloomc_numbers){f->slots.count, &f->count, NULL, 0, f->seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){.m = f->slots.count, .count = &f->count, .seed = f->seed, .hash = BF_HASH_MURMUR3};
 }
 
 /* Union only, and only when every fingerprint of other finds room: on a
@@ -206,27 +178,24 @@ static uint64_t occupied(const void *core) { return bf_buckets_count_nonzero(&((
  * at any fill; the journal makes a batch all or nothing. */
 static uint64_t room(const void *core, uint64_t n) { return 0; }
 
-static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "cuckoo_filter", cuckoo_t, .nfields = 4, .state_size = offsetof(cuckoo_t, journal),
+static int remove_one(void *f, bf_key_hash h) { return bf_cuckoo_remove(f, h); }
+static uint64_t count_one(const void *f, bf_key_hash h) { return bf_cuckoo_count(f, h); }
+BLOOMC_HOT_METHODS(bf_cuckoo, cuckoo_kind)
+
+static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "CuckooFilter", cuckoo_t, .setup_arity = 3, .hot = &hot_methods, .remove_one = remove_one, .count_one = count_one, .nfields = 4, .state_size = offsetof(cuckoo_t, journal),
                                                    .shape_fields = 3, /* buckets, fingerprint bits, seed */
                                                    .methods = BLOOMC_SIZE, .occupied = occupied, .add_one = add_one, .add_many = add_many,
                                                    .contains_one = contains_one, .room = room, .journal_start = journal_start,
                                                    .journal_undo = journal_undo, .journal_end = journal_end);
 
-BLOOMC_HOT_METHODS(bf_cuckoo, cuckoo_kind)
 
 void bloomc_init_cuckoo_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cCuckooFilter = rb_define_class_under(mBloomc, "CuckooFilter", cFilter);
-    bloomc_define_kind(cCuckooFilter, &cuckoo_kind);
-    define_hot_methods(cCuckooFilter);
+    VALUE klass = rb_define_class_under(mBloomc, "CuckooFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &cuckoo_kind);
     /* Fingerprints a bucket holds. */
-    rb_define_const(cCuckooFilter, "SLOTS", INT2FIX(BF_CUCKOO_SLOTS));
-    rb_define_private_method(cCuckooFilter, "setup", cuckoo_setup, 3);
-    rb_define_method(cCuckooFilter, "delete", cuckoo_delete, 1);
-    rb_define_method(cCuckooFilter, "remove", cuckoo_delete, 1);
-    rb_define_method(cCuckooFilter, "count", cuckoo_count, 1);
-    rb_define_method(cCuckooFilter, "buckets", cuckoo_buckets, 0);
-    rb_define_method(cCuckooFilter, "fingerprint_bits", cuckoo_fingerprint_bits, 0);
+    rb_define_const(klass, "SLOTS", INT2FIX(BF_CUCKOO_SLOTS));
+    rb_define_method(klass, "buckets", cuckoo_buckets, 0);
+    rb_define_method(klass, "fingerprint_bits", cuckoo_fingerprint_bits, 0);
 }

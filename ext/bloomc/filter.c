@@ -387,6 +387,24 @@ static VALUE filter_seed(VALUE self) { return UINT2NUM(numbers(self).seed); }
 static VALUE filter_size(VALUE self) { return ULL2NUM(*numbers(self).count); }
 
 /* :nodoc: the hash function's number in Bloomc::HASH_FUNCTIONS. */
+/*
+ * call-seq: width -> Integer
+ *
+ * Kinds of counters (counting, spectral, stable, bitwise): the bits of a
+ * cell, which counts up to 2**width - 1.
+ */
+static VALUE filter_width(VALUE self) { return UINT2NUM(numbers(self).width); }
+
+/*
+ * call-seq: saturated -> Integer
+ *
+ * Counting and spectral filters: the cells that reached 2**width - 1. They
+ * stay there: a count that reaches a saturated cell is a lower bound no
+ * longer, and deletes leave such cells alone so that no other key loses
+ * its count.
+ */
+static VALUE filter_saturated(VALUE self) { return ULL2NUM(numbers(self).saturated); }
+
 static VALUE filter_hash_kind(VALUE self) { return INT2FIX(numbers(self).hash); }
 
 /* :nodoc: keys new to the filter, for over_capacity? (lib/bloomc/sizing.rb). */
@@ -409,6 +427,15 @@ uint64_t bloomc_occupied_bits(const void *core)
     const bloomc_filter *f = bloomc_filter_of_core((void *)core);
     bf_bits bits = {.data = f->body, .nbits = 8 * (uint64_t)f->body_bytes};
     return bf_bits_count(&bits);
+}
+
+void bloomc_combine_bits(void *core, const void *other, int intersect)
+{
+    bloomc_numbers mine = {0}, theirs = {0};
+    const bloomc_kind *kind = bloomc_filter_of_core(core)->kind;
+    kind->numbers(core, &mine);
+    kind->numbers((void *)other, &theirs);
+    bf_bits_merge(core, mine.count, other, *theirs.count, intersect);
 }
 
 /* :nodoc: cells that are not zero, for Bloomc::Stats. */
@@ -611,12 +638,38 @@ static VALUE filter_unmap(VALUE self)
     return self;
 }
 
+/* The kind's load of fields into a scratch core, for body_bytes_for. */
+typedef struct {
+    const bloomc_kind *kind;
+    void *core;
+    uint64_t fields[BLOOMC_FIELDS_MAX];
+} trial_load;
+
+static VALUE run_trial_load(VALUE arg)
+{
+    trial_load *t = (trial_load *)arg;
+    return SIZET2NUM(t->kind->load(t->core, t->fields));
+}
+
+static VALUE argument_refused(VALUE arg, VALUE error)
+{
+    rb_exc_raise(rb_exc_new_str(rb_eArgError, rb_funcall(error, rb_intern("message"), 0)));
+}
+
 /* :nodoc: the bytes export_core's body would take with m cells (for a new
- * mapped file: its filter is never built on the heap). */
+ * mapped file: its filter is never built on the heap). The kind's load
+ * says, on the filter's fields with m in place of its own; what it refuses
+ * is an ArgumentError here. */
 static VALUE filter_body_bytes_for(VALUE self, VALUE m)
 {
     const bloomc_filter *f = bloomc_filter_get(self);
-    size_t nbytes = f->kind->body_bytes_for(f->core, m);
+    VALUE buf;
+    trial_load *t = ALLOCV(buf, sizeof(trial_load) + f->kind->core_size);
+    *t = (trial_load){.kind = f->kind, .core = t + 1};
+    f->kind->save(f->core, t->fields);
+    t->fields[0] = bloomc_count_arg(m, "m", UINT64_MAX);
+    size_t nbytes = NUM2SIZET(rb_rescue2(run_trial_load, (VALUE)t, argument_refused, Qnil, bloomc_eFormatError, (VALUE)0));
+    ALLOCV_END(buf);
     if (!nbytes) rb_raise(rb_eArgError, "m %" PRIsVALUE " is too large for this machine", m);
     return SIZET2NUM(nbytes);
 }
@@ -956,6 +1009,45 @@ static VALUE filter_include_p(VALUE self, VALUE key)
     return RBOOL(found);
 }
 
+/* The hash of key for f's kind. */
+static bf_key_hash hash_for(bloomc_filter *f, VALUE key)
+{
+    bloomc_numbers n = {0};
+    f->kind->numbers(f->core, &n);
+    return bloomc_key_hash(key, n.seed, n.hash);
+}
+
+/*
+ * call-seq:
+ *   delete(key) -> true or false
+ *   remove(key) -> true or false
+ *
+ * Kinds that count their keys (CountingBloomFilter, CuckooFilter, an RM
+ * SpectralBloomFilter): takes one add of +key+ away; false, and nothing
+ * changes, when there was none. Delete only keys you added: deleting a key
+ * that was never added but is found (a false positive) takes from the keys
+ * that share its cells, which may then be missed (false negatives).
+ */
+static VALUE filter_delete(VALUE self, VALUE key)
+{
+    rb_check_frozen(self);
+    bloomc_filter *f = bloomc_filter_get(self);
+    return RBOOL(f->kind->remove_one(f->core, hash_for(f, key)));
+}
+
+/*
+ * call-seq: count(key) -> Integer
+ *
+ * Kinds that count their keys: how many times +key+ was added, less the
+ * times it was deleted. Never less; more when other keys share all its
+ * cells (or its fingerprint); 0 for a key surely absent.
+ */
+static VALUE filter_count(VALUE self, VALUE key)
+{
+    bloomc_filter *f = bloomc_filter_get(self);
+    return ULL2NUM(f->kind->count_one(f->core, hash_for(f, key)));
+}
+
 /* :nodoc: { number => class } of every kind, from their descriptors: what
  * Bloomc::Format::KINDS is made from (lib/bloomc/format.rb). */
 static VALUE filter_kinds(VALUE module)
@@ -994,6 +1086,9 @@ void bloomc_init_filter(void)
     rb_define_method(cFilter, "add?", filter_add_p, 1);
     rb_define_method(cFilter, "include?", filter_include_p, 1);
     rb_define_method(cFilter, "[]", filter_include_p, 1);
+    rb_define_method(cFilter, "delete", filter_delete, 1);
+    rb_define_method(cFilter, "remove", filter_delete, 1);
+    rb_define_method(cFilter, "count", filter_count, 1);
     rb_define_method(cFilter, "==", filter_equal, 1);
     rb_define_method(cFilter, "eql?", filter_equal, 1);
     rb_define_method(cFilter, "hash", filter_hash, 0);
@@ -1001,6 +1096,8 @@ void bloomc_init_filter(void)
     rb_define_method(cFilter, "k", filter_k, 0);
     rb_define_method(cFilter, "seed", filter_seed, 0);
     rb_define_method(cFilter, "size", filter_size, 0);
+    rb_define_method(cFilter, "width", filter_width, 0);
+    rb_define_method(cFilter, "saturated", filter_saturated, 0);
     rb_define_method(cFilter, "clear", filter_clear, 0);
     rb_define_private_method(cFilter, "commit_pages", filter_commit_pages, 0);
     rb_define_private_method(cFilter, "resident_bytes", filter_resident_bytes, 0);
@@ -1032,11 +1129,13 @@ static void undefine_missing(VALUE klass, const bloomc_kind *kind)
     static const struct {
         unsigned flag;
         const char *names[3];
-    } optional[] = {{BLOOMC_K, {"k"}}, {BLOOMC_SIZE, {"size"}}, {BLOOMC_HASH_KIND, {"hash_kind"}}, {BLOOMC_DISTINCT, {"distinct", "distinct="}}};
+    } optional[] = {{BLOOMC_K, {"k"}}, {BLOOMC_SIZE, {"size"}}, {BLOOMC_HASH_KIND, {"hash_kind"}}, {BLOOMC_DISTINCT, {"distinct", "distinct="}}, {BLOOMC_WIDTH, {"width"}}, {BLOOMC_SATURATED, {"saturated"}}};
     for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++)
         for (int j = 0; j < 3 && optional[i].names[j]; j++)
             if (!(kind->methods & optional[i].flag)) rb_undef_method(klass, optional[i].names[j]);
     if (!kind->occupied) rb_undef_method(klass, "occupied");
+    if (!kind->remove_one) rb_undef_method(klass, "delete"), rb_undef_method(klass, "remove");
+    if (!kind->count_one) rb_undef_method(klass, "count");
     if (!adds) {
         /* batch_add stays: it raises Bloomc::UnsupportedError, naming the class. */
         static const char *const writers[] = {"add", "<<", "add?", "clear", "dedup_lines"};
@@ -1044,7 +1143,7 @@ static void undefine_missing(VALUE klass, const bloomc_kind *kind)
     }
     if (!adds || kind->room) rb_undef_method(klass, "add_lines"); /* needs adds that never raise */
     if (!kind->recover) rb_undef_method(klass, "clear_stale_cells");
-    if (!kind->body_bytes_for) {
+    if (!kind->mappable) {
         static const char *const mapping[] = {"map_core", "unmap", "body_bytes_for", "write_header",
                                               "sync_mapping", "check_mapped_length", "mapped_body_crc", "mapped?"};
         for (size_t i = 0; i < sizeof mapping / sizeof mapping[0]; i++) rb_undef_method(klass, mapping[i]);
@@ -1063,5 +1162,15 @@ void bloomc_define_kind(VALUE klass, const bloomc_kind *kind)
     classes[nclasses].mapped_type.parent = &kind->type;
     classes[nclasses++].mapped_type.flags &= ~(VALUE)RUBY_TYPED_FROZEN_SHAREABLE;
     rb_define_alloc_func(klass, filter_alloc);
+    rb_define_private_method(klass, "setup", kind->setup, kind->setup_arity);
+    if (kind->hot && kind->hot->add) {
+        rb_define_method(klass, "add", kind->hot->add, 1);
+        rb_define_method(klass, "<<", kind->hot->add, 1);
+        rb_define_method(klass, "add?", kind->hot->add_p, 1);
+    }
+    if (kind->hot && kind->hot->include_p) {
+        rb_define_method(klass, "include?", kind->hot->include_p, 1);
+        rb_define_method(klass, "[]", kind->hot->include_p, 1);
+    }
     undefine_missing(klass, kind);
 }

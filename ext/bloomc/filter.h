@@ -38,13 +38,32 @@ typedef struct {
     uint64_t *distinct; /* with BLOOMC_DISTINCT; clear zeroes it */
     uint32_t k, seed;
     bf_hash_kind hash;
+    unsigned width;     /* a counter's bits, with BLOOMC_WIDTH */
+    uint64_t saturated; /* counters at their maximum, with BLOOMC_SATURATED */
 } bloomc_numbers;
 
 typedef void bloomc_many_fn(void *core, const bf_key_hash *h, size_t n, uint8_t *out);
 
+/* A kind's hot methods (BLOOMC_HOT_METHODS): direct calls of its core,
+ * which bloomc_define_kind defines in place of Filter's. */
+typedef struct {
+    VALUE(*add)
+    (VALUE self, VALUE key);
+    VALUE(*add_p)
+    (VALUE self, VALUE key);
+    VALUE(*include_p)
+    (VALUE self, VALUE key); /* NULL: the kind defines its own */
+} bloomc_hot_methods;
+
 struct bloomc_kind {
     rb_data_type_t type; /* .parent is bloomc_filter_type; set by BLOOMC_KIND_TYPE */
     int format_kind;     /* its number in a file's header (docs/FORMAT.md): never reused */
+    /* The private setup(...) of setup_arity arguments, which initialize
+     * calls once the Ruby layer has settled them, and the hot methods. */
+    VALUE(*setup)
+    (ANYARGS);
+    int setup_arity;
+    const bloomc_hot_methods *hot;
     size_t core_size;
     /* The core's first state_size bytes are the filter's state, which
      * setups, copies and loads replace and unmap zeroes; the rest is the
@@ -119,6 +138,11 @@ struct bloomc_kind {
     int (*add_one)(void *core, bf_key_hash h, int report);
     int (*contains_one)(const void *core, bf_key_hash h);
     bloomc_many_fn *add_many, *contains_many;
+    /* Kinds that count a key's adds: delete (and remove) takes one away (1
+     * when there was one to take), and count says how many there are. NULL:
+     * the class has neither. */
+    int (*remove_one)(void *core, bf_key_hash h);
+    uint64_t (*count_one)(const void *core, bf_key_hash h);
     /* A lookup that writes nothing, where the ones above tidy what they
      * read (the continuous filter resets expired buckets): for frozen
      * filters and batch.c's threads. NULL: those write nothing. */
@@ -142,9 +166,7 @@ struct bloomc_kind {
     void (*journal_start)(void *core);
     void (*journal_undo)(void *core);
     void (*journal_end)(void *core);
-    /* Mappable kinds: the bytes the cells of a filter like core but with m
-     * would take (0: too many for this machine). NULL: not mappable. */
-    size_t (*body_bytes_for)(const void *core, VALUE m);
+    int mappable; /* a file can hold it (Bloomc::Mapped) */
     /* At the object's end: 1 when the struct must outlive it (a handle still
      * points at it, and frees it). NULL: never. */
     int (*outlives)(void *core);
@@ -172,10 +194,12 @@ enum {
 
 /* The optional shared methods (bloomc_kind.methods). */
 enum {
-    BLOOMC_K = 1,         /* k */
-    BLOOMC_SIZE = 2,      /* size */
-    BLOOMC_DISTINCT = 4,  /* distinct and distinct= (private) */
-    BLOOMC_HASH_KIND = 8, /* hash_kind (private) */
+    BLOOMC_K = 1,          /* k */
+    BLOOMC_SIZE = 2,       /* size */
+    BLOOMC_DISTINCT = 4,   /* distinct and distinct= (private) */
+    BLOOMC_HASH_KIND = 8,  /* hash_kind (private) */
+    BLOOMC_WIDTH = 16,     /* width */
+    BLOOMC_SATURATED = 32, /* saturated */
     BLOOMC_SHARED = BLOOMC_K | BLOOMC_SIZE
 };
 
@@ -192,7 +216,7 @@ size_t bloomc_filter_memsize(const void *ptr);
  * (filter.c), since its file and mapping belong to the main Ractor. */
 #define BLOOMC_KIND_TYPE(name) \
     { \
-        .wrap_struct_name = "bloomc/" name, \
+        .wrap_struct_name = "Bloomc::" name, \
         .function = {.dfree = bloomc_filter_free, .dsize = bloomc_filter_memsize, .dcompact = bloomc_mapping_compact}, \
         .parent = &bloomc_filter_type, \
         .flags = RUBY_TYPED_FREE_IMMEDIATELY | RUBY_TYPED_WB_PROTECTED | RUBY_TYPED_FROZEN_SHAREABLE, \
@@ -204,13 +228,15 @@ static inline VALUE bloomc_add_p_result(VALUE self, int fresh)
     return fresh ? self : Qnil;
 }
 
-/* A kind's descriptor: its number in the file format, its type and core, the hooks every binding names
- * alike (save, load, attach, numbers and combine: static functions of the
- * binding), and the rest as designated initializers. */
+/* A kind's descriptor: its number in the file format, its type (named for
+ * its class) and core, the hooks every binding names alike (setup, save, load, attach,
+ * numbers and combine: static functions of the binding), and the rest as
+ * designated initializers. */
 #define BLOOMC_KIND(number, name, core_type, ...) \
     { \
-        .type = BLOOMC_KIND_TYPE(name), .format_kind = number, .core_size = sizeof(core_type), .save = save, .load = load, .attach = attach, \
-        .numbers = numbers, .combine = combine, __VA_ARGS__ \
+        .type = BLOOMC_KIND_TYPE(name), .format_kind = number, .core_size = sizeof(core_type), \
+        .setup = RUBY_METHOD_FUNC(setup), .save = save, .load = load, .attach = attach, .numbers = numbers, .combine = combine, \
+        __VA_ARGS__ \
     }
 
 NORETURN(void bloomc_filter_unready(VALUE self, const bloomc_filter *f));
@@ -284,6 +310,9 @@ void bloomc_filter_map(VALUE self, bloomc_filter *f, uint8_t *base, size_t lengt
 /* The bits set in the cells: the occupied hook of a kind whose cells are
  * plain bits. */
 uint64_t bloomc_occupied_bits(const void *core);
+/* The combine hook of a kind whose core starts with its bits (a bf_bits):
+ * the bits merged, and the add counts. */
+void bloomc_combine_bits(void *core, const void *other, int intersect);
 
 /* Cells of at least this many bytes are an anonymous mapping of their own
  * (bf_pages.h): one huge page. Smaller ones stay on Ruby's heap, where
@@ -309,18 +338,19 @@ void bloomc_init_pages(VALUE mBloomc);
 /* Bloomc::Filter, the base class of every kind (filter.c). */
 void bloomc_init_filter(void);
 /* Makes klass, a subclass of Bloomc::Filter, the class of kind: its
- * allocator, and none of Filter's methods that kind lacks. */
+ * allocator, setup and hot methods, and none of Filter's methods that kind
+ * lacks. (Each binding defines its class itself, where RDoc finds it.) */
 void bloomc_define_kind(VALUE klass, const bloomc_kind *kind);
 
 /* A kind's hot methods, add (and <<), add? and include? (and []), as direct
  * calls of its core in place of Filter's, which go through the descriptor
- * and are documented there (RDoc does not see these). Before it, the
- * binding defines static key_hash(core, key), add_one(core, h, report) and
- * contains_one(core, h), which the compiler inlines into each.
- * BLOOMC_HOT_ADDS is the adds alone (define_hot_adds), for a kind whose
- * lookup needs more than its core (the continuous filter's: whether it is
- * frozen). */
-#define BLOOMC_HOT_ADDS(core_type, kind) \
+ * and are documented there (RDoc does not see these): hot_methods, for the
+ * descriptor's .hot. Before it, the binding defines static key_hash(core,
+ * key), add_one(core, h, report) and contains_one(core, h), which the
+ * compiler inlines into each. BLOOMC_HOT_ADDS is the adds alone, for a kind
+ * whose lookup needs more than its core (the continuous filter's: whether
+ * it is frozen), given as include_p. */
+#define BLOOMC_HOT_ADDS(core_type, kind, include_p) \
     static VALUE hot_add(VALUE self, VALUE key) \
     { \
         rb_check_frozen(self); \
@@ -334,24 +364,13 @@ void bloomc_define_kind(VALUE klass, const bloomc_kind *kind);
         core_type *f = bloomc_filter_current(self, &(kind), 1); \
         return bloomc_add_p_result(self, add_one(f, key_hash(f, key), 1)); \
     } \
-    static void define_hot_adds(VALUE klass) \
-    { \
-        rb_define_method(klass, "add", hot_add, 1); \
-        rb_define_method(klass, "<<", hot_add, 1); \
-        rb_define_method(klass, "add?", hot_add_p, 1); \
-    }
+    static const bloomc_hot_methods hot_methods = {hot_add, hot_add_p, include_p};
 #define BLOOMC_HOT_METHODS(core_type, kind) \
-    BLOOMC_HOT_ADDS(core_type, kind) \
     static VALUE hot_include_p(VALUE self, VALUE key) \
     { \
         const core_type *f = bloomc_filter_current(self, &(kind), 0); \
         return RBOOL(contains_one(f, key_hash(f, key))); \
     } \
-    static void define_hot_methods(VALUE klass) \
-    { \
-        define_hot_adds(klass); \
-        rb_define_method(klass, "include?", hot_include_p, 1); \
-        rb_define_method(klass, "[]", hot_include_p, 1); \
-    }
+    BLOOMC_HOT_ADDS(core_type, kind, hot_include_p)
 
 #endif

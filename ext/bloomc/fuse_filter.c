@@ -26,7 +26,7 @@ static size_t cells_bytes(const bf_fuse *f) { return f->array_length ? bf_fuse_n
 
 /* :nodoc: setup(keys, fingerprint_bits, seed): builds from an Array of keys,
  * hashed, their repeats dropped. */
-static VALUE fuse_setup(VALUE self, VALUE keys, VALUE fingerprint_bits, VALUE seed)
+static VALUE setup(VALUE self, VALUE keys, VALUE fingerprint_bits, VALUE seed)
 {
     bloomc_filter_replaceable(self, &fuse_kind);
     Check_Type(keys, T_ARRAY);
@@ -131,7 +131,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     fuse_t *c = core;
-    *out = (bloomc_numbers){c->f.array_length, &c->count, NULL, 3, c->key_seed, BF_HASH_MURMUR3};
+    *out = (bloomc_numbers){.m = c->f.array_length, .count = &c->count, .k = 3, .seed = c->key_seed, .hash = BF_HASH_MURMUR3};
 }
 
 /* Slots whose fingerprint is not 0, for fill_ratio. */
@@ -149,18 +149,15 @@ static void combine(void *core, const void *other, int intersect)
     rb_raise(bloomc_eUnsupportedError, "a Bloomc::BinaryFuseFilter cannot be combined: build one from the keys of both");
 }
 
-static const bloomc_kind fuse_kind = BLOOMC_KIND(11, "binary_fuse_filter", fuse_t, .nfields = 6,
+static const bloomc_hot_methods hot_methods = {.include_p = fuse_include_p};
+static const bloomc_kind fuse_kind = BLOOMC_KIND(11, "BinaryFuseFilter", fuse_t, .setup_arity = 3, .hot = &hot_methods, .nfields = 6,
                                                  .shape_fields = 2, /* fingerprint bits, seed */
                                                  .methods = BLOOMC_SIZE, .occupied = occupied, .contains_many = contains_many);
 
 void bloomc_init_binary_fuse_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cBinaryFuseFilter = rb_define_class_under(mBloomc, "BinaryFuseFilter", cFilter);
-    bloomc_define_kind(cBinaryFuseFilter, &fuse_kind);
-    rb_define_private_method(cBinaryFuseFilter, "setup", fuse_setup, 3);
-    rb_define_method(cBinaryFuseFilter, "include?", fuse_include_p, 1);
-    rb_define_method(cBinaryFuseFilter, "[]", fuse_include_p, 1);
-    rb_define_method(cBinaryFuseFilter, "fingerprint_bits", fuse_fingerprint_bits, 0);
+    VALUE klass = rb_define_class_under(mBloomc, "BinaryFuseFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &fuse_kind);
+    rb_define_method(klass, "fingerprint_bits", fuse_fingerprint_bits, 0);
 }

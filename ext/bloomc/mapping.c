@@ -97,7 +97,7 @@ void bloomc_mapping_check(const bloomc_mapping *m, VALUE self)
 static bloomc_mapping *find_mapping(VALUE self)
 {
     bloomc_filter *f = rb_check_typeddata(self, &bloomc_filter_type);
-    if (!f->kind->body_bytes_for) rb_raise(rb_eTypeError, "%" PRIsVALUE " cannot be mapped", rb_obj_class(self));
+    if (!f->kind->mappable) rb_raise(rb_eTypeError, "%" PRIsVALUE " cannot be mapped", rb_obj_class(self));
     bloomc_mapping_check(&f->map, self);
     if (!f->map.base) rb_raise(rb_eArgError, "%" PRIsVALUE " is not mapped to a file", rb_obj_class(self));
     return &f->map;

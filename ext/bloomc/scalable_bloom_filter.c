@@ -19,7 +19,6 @@ typedef struct {
 
 static bf_scalable *get_filter(VALUE self) { return bloomc_filter_core(self, &scalable_kind); }
 static bf_key_hash key_hash(const bf_scalable *f, VALUE key) { return bloomc_key_hash(key, f->seed, f->params.hash); }
-static double double_arg(VALUE v) { return NUM2DBL(rb_to_float(v)); }
 
 /* The bytes of c's layers' bits (0: more than this machine holds). */
 static size_t cells_bytes(scalable *c)
@@ -56,16 +55,14 @@ static int add_one(void *core, bf_key_hash h, int report)
     }
 }
 
-/* :nodoc: setup(error_rate, initial_capacity, growth, tightening,
- * even_layers, max_capacity or 0, seed, hash kind), once the Ruby layer has
- * checked their types. */
-static VALUE scalable_setup(VALUE self, VALUE error_rate, VALUE initial, VALUE growth, VALUE tightening, VALUE even,
-                            VALUE max_capacity, VALUE seed, VALUE hash)
+/* :nodoc: max_capacity is 0 for none; the Ruby layer has checked them all. */
+static VALUE setup(VALUE self, VALUE error_rate, VALUE initial, VALUE growth, VALUE tightening, VALUE even,
+                   VALUE max_capacity, VALUE seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &scalable_kind);
     scalable c = {.f.nlayers = 1};
-    c.f.params = (bf_scalable_params){double_arg(error_rate), bloomc_count_arg(initial, "initial_capacity", BF_BITS_MAX),
-                                      double_arg(growth), double_arg(tightening), (uint32_t)NUM2UINT(even), NUM2ULL(max_capacity),
+    c.f.params = (bf_scalable_params){NUM2DBL(error_rate), bloomc_count_arg(initial, "initial_capacity", BF_BITS_MAX),
+                                      NUM2DBL(growth), NUM2DBL(tightening), (uint32_t)NUM2UINT(even), NUM2ULL(max_capacity),
                                       bloomc_hash_kind_arg(hash)};
     c.f.seed = bloomc_uint32_arg(seed, "seed");
     /* valid parameters give a first layer */
@@ -118,8 +115,7 @@ static VALUE scalable_tightening(VALUE self) { return DBL2NUM(get_filter(self)->
 static VALUE scalable_even_layers(VALUE self) { return UINT2NUM(get_filter(self)->params.even_layers); }
 /* call-seq: max_capacity -> Integer or nil
  *
- * The most keys it takes (an add of one more raises Bloomc::CapacityError),
- * or nil. */
+ * The most keys it takes (one more raises Bloomc::CapacityError), or nil. */
 static VALUE scalable_max_capacity(VALUE self) { return get_filter(self)->params.max_capacity ? ULL2NUM(get_filter(self)->params.max_capacity) : Qnil; }
 /* :nodoc: the compound rate by the formula at each layer's key count. */
 static VALUE scalable_design_fpr(VALUE self) { return DBL2NUM(bf_scalable_design_fpr(get_filter(self))); }
@@ -145,10 +141,8 @@ static VALUE scalable_layer_table(VALUE self)
     VALUE rows = rb_ary_new_capa((long)f->nlayers);
     for (size_t i = 0; i < f->nlayers; i++) {
         const bf_layer *l = &f->layers[i];
-        VALUE row = rb_ary_new_from_args(6, ULL2NUM(l->bits.nbits), UINT2NUM(l->k), ULL2NUM(l->capacity),
-                                         ULL2NUM(l->count), ULL2NUM(bf_bits_count(&l->bits)),
-                                         DBL2NUM(bf_scalable_layer_rate(&f->params, i)));
-        rb_ary_push(rows, row);
+        rb_ary_push(rows, rb_ary_new_from_args(6, ULL2NUM(l->bits.nbits), UINT2NUM(l->k), ULL2NUM(l->capacity), ULL2NUM(l->count),
+                                               ULL2NUM(bf_bits_count(&l->bits)), DBL2NUM(bf_scalable_layer_rate(&f->params, i))));
     }
     return rows;
 }
@@ -225,34 +219,31 @@ static void numbers(void *core, bloomc_numbers *out)
     bf_scalable *f = core;
     uint64_t m = 0;
     for (size_t i = 0; i < f->nlayers; i++) m += f->layers[i].bits.nbits;
-    *out = (bloomc_numbers){m, &f->count, NULL, 0, f->seed, f->params.hash};
+    *out = (bloomc_numbers){.m = m, .count = &f->count, .seed = f->seed, .hash = f->params.hash};
 }
 
-static const bloomc_kind scalable_kind = BLOOMC_KIND(9, "scalable_bloom_filter", scalable, .nfields = FIXED_FIELDS,
+static int contains_one(const bf_scalable *f, bf_key_hash h) { return bf_scalable_contains(f, h); }
+BLOOMC_HOT_METHODS(bf_scalable, scalable_kind)
+
+static const bloomc_kind scalable_kind = BLOOMC_KIND(9, "ScalableBloomFilter", scalable, .setup_arity = 8, .hot = &hot_methods, .nfields = FIXED_FIELDS,
                                                      .shape_fields = 7, /* seed and parameters */
                                                      .methods = BLOOMC_SIZE | BLOOMC_HASH_KIND, .cleared = cleared,
                                                      .add_one = add_one, .contains_many = contains_many, .room = room,
                                                      .nfields_in = nfields_in);
 
-static int contains_one(const bf_scalable *f, bf_key_hash h) { return bf_scalable_contains(f, h); }
-BLOOMC_HOT_METHODS(bf_scalable, scalable_kind)
-
 void bloomc_init_scalable_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cScalableBloomFilter = rb_define_class_under(mBloomc, "ScalableBloomFilter", cFilter);
-    bloomc_define_kind(cScalableBloomFilter, &scalable_kind);
-    define_hot_methods(cScalableBloomFilter);
-    rb_define_private_method(cScalableBloomFilter, "setup", scalable_setup, 8);
-    rb_define_method(cScalableBloomFilter, "distinct_count", scalable_distinct_count, 0);
-    rb_define_method(cScalableBloomFilter, "error_rate", scalable_error_rate, 0);
-    rb_define_method(cScalableBloomFilter, "initial_capacity", scalable_initial_capacity, 0);
-    rb_define_method(cScalableBloomFilter, "growth", scalable_growth, 0);
-    rb_define_method(cScalableBloomFilter, "tightening", scalable_tightening, 0);
-    rb_define_method(cScalableBloomFilter, "even_layers", scalable_even_layers, 0);
-    rb_define_method(cScalableBloomFilter, "max_capacity", scalable_max_capacity, 0);
-    rb_define_private_method(cScalableBloomFilter, "layer_table", scalable_layer_table, 0);
-    rb_define_private_method(cScalableBloomFilter, "design_fpr", scalable_design_fpr, 0);
-    rb_define_private_method(cScalableBloomFilter, "layer_shape", scalable_layer_shape, 1);
+    VALUE klass = rb_define_class_under(mBloomc, "ScalableBloomFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &scalable_kind);
+    rb_define_method(klass, "distinct_count", scalable_distinct_count, 0);
+    rb_define_method(klass, "error_rate", scalable_error_rate, 0);
+    rb_define_method(klass, "initial_capacity", scalable_initial_capacity, 0);
+    rb_define_method(klass, "growth", scalable_growth, 0);
+    rb_define_method(klass, "tightening", scalable_tightening, 0);
+    rb_define_method(klass, "even_layers", scalable_even_layers, 0);
+    rb_define_method(klass, "max_capacity", scalable_max_capacity, 0);
+    rb_define_private_method(klass, "layer_table", scalable_layer_table, 0);
+    rb_define_private_method(klass, "design_fpr", scalable_design_fpr, 0);
+    rb_define_private_method(klass, "layer_shape", scalable_layer_shape, 1);
 }

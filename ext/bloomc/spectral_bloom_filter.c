@@ -9,8 +9,6 @@
 
 static const bloomc_kind spectral_kind;
 
-static bf_spectral *get_filter(VALUE self) { return bloomc_filter_core(self, &spectral_kind); }
-
 /* The bytes of both filters' cells (0: too many for this machine). */
 static size_t body_bytes(uint64_t m, uint64_t m2, unsigned width)
 {
@@ -20,7 +18,7 @@ static size_t body_bytes(uint64_t m, uint64_t m2, unsigned width)
 
 /* :nodoc: called by initialize once the Ruby layer has settled the shape;
  * secondary_m is 0 for MI. */
-static VALUE spectral_setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE rm, VALUE secondary_m, VALUE hash)
+static VALUE setup(VALUE self, VALUE m, VALUE k, VALUE width, VALUE seed, VALUE rm, VALUE secondary_m, VALUE hash)
 {
     bloomc_filter_replaceable(self, &spectral_kind);
     bf_spectral f = {.algorithm = RTEST(rm) ? BF_SPECTRAL_RM : BF_SPECTRAL_MI};
@@ -41,60 +39,8 @@ static bf_key_hash key_hash(const bf_spectral *f, VALUE key)
     return bloomc_key_hash(key, f->primary.seed, f->primary.hash);
 }
 
-/*
- * call-seq:
- *   delete(key) -> true or false
- *   remove(key) -> true or false
- *
- * RM only: counts one +key+ less; false (and nothing changes) when its count
- * is 0. An MI filter raises Bloomc::UnsupportedError: minimum increase leaves
- * some of a key's cells below its count, so a delete would take from other
- * keys.
- */
-static VALUE spectral_delete(VALUE self, VALUE key)
-{
-    rb_check_frozen(self);
-    bf_spectral *f = get_filter(self);
-    if (f->algorithm != BF_SPECTRAL_RM)
-        rb_raise(bloomc_eUnsupportedError,
-                 "a minimum-increase (MI) spectral filter cannot delete: its cells undercount other keys, so a "
-                 "delete could erase them; build it with algorithm: :rm to delete");
-    return RBOOL(bf_spectral_remove(f, key_hash(f, key)));
-}
-
-/* call-seq: count(key) -> Integer
- *
- * The estimated number of adds of +key+ (less deletes, for RM). */
-static VALUE spectral_count(VALUE self, VALUE key)
-{
-    const bf_spectral *f = get_filter(self);
-    return UINT2NUM(bf_spectral_count(f, key_hash(f, key)));
-}
-
 static int add_one(void *f, bf_key_hash h, int report) { return bf_spectral_add(f, h); }
 static int contains_one(const void *f, bf_key_hash h) { return bf_spectral_contains(f, h); }
-
-/* call-seq: secondary_m -> Integer or nil
- *
- * The number of cells of RM's secondary filter; nil for MI. */
-static VALUE spectral_secondary_m(VALUE self)
-{
-    const bf_spectral *f = get_filter(self);
-    return f->algorithm == BF_SPECTRAL_RM ? ULL2NUM(f->secondary.cells.count) : Qnil;
-}
-
-/* call-seq: width -> Integer
- *
- * Bits per cell. */
-static VALUE spectral_width(VALUE self) { return UINT2NUM(get_filter(self)->primary.cells.width); }
-
-/* call-seq: saturated -> Integer
- *
- * The number of primary cells at 2**width - 1 (they stay there). */
-static VALUE spectral_saturated(VALUE self) { return ULL2NUM(get_filter(self)->primary.saturated); }
-
-/* :nodoc: 1 for RM, 0 for MI (lib/bloomc/spectral_bloom_filter.rb names them). */
-static VALUE spectral_algorithm_number(VALUE self) { return INT2FIX(get_filter(self)->algorithm); }
 
 /* [algorithm, m, k, width, seed, count, saturated, secondary m, count and
  * saturated] (docs/FORMAT.md). */
@@ -133,7 +79,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_counting *p = &((bf_spectral *)core)->primary;
-    *out = (bloomc_numbers){p->cells.count, &p->count, &p->distinct, p->k, p->seed, p->hash};
+    *out = (bloomc_numbers){p->cells.count, &p->count, &p->distinct, p->k, p->seed, p->hash, p->cells.width, p->saturated};
 }
 
 static int same_shape(const void *a, const void *b)
@@ -161,26 +107,28 @@ static void cleared(void *core)
     bloomc_counting_cleared(&f->secondary);
 }
 
-static const bloomc_kind spectral_kind = BLOOMC_KIND(5, "spectral_bloom_filter", bf_spectral, .nfields = 10,
-                                                     .methods = BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
+/* RM only: minimum increase leaves some of a key's cells below its count, so
+ * a delete would take from other keys. */
+static int remove_one(void *core, bf_key_hash h)
+{
+    if (((bf_spectral *)core)->algorithm != BF_SPECTRAL_RM)
+        rb_raise(bloomc_eUnsupportedError,
+                 "a minimum-increase (MI) spectral filter cannot delete: its cells undercount other keys, so a "
+                 "delete could erase them; build it with algorithm: :rm to delete");
+    return bf_spectral_remove(core, h);
+}
+static uint64_t count_one(const void *f, bf_key_hash h) { return bf_spectral_count(f, h); }
+BLOOMC_HOT_METHODS(bf_spectral, spectral_kind)
+
+static const bloomc_kind spectral_kind = BLOOMC_KIND(5, "SpectralBloomFilter", bf_spectral, .setup_arity = 7, .hot = &hot_methods, .remove_one = remove_one, .count_one = count_one, .nfields = 10,
+                                                     .methods = BLOOMC_WIDTH | BLOOMC_SATURATED | BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
                                                      .same_shape = same_shape, .occupied = occupied, .cleared = cleared,
                                                      .add_one = add_one, .contains_one = contains_one);
 
-BLOOMC_HOT_METHODS(bf_spectral, spectral_kind)
 
 void bloomc_init_spectral_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cSpectralBloomFilter = rb_define_class_under(mBloomc, "SpectralBloomFilter", cFilter);
-    bloomc_define_kind(cSpectralBloomFilter, &spectral_kind);
-    define_hot_methods(cSpectralBloomFilter);
-    rb_define_private_method(cSpectralBloomFilter, "setup", spectral_setup, 7);
-    rb_define_method(cSpectralBloomFilter, "delete", spectral_delete, 1);
-    rb_define_method(cSpectralBloomFilter, "remove", spectral_delete, 1);
-    rb_define_method(cSpectralBloomFilter, "count", spectral_count, 1);
-    rb_define_method(cSpectralBloomFilter, "secondary_m", spectral_secondary_m, 0);
-    rb_define_method(cSpectralBloomFilter, "width", spectral_width, 0);
-    rb_define_method(cSpectralBloomFilter, "saturated", spectral_saturated, 0);
-    rb_define_private_method(cSpectralBloomFilter, "algorithm_number", spectral_algorithm_number, 0);
+    VALUE klass = rb_define_class_under(mBloomc, "SpectralBloomFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &spectral_kind);
 }

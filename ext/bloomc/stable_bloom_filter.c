@@ -14,7 +14,7 @@ static bf_stable *get_filter(VALUE self) { return bloomc_filter_core(self, &stab
 
 /* :nodoc: called by initialize once the Ruby layer has settled the shape
  * (random_seed is an Integer in 0...2**64, checked there). */
-static VALUE stable_setup(VALUE self, VALUE m, VALUE k, VALUE d, VALUE width, VALUE seed, VALUE random_seed, VALUE hash)
+static VALUE setup(VALUE self, VALUE m, VALUE k, VALUE d, VALUE width, VALUE seed, VALUE random_seed, VALUE hash)
 {
     bloomc_filter_replaceable(self, &stable_kind);
     bf_stable f = {0};
@@ -33,21 +33,6 @@ static VALUE stable_setup(VALUE self, VALUE m, VALUE k, VALUE d, VALUE width, VA
  *
  * The number of random cells decremented per add. */
 static VALUE stable_d(VALUE self) { return ULL2NUM(get_filter(self)->d); }
-
-/* call-seq: width -> Integer
- *
- * Bits per cell. */
-static VALUE stable_width(VALUE self) { return UINT2NUM(get_filter(self)->cells.width); }
-
-/* call-seq: zero_fraction -> Float
- *
- * The fraction of cells at 0 now (1.0 when new; it falls towards
- * stable_zero_fraction as keys stream in). */
-static VALUE stable_zero_fraction(VALUE self)
-{
-    const bf_stable *f = get_filter(self);
-    return DBL2NUM(1.0 - (double)bf_buckets_count_nonzero(&f->cells) / (double)f->cells.count);
-}
 
 /* call-seq: stable_zero_fraction -> Float
  *
@@ -119,7 +104,7 @@ static const char *attach(void *core, uint8_t *body, int saved)
 static void numbers(void *core, bloomc_numbers *out)
 {
     bf_stable *f = core;
-    *out = (bloomc_numbers){f->cells.count, &f->count, NULL, f->k, f->seed, f->hash};
+    *out = (bloomc_numbers){.m = f->cells.count, .count = &f->count, .k = f->k, .seed = f->seed, .hash = f->hash, .width = f->cells.width};
 }
 
 /* Cell maxima or minima; self keeps its generator. */
@@ -133,26 +118,21 @@ static uint64_t occupied(const void *core)
     return bf_buckets_count_nonzero(&((const bf_stable *)core)->cells);
 }
 
-static const bloomc_kind stable_kind = BLOOMC_KIND(7, "stable_bloom_filter", bf_stable, .nfields = 7,
-                                                   .shape_fields = 5, /* m, k, d, width, seed; the generator runs on after a clear */
-                                                   .methods = BLOOMC_SHARED | BLOOMC_HASH_KIND, .occupied = occupied,
-                                                   .add_one = add_one, .contains_one = contains_one);
-
 static bf_key_hash key_hash(const bf_stable *f, VALUE key) { return bloomc_key_hash(key, f->seed, f->hash); }
 BLOOMC_HOT_METHODS(bf_stable, stable_kind)
+
+static const bloomc_kind stable_kind = BLOOMC_KIND(7, "StableBloomFilter", bf_stable, .setup_arity = 7, .hot = &hot_methods, .nfields = 7,
+                                                   .shape_fields = 5, /* m, k, d, width, seed; the generator runs on after a clear */
+                                                   .methods = BLOOMC_WIDTH | BLOOMC_SHARED | BLOOMC_HASH_KIND, .occupied = occupied,
+                                                   .add_one = add_one, .contains_one = contains_one);
 
 void bloomc_init_stable_bloom_filter(void)
 {
     VALUE mBloomc = rb_define_module("Bloomc");
-    VALUE cFilter = rb_define_class_under(mBloomc, "Filter", rb_cObject);
-    VALUE cStableBloomFilter = rb_define_class_under(mBloomc, "StableBloomFilter", cFilter);
-    bloomc_define_kind(cStableBloomFilter, &stable_kind);
-    define_hot_methods(cStableBloomFilter);
-    rb_define_private_method(cStableBloomFilter, "setup", stable_setup, 7);
-    rb_define_method(cStableBloomFilter, "d", stable_d, 0);
-    rb_define_method(cStableBloomFilter, "width", stable_width, 0);
-    rb_define_method(cStableBloomFilter, "zero_fraction", stable_zero_fraction, 0);
-    rb_define_method(cStableBloomFilter, "stable_zero_fraction", stable_stable_zero_fraction, 0);
-    rb_define_method(cStableBloomFilter, "stable_false_positive_rate", stable_stable_fpr, 0);
-    rb_define_private_method(rb_singleton_class(cStableBloomFilter), "d_for", stable_s_d_for, 4);
+    VALUE klass = rb_define_class_under(mBloomc, "StableBloomFilter", rb_path2class("Bloomc::Filter"));
+    bloomc_define_kind(klass, &stable_kind);
+    rb_define_method(klass, "d", stable_d, 0);
+    rb_define_method(klass, "stable_zero_fraction", stable_stable_zero_fraction, 0);
+    rb_define_method(klass, "stable_false_positive_rate", stable_stable_fpr, 0);
+    rb_define_private_method(rb_singleton_class(klass), "d_for", stable_s_d_for, 4);
 }

@@ -98,6 +98,18 @@ module Bloomc
       false
     end
 
+    # The number of distinct keys a half takes before the halves swap.
+    def capacity = export_fields[3]
+
+    # The distinct keys counted toward the next swap, which comes when it
+    # reaches capacity: those added to the active half (after a union, the
+    # emptier input's count, though the half holds both inputs' keys).
+    def active_size = export_fields[5]
+
+    # How many times the halves have swapped (each swap forgets the keys of
+    # the older half).
+    def swaps = export_fields[7]
+
     private def shape
       { m: m, k: k, capacity: capacity, seed: seed, hash_function: hash_function }
     end

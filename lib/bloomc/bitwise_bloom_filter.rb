@@ -33,26 +33,20 @@ module Bloomc
     #   new(m, k, width: 4, seed: 0, hash: :murmur3_mixed)
     #   new(capacity:, error_rate:, width: 4, seed: 0, hash: :murmur3_mixed)
     #
-    # m:: (Integer) number of cells per level, > 0
-    # k:: (Integer) cells per key and level, 1..MAX_K
+    # +m+ cells a level, +k+ of them a key's in each, of +width+ bits at
+    # level 0 (1..32); or sized as BloomFilter.new sizes its bits,
+    # a cell in use counting as a set bit. capacity:, error_rate:, seed: and
+    # hash: are BloomFilter.new's (hash: :murmur3_mixed or :murmur3).
     #
-    # <tt>new(capacity:, error_rate:, width: 4, seed: 0)</tt>:
-    # m and k by BloomFilter.find_m_k: the fewest cells whose expected rate
-    # at +capacity+ keys is at most +error_rate+ (a cell in use is a set bit)
-    #
-    # capacity:: (Integer) expected number of distinct keys, > 0
-    # error_rate:: (Float) target false-positive rate, 0 < error_rate < 1
-    # width:: (Integer) bits per cell of level 0, 1..32
-    # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
-    # hash:: (Symbol) :murmur3_mixed (the default: each probe remixed, so
-    #     that a key's probes are independent at any m) or :murmur3 (the
-    #     unmixed probes of filters made before it)
     # Raises:: ArgumentError, TypeError for sizes or rates out of range
     def initialize(m = nil, k = nil, capacity: nil, error_rate: nil, width: 4, seed: 0, hash: :murmur3_mixed)
       hash = HashFunction.murmur3_kind(hash, "bitwise filter")
       m, k = sized(m, k, capacity, error_rate)
       setup(m, k, width, seed, hash)
     end
+
+    # The number of levels so far (1 until some key outgrows level 0).
+    def levels = export_fields[5]
 
     private def shape
       { m: m, k: k, width: width, seed: seed, hash_function: hash_function }

@@ -76,9 +76,10 @@ module Bloomc
     end
 
     # Returns:: (Symbol) :mi or :rm
-    def algorithm
-      ALGORITHMS[algorithm_number]
-    end
+    def algorithm = ALGORITHMS[export_fields[0]]
+
+    # The number of cells of RM's secondary filter; nil for MI.
+    def secondary_m = algorithm == :rm ? export_fields[7] : nil
 
     private def shape
       { algorithm: algorithm, m: m, secondary_m: secondary_m, k: k, width: width, seed: seed, hash_function: hash_function }

@@ -95,6 +95,10 @@ module Bloomc
     end
     private_class_method :sizing
 
+    # The fraction of cells at 0 now (1.0 when new; it falls towards
+    # stable_zero_fraction as keys stream in).
+    def zero_fraction = 1.0 - occupied.fdiv(m)
+
     # Always false: a stable filter forgets old keys to settle at its rate,
     # however many keys arrive.
     #
