@@ -150,9 +150,10 @@ static void cleared(void *core)
 }
 
 static uint64_t count_one(const void *f, bf_key_hash h) { return bf_bitwise_count(f, h); }
+BLOOMC_HOT_COUNT(bitwise_t, bitwise_kind)
 BLOOMC_HOT_METHODS(bitwise_t, bitwise_kind)
 
-static const bloomc_kind bitwise_kind = BLOOMC_KIND(6, "BitwiseBloomFilter", bitwise_t, .setup_arity = 5, .hot = &hot_methods, .count_one = count_one, .nfields = 6,
+static const bloomc_kind bitwise_kind = BLOOMC_KIND(6, "BitwiseBloomFilter", bitwise_t, .setup_arity = 5, .hot = &hot_methods, .count_one = count_one, .hot_count = hot_count, .nfields = 6,
                                                     .shape_fields = 4, /* m, k, width, seed */
                                                     .methods = BLOOMC_WIDTH | BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
                                                     .occupied = occupied, .cleared = cleared, .add_one = add_one,

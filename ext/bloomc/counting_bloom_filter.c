@@ -66,9 +66,11 @@ static uint64_t occupied(const void *core)
 
 static int remove_one(void *f, bf_key_hash h) { return bf_counting_remove(f, h); }
 static uint64_t count_one(const void *f, bf_key_hash h) { return bf_counting_count(f, h); }
+BLOOMC_HOT_DELETE(bf_counting, counting_kind)
+BLOOMC_HOT_COUNT(bf_counting, counting_kind)
 BLOOMC_HOT_METHODS(bf_counting, counting_kind)
 
-static const bloomc_kind counting_kind = BLOOMC_KIND(4, "CountingBloomFilter", bf_counting, .setup_arity = 5, .hot = &hot_methods, .remove_one = remove_one, .count_one = count_one, .nfields = 6,
+static const bloomc_kind counting_kind = BLOOMC_KIND(4, "CountingBloomFilter", bf_counting, .setup_arity = 5, .hot = &hot_methods, .remove_one = remove_one, .count_one = count_one, .hot_delete = hot_delete, .hot_count = hot_count, .nfields = 6,
                                                      .shape_fields = 4, /* m, k, width, seed */
                                                      .methods = BLOOMC_WIDTH | BLOOMC_SATURATED | BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
                                                      .occupied = occupied, .cleared = bloomc_counting_cleared,

@@ -180,9 +180,11 @@ static uint64_t room(const void *core, uint64_t n) { return 0; }
 
 static int remove_one(void *f, bf_key_hash h) { return bf_cuckoo_remove(f, h); }
 static uint64_t count_one(const void *f, bf_key_hash h) { return bf_cuckoo_count(f, h); }
+BLOOMC_HOT_DELETE(bf_cuckoo, cuckoo_kind)
+BLOOMC_HOT_COUNT(bf_cuckoo, cuckoo_kind)
 BLOOMC_HOT_METHODS(bf_cuckoo, cuckoo_kind)
 
-static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "CuckooFilter", cuckoo_t, .setup_arity = 3, .hot = &hot_methods, .remove_one = remove_one, .count_one = count_one, .nfields = 4, .state_size = offsetof(cuckoo_t, journal),
+static const bloomc_kind cuckoo_kind = BLOOMC_KIND(10, "CuckooFilter", cuckoo_t, .setup_arity = 3, .hot = &hot_methods, .remove_one = remove_one, .count_one = count_one, .hot_delete = hot_delete, .hot_count = hot_count, .nfields = 4, .state_size = offsetof(cuckoo_t, journal),
                                                    .shape_fields = 3, /* buckets, fingerprint bits, seed */
                                                    .methods = BLOOMC_SIZE, .occupied = occupied, .add_one = add_one, .add_many = add_many,
                                                    .contains_one = contains_one, .room = room, .journal_start = journal_start,

@@ -1168,6 +1168,11 @@ void bloomc_define_kind(VALUE klass, const bloomc_kind *kind)
         rb_define_method(klass, "<<", kind->hot->add, 1);
         rb_define_method(klass, "add?", kind->hot->add_p, 1);
     }
+    if (kind->hot_delete) {
+        rb_define_method(klass, "delete", kind->hot_delete, 1);
+        rb_define_method(klass, "remove", kind->hot_delete, 1);
+    }
+    if (kind->hot_count) rb_define_method(klass, "count", kind->hot_count, 1);
     if (kind->hot && kind->hot->include_p) {
         rb_define_method(klass, "include?", kind->hot->include_p, 1);
         rb_define_method(klass, "[]", kind->hot->include_p, 1);

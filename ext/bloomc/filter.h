@@ -143,6 +143,8 @@ struct bloomc_kind {
      * the class has neither. */
     int (*remove_one)(void *core, bf_key_hash h);
     uint64_t (*count_one)(const void *core, bf_key_hash h);
+    VALUE (*hot_delete)
+    (VALUE self, VALUE key), (*hot_count)(VALUE self, VALUE key); /* the same, direct */
     /* A lookup that writes nothing, where the ones above tidy what they
      * read (the continuous filter resets expired buckets): for frozen
      * filters and batch.c's threads. NULL: those write nothing. */
@@ -365,6 +367,22 @@ void bloomc_define_kind(VALUE klass, const bloomc_kind *kind);
         return bloomc_add_p_result(self, add_one(f, key_hash(f, key), 1)); \
     } \
     static const bloomc_hot_methods hot_methods = {hot_add, hot_add_p, include_p};
+/* A kind with remove_one and count_one hooks makes its delete and count
+ * direct calls too (the binding's static remove_one and count_one,
+ * inlined): the descriptor's hot_delete and hot_count. */
+#define BLOOMC_HOT_DELETE(core_type, kind) \
+    static VALUE hot_delete(VALUE self, VALUE key) \
+    { \
+        rb_check_frozen(self); \
+        core_type *f = bloomc_filter_core(self, &(kind)); \
+        return RBOOL(remove_one(f, key_hash(f, key))); \
+    }
+#define BLOOMC_HOT_COUNT(core_type, kind) \
+    static VALUE hot_count(VALUE self, VALUE key) \
+    { \
+        const core_type *f = bloomc_filter_core(self, &(kind)); \
+        return ULL2NUM(count_one(f, key_hash(f, key))); \
+    }
 #define BLOOMC_HOT_METHODS(core_type, kind) \
     static VALUE hot_include_p(VALUE self, VALUE key) \
     { \

@@ -118,9 +118,11 @@ static int remove_one(void *core, bf_key_hash h)
     return bf_spectral_remove(core, h);
 }
 static uint64_t count_one(const void *f, bf_key_hash h) { return bf_spectral_count(f, h); }
+BLOOMC_HOT_DELETE(bf_spectral, spectral_kind)
+BLOOMC_HOT_COUNT(bf_spectral, spectral_kind)
 BLOOMC_HOT_METHODS(bf_spectral, spectral_kind)
 
-static const bloomc_kind spectral_kind = BLOOMC_KIND(5, "SpectralBloomFilter", bf_spectral, .setup_arity = 7, .hot = &hot_methods, .remove_one = remove_one, .count_one = count_one, .nfields = 10,
+static const bloomc_kind spectral_kind = BLOOMC_KIND(5, "SpectralBloomFilter", bf_spectral, .setup_arity = 7, .hot = &hot_methods, .remove_one = remove_one, .count_one = count_one, .hot_delete = hot_delete, .hot_count = hot_count, .nfields = 10,
                                                      .methods = BLOOMC_WIDTH | BLOOMC_SATURATED | BLOOMC_SHARED | BLOOMC_DISTINCT | BLOOMC_HASH_KIND,
                                                      .same_shape = same_shape, .occupied = occupied, .cleared = cleared,
                                                      .add_one = add_one, .contains_one = contains_one);
