@@ -2,9 +2,9 @@
 
 require "spec_helper"
 
-# Bloomc::Filter's own add, add? and include? go through a kind's
-# descriptor; each kind replaces them with direct calls of its core
-# (BLOOMC_HOT_METHODS). Both must give the same answers and leave the same
+# Bloomc::Filter's own add, add?, include?, count and delete go through a
+# kind's descriptor; each kind replaces them with direct calls of its core
+# (BLOOMC_HOT_METHODS, BLOOMC_HOT_COUNT, BLOOMC_HOT_DELETE). Both must give the same answers and leave the same
 # cells, so that a kind without hot methods of its own would work as well.
 RSpec.describe Bloomc::Filter do
   keys = Array.new(2000) { |i| "key#{i}" } + [7, :sym]
@@ -40,6 +40,21 @@ RSpec.describe Bloomc::Filter do
         frozen = filter.dup.freeze
         expect(probes.map { |key| filter_method.(:[]).bind_call(frozen, key) }).to eq(probes.map { |key| frozen[key] })
         expect { filter_method.(:add).bind_call(frozen, "x") }.to raise_error(FrozenError)
+      end
+
+      if kind.klass.method_defined?(:count)
+        it "counts and deletes through the descriptor as its own count and delete do" do
+          own = build(kind)
+          shared = build(kind)
+          [own, shared].each { |f| (keys + keys.first(300)).each { |key| f.add(key) } }
+          expect(probes.map { |key| filter_method.(:count).bind_call(shared, key) }).to eq(probes.map { |key| own.count(key) })
+          next unless own.respond_to?(:delete) && (!own.respond_to?(:algorithm) || own.algorithm == :rm)
+
+          deleted = keys.first(500).map { |key| [filter_method.(:delete).bind_call(shared, key), own.delete(key)] }
+          expect(deleted.map(&:first)).to eq(deleted.map(&:last))
+          expect(shared.dump).to eq(own.dump)
+          expect { filter_method.(:delete).bind_call(shared.freeze, "x") }.to raise_error(FrozenError)
+        end
       end
     end
   end
