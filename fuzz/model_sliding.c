@@ -409,8 +409,15 @@ void sliding_batch_op(void *state, reader *r)
     batch b;
     rd_batch(r, &b, s->f.seed, BF_HASH_MURMUR3);
     if (!s->have) return;
+    /* a batch of no more new keys than room cannot meet CapacityError */
+    uint64_t room = bf_sliding_room(&s->f, s->now, b.n), taken = 0;
+    CHECK(room <= b.n);
     if (add)
-        for (size_t j = 0; j < b.n; j++) sl_add(s, b.keys[j], b.h[j], r);
+        for (size_t j = 0; j < b.n; j++) {
+            uint64_t before = bf_sliding_distinct(&s->f);
+            if (!sl_add(s, b.keys[j], b.h[j], r)) CHECK(taken >= room);
+            taken += bf_sliding_distinct(&s->f) > before;
+        }
     bf_key_hash *h = exact_hashes(b.h, b.n);
     uint8_t *out = exact_answers(b.n);
     bf_sliding_contains_many(&s->f, h, b.n, s->now, out);

@@ -39,13 +39,15 @@ static double bits_double(uint64_t u)
 
 int bf_sliding_time_valid(double now) { return isfinite(now) && fabs(now) <= BF_SLIDING_TIME_MAX; }
 
-bf_scalable_params bf_sliding_gen_params(const bf_sliding *f, size_t i)
+/* A generation's parameters: all the filter's but its initial capacity. */
+static bf_scalable_params params_for(const bf_sliding_params *p, uint64_t initial_capacity)
 {
-    const bf_sliding_params *p = &f->params;
-    bf_scalable_params s = {p->error_rate / (double)(p->generations + 1), f->gens[i].initial_capacity, BF_SLIDING_GROWTH,
+    bf_scalable_params s = {p->error_rate / (double)(p->generations + 1), initial_capacity, BF_SLIDING_GROWTH,
                             BF_SLIDING_TIGHTENING, BF_SLIDING_EVEN_LAYERS, 0, p->hash};
     return s;
 }
+
+bf_scalable_params bf_sliding_gen_params(const bf_sliding *f, size_t i) { return params_for(&f->params, f->gens[i].initial_capacity); }
 
 /* Where generation i's layers start in the table. */
 static size_t first_layer(const bf_sliding *f, size_t i)
@@ -84,8 +86,7 @@ int bf_sliding_params_valid(const bf_sliding_params *p)
     if (p->hash != BF_HASH_MURMUR3 && p->hash != BF_HASH_MURMUR3_MIXED) return 0;
     /* the first generation's parameters: every later one differs only in
      * its initial capacity, which a start checks */
-    bf_scalable_params s = {p->error_rate / (double)(p->generations + 1), p->first_capacity, BF_SLIDING_GROWTH,
-                            BF_SLIDING_TIGHTENING, BF_SLIDING_EVEN_LAYERS, 0, p->hash};
+    bf_scalable_params s = params_for(p, p->first_capacity);
     return bf_scalable_params_valid(&s);
 }
 
@@ -163,12 +164,11 @@ int bf_sliding_start(bf_sliding *f, double now)
     if (!bf_sliding_time_valid(now) || !bf_sliding_due(f, now)) return 0;
     if (f->ngens >= BF_SLIDING_LIVE_MAX || f->nlayers >= BF_SLIDING_LAYERS_MAX) return 0;
     bf_sliding_gen g = {now, bf_sliding_predicted(f), 1};
-    f->gens[f->ngens] = g; /* not counted until its layer is made */
-    bf_scalable_params p = bf_sliding_gen_params(f, f->ngens);
+    bf_scalable_params p = params_for(&f->params, g.initial_capacity);
     bf_layer l;
     if (!bf_scalable_params_valid(&p) || !bf_scalable_layer_init(&p, 0, &l)) return 0;
+    f->gens[f->ngens++] = g;
     f->layers[f->nlayers++] = l;
-    f->ngens++;
     return 1;
 }
 
@@ -246,8 +246,7 @@ uint64_t bf_sliding_room(const bf_sliding *f, double now, uint64_t want)
     bf_scalable_params p;
     if (bf_sliding_due(&t, now)) {
         if (t.ngens >= BF_SLIDING_LIVE_MAX) return 0;
-        t.gens[t.ngens].initial_capacity = bf_sliding_predicted(&t);
-        p = bf_sliding_gen_params(&t, t.ngens);
+        p = params_for(&t.params, bf_sliding_predicted(&t));
         if (!bf_scalable_params_valid(&p)) return 0;
         next = 0;
     } else {
