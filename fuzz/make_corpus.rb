@@ -21,6 +21,8 @@
 #           scalable: u16 error rate, u8 initial capacity, u8 growth, u8 tightening,
 #                     u8 even layers, u16 max capacity, u32 seed (see scalable_hdr)
 #           cuckoo:   u8 buckets, u8 fingerprint bits, u32 seed (buckets % 64 + 1, bits % 25 + 8)
+#           sliding:  nothing (error 0.01, ttl 1 s, g 4, first capacity 64, mixed
+#                     probes, seed 0, the clock at 0; sl_new picks others)
 #   then opcodes, each followed by its operands.  The numbers of the
 #   opcodes, the kinds, the header's parts and the padding targets are the
 #   places in fuzz/ops.h's lists, which this script reads: the seeds name
@@ -63,6 +65,13 @@
 #   ck_add: a key, u8 t (t % 16 + 1 adds); ck_fill: a key, then each of its
 #   suffixes (longest first) added once; ck_remove / ck_count: a key;
 #   ck_remove_known: u8 index into the keys given so far; ck_check: none.
+#   sl_new: u16 error rate (as scalable's), u8 ttl, u8 g (% 9), u8 first
+#   capacity, u8 flags (bit 0: unmixed probes, bits 1-2: the clock's
+#   start), u32 seed (tables in fuzz/model_sliding.c); sl_add / sl_contains:
+#   a key; sl_tick: u8 mode (% 4: 0 forward u8, 1 forward u16, 2 back u8,
+#   3 to a u64's double); sl_batch: u8 flags (bit 0: add first), a batch;
+#   sl_save_load: u8 later; sl_load_bad: u16 field, u64 xor, u8 flags;
+#   sl_check: none.
 #   The binary fuse filter has no header: fuse_build: u8 flags (bit 0:
 #   16-bit, bit 1: dedup first, bit 2: hashes base + j, else splitmix64),
 #   u64 seed, u16 g (% 3001 generated hashes), u16 d (g % d + 1 distinct),
@@ -595,6 +604,29 @@ seeds["fuse_shapes"] = header +
   fuse_shape(0, 8, which: 64, fields: u8(2) + u32(0)) + fuse_shape(0, 8, which: 64, fields: u8(1) + u32(3)) +
   fuse_shape(0, 8, which: 64 | 128, fields: u8(2) + u32(1), seed: 3, keys: [1, 2, 3, 4]) + (0...12).map { |i| u8(i * 29) }.join +
   fuse_shape(40, 16, which: 32, fields: u32(24), keys: [9, 8])
+
+# Sliding: keys at a steady pace through several windows (starts, ends,
+# growth past the first layer of 64), a big jump that ends every
+# generation, the clock set back, a save loaded later, corrupted fields,
+# then another filter (ttl 0.01 s, g 1, unmixed probes, at 1.7e9 s) whose
+# clock jumps to a time no add takes.
+def sl_new(error: 0.01, ttl: 0, g: 4, first: 0, flags: 0, seed: 0)
+  op(:sl_new) + u16(error_code(error)) + u8(ttl) + u8(g) + u8(first) + u8(flags) + u32(seed)
+end
+
+def sl_tick(mode, *operands) = op(:sl_tick) + u8(mode) + operands.join
+
+sl_keys = (1..150).map { |i| "s#{i}" }
+seeds["sliding"] = header +
+  sl_keys.each_slice(10).map { |ks| ks.map { |k| op(:sl_add) + key(k) }.join + sl_tick(0, u8(7)) }.join +
+  op(:sl_contains) + key("s1") + op(:sl_contains) + key("s150") + op(:sl_check) +
+  op(:sl_batch) + u8(1) + batch(sl_keys.first(70)) + op(:sl_save_load) + u8(9) + op(:sl_check) +
+  op(:sl_load_bad) + u16(3) + u64(0) + u8(0) + op(:sl_load_bad) + u16(8) + u64(1 << 62) + u8(0) +
+  op(:sl_load_bad) + u16(0) + u64(0) + u8(1) + sl_tick(2, u8(40)) + op(:sl_add) + key("back") +
+  sl_tick(1, u16(600)) + op(:sl_contains) + key("back") + op(:sl_add) + key("after") + op(:sl_check) +
+  sl_new(error: 0.001, ttl: 1, g: 1, first: 2, flags: 1 | (1 << 1), seed: 9) +
+  (1..20).map { |i| op(:sl_add) + key("t#{i}") }.join + sl_tick(3, u64(0x7ff0000000000000)) +
+  sl_tick(0, u8(63)) + op(:sl_batch) + u8(0) + batch(%w[t1 t2 t20 x]) + op(:sl_check)
 
 dir = ARGV.fetch(0) { File.join(__dir__, "corpus") }
 FileUtils.mkdir_p(dir)

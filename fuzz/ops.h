@@ -25,7 +25,8 @@
     KIND(BLOOM,    bloom_model) \
     KIND(BLOCKED,  blocked_model) \
     KIND(SCALABLE, scalable_model) \
-    KIND(CUCKOO,   cuckoo_model)
+    KIND(CUCKOO,   cuckoo_model) \
+    KIND(SLIDING,  sliding_model)
 
 /* The header: each kind's fields, in this order. OP_REINIT's byte (% the
  * count of kinds) numbers the kinds in this order too. */
@@ -41,7 +42,8 @@
     PART(STABLE) \
     PART(A2) \
     PART(SCALABLE) \
-    PART(CUCKOO)
+    PART(CUCKOO) \
+    PART(SLIDING)
 
 /* OP_TAIL's byte % their count: whose padding it plants a bit in, the
  * header's structure (FIRST) or its twin. */
@@ -134,7 +136,15 @@
     STRUCTURE_OP(CK_CHECK,          CUCKOO,   cuckoo_check_op) \
     INPUT_OP(FUSE_BUILD,                        fuse_build_op) \
     INPUT_OP(FUSE_LOOKUP,                       fuse_lookup_op) \
-    INPUT_OP(FUSE_SHAPE,                        fuse_shape_op)
+    INPUT_OP(FUSE_SHAPE,                        fuse_shape_op) \
+    STRUCTURE_OP(SL_NEW,            SLIDING,  sliding_new_op) \
+    STRUCTURE_OP(SL_ADD,            SLIDING,  sliding_add_op) \
+    STRUCTURE_OP(SL_CONTAINS,       SLIDING,  sliding_contains_op) \
+    STRUCTURE_OP(SL_TICK,           SLIDING,  sliding_tick_op) \
+    STRUCTURE_OP(SL_BATCH,          SLIDING,  sliding_batch_op) \
+    STRUCTURE_OP(SL_SAVE_LOAD,      SLIDING,  sliding_save_load_op) \
+    STRUCTURE_OP(SL_LOAD_BAD,       SLIDING,  sliding_load_bad_op) \
+    STRUCTURE_OP(SL_CHECK,          SLIDING,  sliding_check_op)
 
 /* clang-format on */
 
