@@ -44,15 +44,14 @@ typedef struct {
 
 typedef void bloomc_many_fn(void *core, const bf_key_hash *h, size_t n, uint8_t *out);
 
+/* A method of one key (add, include?, ...), as rb_define_method takes it. */
+typedef VALUE bloomc_key_method(VALUE self, VALUE key);
+
 /* A kind's hot methods (BLOOMC_HOT_METHODS): direct calls of its core,
  * which bloomc_define_kind defines in place of Filter's. */
 typedef struct {
-    VALUE(*add)
-    (VALUE self, VALUE key);
-    VALUE(*add_p)
-    (VALUE self, VALUE key);
-    VALUE(*include_p)
-    (VALUE self, VALUE key); /* NULL: the kind defines its own */
+    bloomc_key_method *add, *add_p;
+    bloomc_key_method *include_p; /* NULL: the kind defines its own */
 } bloomc_hot_methods;
 
 struct bloomc_kind {
@@ -143,8 +142,7 @@ struct bloomc_kind {
      * the class has neither. */
     int (*remove_one)(void *core, bf_key_hash h);
     uint64_t (*count_one)(const void *core, bf_key_hash h);
-    VALUE (*hot_delete)
-    (VALUE self, VALUE key), (*hot_count)(VALUE self, VALUE key); /* the same, direct */
+    bloomc_key_method *hot_delete, *hot_count; /* the same, direct */
     /* A lookup that writes nothing, where the ones above tidy what they
      * read (the continuous filter resets expired buckets): for frozen
      * filters and batch.c's threads. NULL: those write nothing. */
