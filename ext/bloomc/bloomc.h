@@ -44,7 +44,8 @@ static inline void *bloomc_typed_data(VALUE obj, const rb_data_type_t *type)
     X(a2_bloom_filter) \
     X(scalable_bloom_filter) \
     X(cuckoo_filter) \
-    X(binary_fuse_filter)
+    X(binary_fuse_filter) \
+    X(sliding_bloom_filter)
 
 #define BLOOMC_DECLARE_INIT(name) void bloomc_init_##name(void);
 BLOOMC_FILTER_KINDS(BLOOMC_DECLARE_INIT)

@@ -189,8 +189,10 @@ void bloomc_filter_install_at(bloomc_filter *f, const void *core, size_t nbytes,
 {
     VALUE klass = class_of_kind(f->kind);
     uint64_t m = m_of(f->kind, core);
-    if (!nbytes) rb_raise(rb_eArgError, "a %" PRIsVALUE " of m = %" PRIu64 " is too large for this machine", klass, m);
+    if (!nbytes && !f->kind->empty_cells)
+        rb_raise(rb_eArgError, "a %" PRIsVALUE " of m = %" PRIu64 " is too large for this machine", klass, m);
     size_t total = nbytes + alignment(f->kind) - 1;
+    if (!total) total = 1; /* a filter of no cells has a body all the same */
     void *allocation = cells_alloc(total, klass, m);
     if (src) memcpy(aligned(allocation, f->kind), src, src_bytes);
     /* A copy that wrote every byte has committed every page; Ruby's heap is
@@ -307,6 +309,7 @@ static fields_t compared_fields(const bloomc_kind *kind, const void *core)
 {
     fields_t out = saved_fields(kind, core);
     if (kind->equal_fields) out.n = kind->equal_fields;
+    out.n -= kind->unequal_tail;
     return out;
 }
 
@@ -512,7 +515,7 @@ static size_t load_fields(const bloomc_kind *kind, VALUE fields, void *core)
     bloomc_state_fields(fields, a.n, a.v);
     memset(core, 0, kind->core_size);
     size_t nbytes = kind->load(core, a.v);
-    if (nbytes) return nbytes;
+    if (nbytes || kind->empty_cells) return nbytes;
     bloomc_numbers n = {0};
     kind->numbers(core, &n);
     bloomc_format_error("m %" PRIu64 " is too large for this machine", n.m);

@@ -76,6 +76,12 @@ struct bloomc_kind {
      * combine needs the same on both sides (0: the same_shape hook says);
      * == compares the first equal_fields (0: all) and the cells. */
     int shape_fields, equal_fields;
+    /* == and hash also leave out the last unequal_tail saved fields (what
+     * says when a save was, not what the filter is). */
+    int unequal_tail;
+    /* No cells is a filter (one with no generation yet): load's and
+     * install's 0 bytes are not "too many for this machine". */
+    int empty_cells;
     unsigned methods; /* which of the optional shared methods the class has */
     /* The saved fields of core into out[0 .. nfields). */
     void (*save)(const void *core, uint64_t *out);
@@ -178,9 +184,10 @@ struct bloomc_kind {
     int pages_per_key;
 };
 
-/* The most saved fields of any kind (the scalable filter's 9, and 4 for each
- * of up to 64 layers). */
-#define BLOOMC_FIELDS_MAX 265
+/* The most saved fields of any kind (the sliding filter's: 8, 3 for each of
+ * up to 9 generations, 4 for each of up to 64 layers, and 2 that time the
+ * save; the scalable filter has at most 265). */
+#define BLOOMC_FIELDS_MAX 293
 
 /* attach's saved: cells from outside, saved whole or by a writer that had
  * the file open, whose cells may be newer than the fields it recorded (a

@@ -22,7 +22,7 @@ const FLAG_METADATA = 4;
 export const KINDS = Object.freeze({
   1: "BloomFilter", 2: "BlockedBloomFilter", 3: "ContinuousBloomFilter", 4: "CountingBloomFilter",
   5: "SpectralBloomFilter", 6: "BitwiseBloomFilter", 7: "StableBloomFilter", 8: "A2BloomFilter",
-  9: "ScalableBloomFilter", 10: "CuckooFilter", 11: "BinaryFuseFilter",
+  9: "ScalableBloomFilter", 10: "CuckooFilter", 11: "BinaryFuseFilter", 12: "SlidingBloomFilter",
 });
 
 export class FormatError extends Error {
@@ -1167,6 +1167,70 @@ export class BinaryFuseFilter {
   }
 }
 
+/**
+ * A SlidingBloomFilter: generations of a time window, each a chain of
+ * layers as a ScalableBloomFilter's. has(key, at) answers at the time at (a
+ * Date, or Unix seconds; by default now, by the wall clock): a generation
+ * whose life (ttl + ttl / generations from its start) has passed by then
+ * answers no more, as in bloomc.
+ */
+export class SlidingBloomFilter {
+  constructor(fields, body) {
+    [this.seed, this.hash] = seedAndHash(fields[0]);
+    this.errorRate = bitsDouble(fields[1]);
+    this.ttl = bitsDouble(fields[2]);
+    this.generations = Number(fields[3]);
+    this.count = fields[5];
+    const G = Number(fields[6]);
+    const L = Number(fields[7]);
+    if (!(this.ttl >= 0.01 && this.ttl <= 2 ** 32)) throw new FormatError("ttl is not 0.01..2^32 seconds");
+    if (this.generations < 1 || this.generations > 8 || G > this.generations + 1) throw new FormatError("bad generations");
+    const tail = 8 + 3 * G + 4 * L;
+    const since = bitsDouble(fields[tail]);
+    const wall = bitsDouble(fields[tail + 1]);
+    if (!(since >= 0 && since <= 2 ** 36) || !(Math.abs(wall) <= 2 ** 36)) throw new FormatError("the save's time is out of range");
+    const newestStart = wall - since; // Unix seconds
+    this.life = this.ttl + this.ttl / this.generations;
+    this.windows = [];
+    let at = 0;
+    let layer = 0;
+    for (let g = 0; g < G; g++) {
+      const age = bitsDouble(fields[8 + 3 * g]);
+      const n = Number(fields[9 + 3 * g]);
+      if (!(Math.abs(age) <= 2 ** 37) || n < 1 || layer + n > L) throw new FormatError("the generations' layers do not add up");
+      const layers = [];
+      for (let i = 0; i < n; i++, layer++) {
+        const [m, k] = fields.slice(8 + 3 * G + 4 * layer, 10 + 3 * G + 4 * layer);
+        checkBasics(Number(k), 0, this.hash);
+        if (m < 1n || m > 1n << 60n) throw new FormatError(`layer ${layer}'s m is not 1..2^60`);
+        layers.push({ m: Number(m), k: Number(k), at });
+        at += Number((m + 63n) / 64n) * 8;
+      }
+      this.windows.push({ start: newestStart - age, newestFirst: layers.reverse() });
+    }
+    if (layer !== L) throw new FormatError("the generations' layers do not add up");
+    if (body.length !== at) throw new FormatError("the body is not the layers' bits");
+    this.body = body;
+  }
+
+  has(key, at = Date.now() / 1000) {
+    const now = at instanceof Date ? at.getTime() / 1000 : Number(at);
+    hashInto(key, this.seed, this.hash);
+    const body = this.body;
+    for (let g = this.windows.length - 1; g >= 0; g--) {
+      const window = this.windows[g];
+      if (now - window.start >= this.life) break; // it and every older one have ended
+      for (const layer of window.newestFirst) {
+        probeStart(layer.m, this.hash, layer.k);
+        let all = true;
+        for (let i = 0; i < layer.k && all; i++) all = bitAt(body, layer.at, probeNext()) === 1;
+        if (all) return true;
+      }
+    }
+    return false;
+  }
+}
+
 const READERS = {
   1: BloomFilter,
   2: BlockedBloomFilter,
@@ -1179,6 +1243,7 @@ const READERS = {
   9: ScalableBloomFilter,
   10: CuckooFilter,
   11: BinaryFuseFilter,
+  12: SlidingBloomFilter,
 };
 
 // Each kind's own parameters; kinds 1-8 and 10 may end with 3 sizing ones.
@@ -1249,7 +1314,7 @@ export function parse(bytes) {
     throw new FormatError("body checksum mismatch: the data is corrupted");
   }
   if (flags & FLAG_DEFLATE ? raw > stored * BigInt(MAX_RATIO) : raw !== stored) throw new FormatError("bad body length");
-  const own = kind === 9 ? fields.length : OWN_FIELDS[kind];
+  const own = kind === 9 || kind === 12 ? fields.length : OWN_FIELDS[kind];
   let sizing = null;
   if (fields.length === own + 3 && SIZED(kind)) {
     const [capacity, errorRate, keysNew] = fields.slice(own);
@@ -1268,6 +1333,9 @@ function checkFieldCount(version, kind, fields) {
   let ok;
   if (kind === 9) ok = version >= 2 && n >= 13 && n === 9 + 4 * Number(fields[8]) && fields[8] <= 64n;
   else if (kind === 11) ok = n === OWN_FIELDS[kind];
+  else if (kind === 12) {
+    ok = n >= 10 && fields[6] <= 9n && fields[7] <= 64n && n === 10 + 3 * Number(fields[6]) + 4 * Number(fields[7]);
+  }
   else if (version === 1) ok = n === OWN_FIELDS[kind];
   else if (version === 2) ok = n === OWN_FIELDS[kind] || n === OWN_FIELDS[kind] + 3;
   else ok = n === OWN_FIELDS[kind] + 3;

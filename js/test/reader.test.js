@@ -112,7 +112,7 @@ test("version 3: metadata and sizing are read, a bad metadata block is refused",
 });
 
 test("a kind it does not know is refused by number", async () => {
-  await assert.rejects(load(saved({ kind: 12, fields: [1], body: new Uint8Array(8) })), /unknown filter kind 12/);
+  await assert.rejects(load(saved({ kind: 13, fields: [1], body: new Uint8Array(8) })), /unknown filter kind 13/);
 });
 
 const dir = process.env.BLOOMC_JS_FIXTURES;
@@ -155,6 +155,23 @@ for (const name of fixtures) {
     assert.throws(() => parse(bytes), FormatError);
   });
 }
+
+test("a sliding filter answers at the time it is given: each generation ends ttl + ttl / generations after its start", {
+  skip: !fixtures.includes("sliding.bloom") && "no sliding.bloom fixture",
+}, async () => {
+  const filter = await load(new Uint8Array(readFileSync(join(dir, "sliding.bloom"))));
+  const { answers } = JSON.parse(readFileSync(join(dir, "sliding.json"), "utf8"));
+  const found = keys.filter((_, i) => answers[i]);
+  const now = Date.now() / 1000;
+  assert.ok(found.length > 1000);
+  assert.ok(found.every((k) => filter.has(k, now) && filter.has(k, new Date())));
+  // the newest generation started at most a few simulated minutes ago
+  const ends = filter.windows.map((w) => w.start + filter.life);
+  const oldestEnd = Math.min(...ends);
+  const lastEnd = Math.max(...ends);
+  assert.ok(found.some((k) => !filter.has(k, oldestEnd + 1)), "the oldest generation's keys outlived it");
+  assert.equal(found.filter((k) => filter.has(k, lastEnd)).length, 0);
+});
 
 test("the fixtures were written", { skip: !dir && "BLOOMC_JS_FIXTURES is not set (the Ruby spec sets it)" }, () => {
   assert.ok(fixtures.length >= 4);

@@ -12,7 +12,7 @@ module Bloomc
     #
     # Returns:: (Float)
     def fill_ratio
-      part_fills.sum { |set, _, _| set }.fdiv(m)
+      m.zero? ? 0.0 : part_fills.sum { |set, _, _| set }.fdiv(m)
     end
 
     # The distinct keys the parts' fill implies, each part by Swamidass and
@@ -21,15 +21,23 @@ module Bloomc
     #
     # Returns:: (Float)
     def estimated_count
-      part_fills.sum { |set, bits, k| Stats.estimate(set, bits, k) }
+      part_fills.sum(0.0) { |set, bits, k| Stats.estimate(set, bits, k) }
     end
 
     # The chance that a key never added is found now, in any part:
-    # 1 - prod(1 - fill**k) over the parts.
+    # 1 - prod(1 - fill**k) over the parts. A sparse part's rate can be too
+    # small for 1 - rate to differ from 1: those are summed instead (their
+    # product is 1 - their sum, to within its square), so no rate rounds to 0.
     #
     # Returns:: (Float)
     def false_positive_rate
-      1 - part_fills.map { |set, bits, k| 1 - set.fdiv(bits)**k }.inject(:*)
+      kept = 1.0
+      tiny = 0.0
+      part_fills.each do |set, bits, k|
+        rate = set.fdiv(bits)**k
+        rate < 1e-9 ? tiny += rate : kept *= 1 - rate
+      end
+      (1 - kept) + (kept * tiny)
     end
   end
 end

@@ -93,6 +93,12 @@ module Bloomc
       end
 
       # @api private
+      # The inverse of double_bits: a saved field's Float.
+      def float(bits) # :nodoc:
+        [bits].pack("Q<").unpack1("E")
+      end
+
+      # @api private
       # An integral capacity as an Integer (capacity: 1e6 is 1_000_000).
       def whole(value) # :nodoc:
         value.is_a?(Float) && value.finite? && value == value.floor && value.abs < 2**53 ? value.to_i : value

@@ -17,7 +17,7 @@ RSpec.describe "the JavaScript reader", :slow do
   # Tests in js/test/ that do not come from a fixture (checksums, hashes,
   # probes, WebAssembly, refusals, metadata, fetch and its limits, inflate
   # limits, mixed key types in one process); each fixture adds two.
-  fixed_tests = 16
+  fixed_tests = 17
 
   # [type, value] as js/test/reader.test.js reads it, and the Ruby key.
   def fixture_key(key)
@@ -53,6 +53,20 @@ RSpec.describe "the JavaScript reader", :slow do
     filter
   end
 
+  # A sliding filter whose keys came over five simulated minutes, in
+  # generations of a minute or two, then read by the monotonic clock (each
+  # generation keeps its age): every one is alive for an hour more.
+  def sliding(added, **options)
+    time = 0.0
+    filter = Bloomc::SlidingBloomFilter.new(ttl: 3600, error_rate: 0.01, first_size: 5000, clock: -> { time }, **options)
+    added.each_slice((added.size / 5) + 1) do |slice|
+      filter.add_all(slice)
+      time += 1000
+    end
+    filter.clock = nil
+    filter
+  end
+
   def filters(added)
     {
       "bloom" => Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01),
@@ -84,7 +98,9 @@ RSpec.describe "the JavaScript reader", :slow do
       "fuse_empty" => Bloomc::BinaryFuseFilter.new([]),
       # hash 2: each probe value through fmix64 (plain, then deflated)
       "bloom_mixed" => Bloomc::BloomFilter.new(capacity: 100_000, error_rate: 0.01, hash: :murmur3_mixed).add_all(added),
-      "continuous_mixed" => continuous(added, seed: 13, hash: :murmur3_mixed)
+      "continuous_mixed" => continuous(added, seed: 13, hash: :murmur3_mixed),
+      "sliding" => sliding(added, seed: 14),
+      "sliding_murmur3" => sliding(added, hash: :murmur3, generations: 1)
     )
   end
 

@@ -43,6 +43,7 @@ module BadInputMatrix
     Bloomc::BitwiseBloomFilter => BITWISE_BLOOM_FILTER, Bloomc::StableBloomFilter => STABLE_BLOOM_FILTER,
     Bloomc::A2BloomFilter => A2_BLOOM_FILTER, Bloomc::ScalableBloomFilter => SCALABLE_BLOOM_FILTER,
     Bloomc::CuckooFilter => CUCKOO_FILTER, Bloomc::BinaryFuseFilter => BINARY_FUSE_FILTER,
+    Bloomc::SlidingBloomFilter => SLIDING_BLOOM_FILTER,
     Bloomc::FNV => FNV, Bloomc::Murmur3 => MURMUR3, Bloomc::CRC32C => CRC32C, Bloomc::BloomHelper => BLOOM_HELPER
   }.freeze
 end

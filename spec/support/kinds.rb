@@ -28,7 +28,9 @@ module Kinds
     Kind.new(name: "A2BloomFilter", klass: Bloomc::A2BloomFilter),
     Kind.new(name: "ScalableBloomFilter", klass: Bloomc::ScalableBloomFilter),
     Kind.new(name: "CuckooFilter", klass: Bloomc::CuckooFilter, plain: false),
-    Kind.new(name: "BinaryFuseFilter", klass: Bloomc::BinaryFuseFilter, plain: false, built_once: true)
+    Kind.new(name: "BinaryFuseFilter", klass: Bloomc::BinaryFuseFilter, plain: false, built_once: true),
+    # sized: capacity is its first_size; a ttl no spec outlives
+    Kind.new(name: "SlidingBloomFilter", klass: Bloomc::SlidingBloomFilter, options: { ttl: 3600 }, plain: false)
   ].freeze
   BY_NAME = LIST.to_h { |kind| [kind.name, kind] }.freeze
 
@@ -42,6 +44,7 @@ module Kinds
       when :BinaryFuseFilter then return klass.build(%w[a b])
       when :ScalableBloomFilter then filter = klass.new(initial_capacity: 100, error_rate: 0.01)
       when :ContinuousBloomFilter then filter = klass.new(capacity: 100, error_rate: 0.01, ttl: 60)
+      when :SlidingBloomFilter then filter = klass.new(ttl: 3600, error_rate: 0.01, first_size: 100)
       else filter = klass.new(capacity: 100, error_rate: 0.01)
       end
       filter.add("a")
@@ -59,7 +62,11 @@ module Kinds
   # as its initial_capacity.
   def sized(name, capacity, error_rate, **extra)
     kind = fetch(name)
-    size = kind.klass == Bloomc::ScalableBloomFilter ? { initial_capacity: capacity } : { capacity: capacity }
+    size = case kind.klass.name
+           when "Bloomc::ScalableBloomFilter" then { initial_capacity: capacity }
+           when "Bloomc::SlidingBloomFilter" then { first_size: capacity.clamp(64, 2**40) }
+           else { capacity: capacity }
+           end
     kind.klass.new(error_rate: error_rate, **size, **(kind.options || {}), **extra)
   end
 

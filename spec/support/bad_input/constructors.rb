@@ -18,7 +18,7 @@ module BadInputMatrix
     end,
     [Bloomc::BloomFilter, Bloomc::BlockedBloomFilter, Bloomc::CountingBloomFilter, Bloomc::SpectralBloomFilter,
      Bloomc::BitwiseBloomFilter, Bloomc::StableBloomFilter, Bloomc::A2BloomFilter, Bloomc::ScalableBloomFilter,
-     Bloomc::CuckooFilter] => filter_works[->(obj) { keyless?(obj) }],
+     Bloomc::CuckooFilter, Bloomc::SlidingBloomFilter] => filter_works[->(obj) { keyless?(obj) }],
     # and its timer starts and stops, where its ttl allows one
     [Bloomc::ContinuousBloomFilter] => lambda do |desc, obj|
       problems = filter_works[->(filter) { filter.ticks.zero? }].call(desc, obj)
@@ -158,6 +158,16 @@ module BadInputMatrix
           { error_rate: kw[:error_rate].to_f, initial_capacity: kw[:initial_capacity], growth: kw[:growth].to_f,
             tightening: kw[:tightening].to_f, even_layers: kw[:even_layers], max_capacity: kw[:max_capacity],
             seed: kw[:seed], size: 0 }
+        } }
+    ],
+    Bloomc::SlidingBloomFilter => [
+      { kw: { ttl: [:sliding_ttl, 3600], error_rate: [:scalable_error, 0.01], generations: [:sliding_generations, 4],
+              first_size: [:sliding_first, 1024], max_bytes: [:sliding_max_bytes, nil], clock: [:clock, nil],
+              seed: [:seed, 5], hash: %i[murmur3_either murmur3] },
+        extra_positional: :never,
+        extra_kw: { capacity: :never, bogus: :never },
+        expect: lambda { |_, kw|
+          { ttl: kw[:ttl].to_f, error_rate: kw[:error_rate].to_f, generations: kw[:generations], seed: kw[:seed], size: 0 }
         } }
     ],
     Bloomc::ContinuousBloomFilter => [

@@ -231,6 +231,18 @@ module BadInputMatrix
     end
   end
 
+  # A SlidingBloomFilter within one window of its clock: its keys, and its
+  # generations' table agreeing with m.
+  class SlidingHarness < KeysHarness
+    def problems
+      list = super
+      windows = obj.windows
+      list << "#{windows.size} generations, more than #{obj.generations + 1}" if windows.size > obj.generations + 1
+      list << "m #{obj.m} with no generation" if windows.empty? && obj.m.positive?
+      list
+    end
+  end
+
   # A BinaryFuseFilter: the set it was built from, which never changes.
   class FuseHarness < KeysHarness
     def snapshot = [obj.size, obj.dump]

@@ -178,7 +178,13 @@ module BadInputMatrix
     scalable_growth: real_in(1.25..64),
     scalable_tightening: nil_gives([TypeError], fraction), # 0 < v < 1, like a rate
     scalable_even: integer_in(0..64),
-    scalable_max: nil_gives(OK, integer_in(1..BITS_MAX)) # growth 2 from 100 reaches 2**60 in 54 layers
+    scalable_max: nil_gives(OK, integer_in(1..BITS_MAX)), # growth 2 from 100 reaches 2**60 in 54 layers
+    # SlidingBloomFilter.new's keywords
+    sliding_ttl: real_in(0.01..(2**32)),
+    sliding_generations: integer_in(1..8),
+    sliding_first: integer_in(64..(2**40)),
+    sliding_max_bytes: nil_gives(OK, integer_in(4096..(2**62))),
+    clock: ->(v, _) { v.nil? ? OK : [TypeError] } # no value the matrix tries can be called
   }.freeze
 
   def outcome(kind, v, receiver)

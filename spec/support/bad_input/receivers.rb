@@ -79,6 +79,14 @@ module BadInputMatrix
        [{ error_rate: 0.01, initial_capacity: 2, growth: 1.25, even_layers: 0, tightening: 0.85 }]],
       ["frozen ScalableBloomFilter", [{ error_rate: 0.01, initial_capacity: 2 }], :frozen]
     ]],
+    Bloomc::SlidingBloomFilter => [SlidingHarness, ["a", :b, 7, 2**70, "\u65e5\u672c", "c"], [
+      ["SlidingBloomFilter.new(ttl: 3600, error_rate: 0.01)", [{ ttl: 3600, error_rate: 0.01 }]],
+      ["empty SlidingBloomFilter", [{ ttl: 3600, error_rate: 0.1 }], :empty],
+      ["SlidingBloomFilter with generations: 1, first_size: 64, seed: 2**32-1",
+       [{ ttl: 1e6, error_rate: 0.05, generations: 1, first_size: 64, seed: 2**32 - 1 }]],
+      ["SlidingBloomFilter on a clock that stands still", [{ ttl: 0.5, error_rate: 0.01, clock: -> { 7 } }]],
+      ["frozen SlidingBloomFilter", [{ ttl: 3600, error_rate: 0.01, generations: 8 }], :frozen]
+    ]],
     Bloomc::CuckooFilter => [CuckooHarness, ["a", :b, 7, 2**70, "\u65e5\u672c"], [
       ["CuckooFilter.new(buckets: 16, fingerprint_bits: 8)", [{ buckets: 16, fingerprint_bits: 8 }]],
       ["empty CuckooFilter.new(buckets: 16, fingerprint_bits: 32)", [{ buckets: 16, fingerprint_bits: 32 }], :empty],

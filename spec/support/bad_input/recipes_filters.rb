@@ -154,6 +154,28 @@ module BadInputMatrix
     inspect: { ok: ->(h, _, _, r, _) { INSPECT.call(h, nil, nil, r, nil) && r.include?("layers=#{h.obj.layers.size} (") } }
   ).merge(BATCH, STATS, SET_OPS.except(:&), PERSISTENCE, METADATA, PAGES).freeze
 
+  # The generations' table is what the filter reports; nothing expires
+  # within a receiver's life (ttl 3600 on the monotonic clock, or a given
+  # clock that stands still).
+  window_ok = ->(w) { w.is_a?(Hash) && w.keys == %i[age layers keys] && w[:age] >= 0 && w[:layers].between?(1, 64) }
+  SLIDING_BLOOM_FILTER = FILTER_BASICS.merge(
+    size: { ok: ->(h, _, _, r, _) { r == h.count } },
+    m: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r >= 0 } },
+    hash_function: { ok: ->(_, _, _, r, _) { %i[murmur3_mixed murmur3].include?(r) } },
+    ttl: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r >= 0.01 } },
+    error_rate: { ok: ->(_, _, _, r, _) { r.is_a?(Float) && r.positive? && r < 1 } },
+    generations: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && r.between?(1, 8) } },
+    distinct_count: { ok: ->(h, _, _, r, _) { r.is_a?(Integer) && r.between?(0, h.count) } },
+    capacity: { ok: ->(_, _, _, r, _) { r.nil? } },
+    over_capacity?: { ok: ->(_, _, _, r, _) { r == false } },
+    windows: { ok: ->(h, _, _, r, _) { r.is_a?(Array) && r.size <= h.obj.generations + 1 && r.all?(&window_ok) } },
+    clock: { ok: ->(h, _, _, r, _) { r.equal?(h.obj.instance_variable_get(:@clock)) } },
+    "clock=": { params: [[:clock, nil]], write: true, ok: ->(h, a, _, r, _) { r.equal?(a[0]) && h.obj.clock.equal?(a[0]) } },
+    **%i[| &].to_h { |name| [name, unsupported([[:unsupported, ->(h) { h.obj.dup }]])] },
+    merge!: unsupported([[:unsupported, ->(h) { h.obj.dup }]])
+            .merge(write: true, base: ->(h) { h.write_frozen? ? [FrozenError] : [Bloomc::UnsupportedError] })
+  ).merge(BATCH, STATS, SET_OPS.except(:|, :&, :merge!), PERSISTENCE, METADATA, PAGES).freeze
+
   # add? stores a copy only of a key it does not find (the model follows
   # what it returned).
   cuckoo_add_if_new = {
