@@ -28,6 +28,7 @@ require_relative "cuckoo"
 require_relative "fuse"
 require_relative "web"
 require_relative "ractor"
+require_relative "sliding"
 
 include BenchSupport
 
@@ -347,7 +348,7 @@ def ratio_checks(ratios, &ok) = ratios.transform_values { |r| r && [format("%.2f
 
 def div(a, b) = a && b ? a / b : nil
 
-def print_targets(results, tick_timings, scalable, cuckoo, fuse, web, ractors)
+def print_targets(results, tick_timings, scalable, cuckoo, fuse, web, ractors, sliding)
   rows = []
   plain = %w[BloomFilter BlockedBloomFilter]
   t = ->(res, name, op) { res[:times][[name, op]] } # ns/key, nil when not measured
@@ -407,6 +408,7 @@ def print_targets(results, tick_timings, scalable, cuckoo, fuse, web, ractors)
   rows.concat(FuseBench.targets(fuse, div: method(:div), row: method(:target_row), checks: method(:ratio_checks)))
   rows.concat(WebBench.targets(web, row: method(:target_row)))
   rows.concat(RactorBench.targets(ractors, row: method(:target_row)))
+  rows.concat(SlidingBench.targets(sliding, row: method(:target_row)))
 
   results.each do |key, res|
     rows << target_row("#{key}: bloombroom / ContinuousBloomFilter", ">= 15x",
@@ -476,5 +478,7 @@ GC.start
 web = WebBench.run(rounds: ROUNDS)
 GC.start
 ractors = RactorBench.run(rounds: ROUNDS)
-print_targets(results, tick_timings, scalable, cuckoo, fuse, web, ractors)
+GC.start
+sliding = SlidingBench.run(rounds: ROUNDS)
+print_targets(results, tick_timings, scalable, cuckoo, fuse, web, ractors, sliding)
 puts format("(the whole bench took %.0f s)", now - STARTED)

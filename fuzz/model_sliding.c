@@ -90,9 +90,14 @@ MODEL static int sl_model_due(const sliding_state *s, double now)
 MODEL static uint64_t sl_model_predicted(const sliding_state *s)
 {
     if (!s->ngens) return s->f.params.first_capacity;
-    uint64_t seen = 0;
-    for (size_t i = s->nlayers - s->gens[s->ngens - 1].nlayers; i < s->nlayers; i++) seen += s->layers[i].count;
-    uint64_t c = seen + seen / 16 + 64, max = (uint64_t)1 << 40;
+    uint64_t seen = 0, before = 0, max = (uint64_t)1 << 40;
+    size_t first = s->nlayers - s->gens[s->ngens - 1].nlayers;
+    for (size_t i = first; i < s->nlayers; i++) seen += s->layers[i].count;
+    if (s->ngens > 1)
+        for (size_t i = first - s->gens[s->ngens - 2].nlayers; i < first; i++) before += s->layers[i].count;
+    if (seen >= max) return max;
+    if (before && seen > before) seen += seen - before < seen / 2 ? seen - before : seen / 2;
+    uint64_t c = seen + seen / 16 + 64;
     return c < max ? c : max;
 }
 
@@ -190,7 +195,7 @@ static int sl_add(sliding_state *s, key_ref k, bf_key_hash h, const reader *r)
     for (int steps = 0;; steps++) {
         CHECK(steps < 4); /* catch up, start, grow, add */
         bf_sliding next = s->f;
-        bf_sliding_result got = bf_sliding_add(&s->f, h, s->now);
+        bf_sliding_result got = bf_sliding_add(&s->f, h, s->now, 1);
         if (sl_model_expired(s, s->now)) {
             CHECK(got == BF_SLIDING_CATCH_UP);
             sl_catch_up(s);
@@ -387,7 +392,7 @@ void sliding_tick_op(void *state, reader *r)
     if (!bf_sliding_time_valid(to)) {
         CHECK(!(isfinite(to) && fabs(to) <= BF_SLIDING_TIME_MAX));
         bf_sliding before = s->f;
-        CHECK(bf_sliding_add(&s->f, (bf_key_hash){3, 4}, to) == BF_SLIDING_BAD_TIME);
+        CHECK(bf_sliding_add(&s->f, (bf_key_hash){3, 4}, to, 1) == BF_SLIDING_BAD_TIME);
         CHECK(!memcmp(&before, &s->f, sizeof before));
         CHECK(!bf_sliding_start(&before, to));
         return;

@@ -69,7 +69,7 @@ static int add(filter *x, bf_key_hash h, double now)
 {
     for (;;) {
         bf_sliding next = x->f;
-        switch (bf_sliding_add(&x->f, h, now)) {
+        switch (bf_sliding_add(&x->f, h, now, 1)) {
         case BF_SLIDING_PRESENT: return 0;
         case BF_SLIDING_ADDED: return 1;
         case BF_SLIDING_CATCH_UP: catch_up(x, now); break;

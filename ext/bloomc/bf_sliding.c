@@ -149,12 +149,23 @@ int bf_sliding_due(const bf_sliding *f, double now)
     return f->ngens - bf_sliding_expired(f, now) < f->params.generations + 1;
 }
 
+/* The keys generation i took (its layers' counts). */
+static uint64_t gen_distinct(const bf_sliding *f, size_t i)
+{
+    bf_scalable v = bf_sliding_gen_view(f, i);
+    return bf_scalable_distinct(&v);
+}
+
 uint64_t bf_sliding_predicted(const bf_sliding *f)
 {
     if (!f->ngens) return f->params.first_capacity;
-    bf_scalable v = bf_sliding_gen_view(f, f->ngens - 1);
-    uint64_t seen = bf_scalable_distinct(&v);
+    uint64_t seen = gen_distinct(f, f->ngens - 1), before = f->ngens > 1 ? gen_distinct(f, f->ngens - 2) : 0;
     if (seen >= BF_SLIDING_CAPACITY_MAX) return BF_SLIDING_CAPACITY_MAX;
+    /* A rate that rose from the generation before likely rises as much
+     * again (a morning's traffic): one more step of it, at most half as
+     * much again, so that the new generation's first layer still holds it
+     * (a generation that outgrows that layer pays for one twice its size). */
+    if (before && seen > before) seen += seen - before < seen / 2 ? seen - before : seen / 2;
     uint64_t c = seen + (seen >> HEADROOM_SHIFT) + BF_SLIDING_CAPACITY_FLOOR;
     return c < BF_SLIDING_CAPACITY_MAX ? c : BF_SLIDING_CAPACITY_MAX;
 }
@@ -192,7 +203,7 @@ size_t bf_sliding_attach(bf_sliding *f, uint8_t *cells)
     return bf_scalable_attach(&v, cells);
 }
 
-bf_sliding_result bf_sliding_add(bf_sliding *f, bf_key_hash h, double now)
+bf_sliding_result bf_sliding_add(bf_sliding *f, bf_key_hash h, double now, int report)
 {
     if (!bf_sliding_time_valid(now)) return BF_SLIDING_BAD_TIME;
     if (bf_sliding_expired(f, now)) return BF_SLIDING_CATCH_UP;
@@ -205,7 +216,7 @@ bf_sliding_result bf_sliding_add(bf_sliding *f, bf_key_hash h, double now)
     if (r == BF_SCALABLE_GROW) return BF_SLIDING_GROW;
     f->count++;
     if (r == BF_SCALABLE_PRESENT) return BF_SLIDING_PRESENT;
-    if (first) {
+    if (first && report) {
         bf_scalable older = layers_view(f, 0, first);
         if (bf_scalable_contains(&older, h)) return BF_SLIDING_PRESENT;
     }

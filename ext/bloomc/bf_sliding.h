@@ -118,7 +118,9 @@ void bf_sliding_drop(bf_sliding *f, size_t n);
  * the newest one's window has passed (and fewer than g + 1 are alive, which
  * exact arithmetic always gives; it guards the rate against rounding). */
 int bf_sliding_due(const bf_sliding *f, double now);
-/* The first layer's keys a generation started now would get. */
+/* The first layer's keys a generation started now would get: the keys the
+ * newest took, one more step of a rise from the one before it (at most
+ * half as many again), 1/16 more and BF_SLIDING_CAPACITY_FLOOR. */
 uint64_t bf_sliding_predicted(const bf_sliding *f);
 /* Appends a generation started at now with its first layer (bits not
  * attached; the caller appends its zeroed bytes), or a layer to the newest
@@ -144,7 +146,9 @@ typedef enum {
     BF_SLIDING_BAD_TIME = 5  /* now is not bf_sliding_time_valid: nothing changed */
 } bf_sliding_result;
 
-bf_sliding_result bf_sliding_add(bf_sliding *f, bf_key_hash h, double now);
+/* report 0: whether the key was new is not asked, so the older
+ * generations are not looked in (BF_SLIDING_ADDED stands for either). */
+bf_sliding_result bf_sliding_add(bf_sliding *f, bf_key_hash h, double now, int report);
 /* Over the generations alive at now (every one in the table for a NaN
  * now: a clock standing still). */
 int bf_sliding_contains(const bf_sliding *f, bf_key_hash h, double now);

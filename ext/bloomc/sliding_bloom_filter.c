@@ -104,7 +104,7 @@ static uint64_t catch_up(void *core, double now)
 static int add_one(sliding_t *c, bf_key_hash h, int report)
 {
     for (;;) {
-        switch (bf_sliding_add(&c->f, h, c->now)) {
+        switch (bf_sliding_add(&c->f, h, c->now, report)) {
         case BF_SLIDING_PRESENT: return 0;
         case BF_SLIDING_ADDED: return 1;
         case BF_SLIDING_CATCH_UP: drop(c, bf_sliding_expired(&c->f, c->now)); break;
