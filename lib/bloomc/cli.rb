@@ -28,7 +28,6 @@ module Bloomc
     # far beyond a key, a log line or a JSON record, and small beside the
     # filter of a large input.
     MAX_LINE = 4 << 20
-    TTL_CAPACITY = 1_000_000 # dedup --ttl's default --capacity
     SERVE_PORT = 8080
     MAX_FIELD = 65_536 # query --fields
     DEFAULT_CAPACITY = 1_000_000 # build --kind bloom, blocked, counting or cuckoo without --capacity
@@ -40,7 +39,8 @@ module Bloomc
 
     # Filter kinds `build --kind` makes.
     KINDS = { "bloom" => BloomFilter, "blocked" => BlockedBloomFilter, "counting" => CountingBloomFilter,
-              "cuckoo" => CuckooFilter, "fuse" => BinaryFuseFilter, "scalable" => ScalableBloomFilter }.freeze
+              "cuckoo" => CuckooFilter, "fuse" => BinaryFuseFilter, "scalable" => ScalableBloomFilter,
+              "sliding" => SlidingBloomFilter }.freeze
 
     COMMANDS = {
       "dedup" => "write each line not seen before (within --ttl seconds)",
@@ -131,27 +131,21 @@ module Bloomc
         when "dedup"
           o.banner = "Usage: bloomc dedup [--ttl SECONDS] [--capacity N] [--error P] [FILE...]\n" \
                      "Writes each line of the FILEs (or stdin) not seen before; with --ttl, not seen within the\n" \
-                     "last SECONDS (a line seen then is repeated after at most 1.5 x SECONDS). Without --capacity\n" \
-                     "(and --ttl) the filter grows with the lines; past a --capacity given, with its rate past --error,\n" \
-                     "a warning says so and the exit status is #{PAST_CAPACITY}, once every new line is written."
-          o.on("--ttl SECONDS", "forget lines after SECONDS (at least #{ContinuousBloomFilter::MIN_TIMER_TTL})") do |v|
-            ttl = Float(v, exception: false)
-            unless ttl&.between?(ContinuousBloomFilter::MIN_TIMER_TTL, ContinuousBloomFilter::MAX_TTL)
-              raise UsageError, "--ttl must be a number of seconds, #{ContinuousBloomFilter::MIN_TIMER_TTL} .. " \
-                                "#{ContinuousBloomFilter::MAX_TTL}, not #{shown(v)}"
-            end
-
-            opts[:ttl] = ttl
-            opts[:given]["--ttl"] = v
-          end
-          sizing(o, opts, "distinct lines to hold, with --ttl those within 1.5 x ttl", nil, 1e-6,
-                 "a new line taken for a repeat", default: "none: it grows; #{TTL_CAPACITY} with --ttl")
+                     "last SECONDS (a line seen then is repeated after at most 1.25 x SECONDS; 1.5 x with --capacity).\n" \
+                     "Without --capacity the filter follows the lines, however many come; past a --capacity given,\n" \
+                     "with its rate past --error, a warning says so and the exit status is #{PAST_CAPACITY}, once every\n" \
+                     "new line is written."
+          ttl_option(o, opts, "forget lines after SECONDS")
+          sizing(o, opts, "distinct lines to hold, with --ttl those within 1.5 x ttl (a fixed filter)", nil, 1e-6,
+                 "a new line taken for a repeat", default: "none: it grows, or with --ttl slides")
         when "build"
-          o.banner = "Usage: bloomc build [--capacity N] [--error P] [--kind KIND] -o FILTER [FILE...]\n" \
+          o.banner = "Usage: bloomc build [--capacity N] [--error P] [--kind KIND] [--ttl SECONDS] -o FILTER [FILE...]\n" \
                      "Builds a filter of the lines of the FILEs (or stdin) and saves it to FILTER. Without --capacity\n" \
                      "the filter grows with the lines (a scalable filter); past a --capacity given, with its rate past\n" \
                      "--error, a warning says so and the exit status is #{PAST_CAPACITY}, once the filter is saved.\n" \
-                     "--kind cuckoo adds a line only when the filter does not hold it yet, however often it comes."
+                     "--kind cuckoo adds a line only when the filter does not hold it yet, however often it comes.\n" \
+                     "--kind sliding --ttl SECONDS holds the lines for SECONDS from the build, wherever it is read."
+          ttl_option(o, opts, "with --kind sliding: forget the lines SECONDS after the build")
           o.on("-o", "--output FILTER", "where to save it (required)") { |v| opts[:output] = v }
           o.on("--kind KIND", "#{KINDS.keys.join(', ')} (default scalable; bloom with --capacity)") do |v|
             raise UsageError, "unknown --kind #{shown(v)} (#{KINDS.keys.join(', ')})" unless KINDS.key?(v)
@@ -228,6 +222,20 @@ module Bloomc
       opts[:error] = error
     end
 
+    # --ttl SECONDS, for dedup and build.
+    def ttl_option(o, opts, what)
+      o.on("--ttl SECONDS", "#{what} (at least #{ContinuousBloomFilter::MIN_TIMER_TTL})") do |v|
+        ttl = Float(v, exception: false)
+        unless ttl&.between?(ContinuousBloomFilter::MIN_TIMER_TTL, ContinuousBloomFilter::MAX_TTL)
+          raise UsageError, "--ttl must be a number of seconds, #{ContinuousBloomFilter::MIN_TIMER_TTL} .. " \
+                            "#{ContinuousBloomFilter::MAX_TTL}, not #{shown(v)}"
+        end
+
+        opts[:ttl] = ttl
+        opts[:given]["--ttl"] = v
+      end
+    end
+
     # A filter made from --capacity and --error (and --ttl): what the
     # filter's class refuses, or memory that runs out, is told as those
     # options, with the values the user gave (or the defaults taken).
@@ -292,10 +300,10 @@ module Bloomc
 
     def dedup(argv)
       opts, files = parse(argv) || (return OK)
-      # Every tick sweeps the whole continuous filter: sized for what a ttl holds.
-      opts[:capacity] ||= TTL_CAPACITY if opts[:ttl]
       filter = sized(opts) do
-        if opts[:ttl]
+        if opts[:ttl] && !opts[:capacity] # a window of any rate: generations that follow the lines
+          SlidingBloomFilter.new(ttl: opts[:ttl], error_rate: opts[:error])
+        elsif opts[:ttl]
           ContinuousBloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error], ttl: opts[:ttl]).start_timer
         elsif opts[:capacity]
           BloomFilter.new(capacity: opts[:capacity], error_rate: opts[:error])
@@ -333,6 +341,8 @@ module Bloomc
     def build(argv)
       opts, files = parse(argv) || (return OK)
       raise UsageError, "-o FILTER is required" unless opts[:output]
+
+      raise UsageError, "--ttl is for --kind sliding" if opts[:ttl] && opts[:kind] != "sliding"
 
       output = output_path(opts[:output])
       filter = build_fuse(files, opts) if opts[:kind] == "fuse"
@@ -379,6 +389,13 @@ module Bloomc
     # layer) and --error.
     def new_filter(kind, opts)
       return ScalableBloomFilter.new(error_rate: opts[:error], initial_capacity: opts[:capacity] || GROWING_FROM) if kind == "scalable"
+
+      if kind == "sliding"
+        raise UsageError, "--kind sliding needs --ttl SECONDS" unless opts[:ttl]
+
+        first = opts[:capacity] || SlidingBloomFilter::DEFAULT_FIRST_SIZE
+        return SlidingBloomFilter.new(ttl: opts[:ttl], error_rate: opts[:error], first_size: first.clamp(64, 2**40))
+      end
 
       KINDS.fetch(kind).new(capacity: opts[:capacity] || DEFAULT_CAPACITY, error_rate: opts[:error])
     end

@@ -58,6 +58,7 @@ RSpec.describe "exe/bloomc", :slow do
     end
 
     it "repeats a line after its ttl, not before" do
+      # a SlidingBloomFilter (no --capacity): gone by 1.25 x ttl
       Open3.popen3(*bloomc, "dedup", "--ttl", "0.5") do |stdin, stdout, stderr, wait|
         stdin.write("a\n")
         stdin.flush
@@ -69,6 +70,23 @@ RSpec.describe "exe/bloomc", :slow do
         stdin.close
         expect([stdout.read, stderr.read, wait.value.exitstatus]).to eq(["a\nb\n", "", 0])
       end
+    end
+
+    it "holds a window of lines at any rate with --ttl and no --capacity, as no fixed filter could" do
+      input = write("many.txt", (1..300_000).map { |i| "l#{i}\n" }.join * 2)
+      out, err, status = run("dedup", "--ttl", "3600", "--error", "0.001", input)
+      expect([out.count("\n"), err, status]).to match([be_within(300).of(300_000), "", 0])
+    end
+
+    it "builds a sliding filter whose lines expire wherever it is read, by the time since the build" do
+      filter = path("window.bloom")
+      expect(run("build", "--kind", "sliding", "--ttl", "0.6", "-o", filter, input: "a\nb\n")).to eq(["", "", 0])
+      expect(run("query", filter, "a", "b", "c")).to eq(["a\nb\n", "", 0])
+      expect(run("info", filter)[0]).to include("kind: SlidingBloomFilter").and include("ttl: 0.6")
+      sleep(0.8) # past 1.25 x ttl
+      expect(run("query", filter, "a", "b")).to eq(["", "", 1])
+      expect(run("build", "--kind", "sliding", "-o", filter, input: "a\n")).to eq(["", "bloomc build: --kind sliding needs --ttl SECONDS\n", 2])
+      expect(run("build", "--ttl", "5", "-o", filter, input: "a\n")).to eq(["", "bloomc build: --ttl is for --kind sliding\n", 2])
     end
 
     it "renews a repeated line's ttl: a line repeated more often than its ttl never comes out again" do
@@ -523,7 +541,7 @@ RSpec.describe "exe/bloomc", :slow do
         %w[build --crlf=yes x] => /\Abloomc build: needless argument: --crlf=yes\n\z/,
         ["dedup", "/no/such/file"] => %r{\Abloomc dedup: /no/such/file: No such file or directory\n\z},
         %w[build x.txt] => /\Abloomc build: -o FILTER is required\n\z/,
-        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, cuckoo, fuse, scalable\)\n\z/,
+        %w[build --kind nope -o f] => /\Abloomc build: unknown --kind nope \(bloom, blocked, counting, cuckoo, fuse, scalable, sliding\)\n\z/,
         %w[dedup --capacity 0] => /\Abloomc dedup: --capacity must be at least 1, not 0\n\z/,
         %w[query] => /\Abloomc query: give a FILTER to query\n\z/,
         ["query", "/no/such.bloom", "k"] => /No such file or directory\n\z/,
