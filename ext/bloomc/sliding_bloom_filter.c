@@ -13,12 +13,16 @@
 
 static const bloomc_kind sliding_kind;
 
-/* The state (all of it: copies and loads replace it whole). now is the time
- * the filter last caught up to: adds go in at it, a frozen filter answers at
- * it (its clock stands still), and saves count ages from it. */
+/* The state (all of it: copies and loads replace it whole). The core's
+ * times are seconds since epoch, a reading of the clock: a new clock, or a
+ * load, moves epoch and leaves every generation's start as it was, so ages
+ * saved again are the same to the bit. now is the time the filter last
+ * caught up to: adds go in at it, and a frozen filter answers at it (its
+ * clock stands still). */
 typedef struct {
     bf_sliding f;       /* first: a core is its bf_sliding */
-    double now;         /* on the filter's timeline: the monotonic clock's, or the given clock's */
+    double now;         /* core time */
+    double epoch;       /* the clock's reading at core time 0 */
     int given;          /* a clock the Ruby layer gives (clock:), in given_now */
     double given_now;   /* its last reading */
     uint64_t max_bytes; /* 0: none; not saved */
@@ -36,8 +40,8 @@ static double window(const sliding_t *c) { return c->f.params.ttl / c->f.params.
 static double clock_now(const void *core, int for_add)
 {
     const sliding_t *c = core;
-    if (c->given) return c->given_now;
-    return for_add ? bloomc_monotonic_now() : bloomc_lookup_now(window(c));
+    if (c->given) return c->given_now - c->epoch;
+    return (for_add ? bloomc_monotonic_now() : bloomc_lookup_now(window(c))) - c->epoch;
 }
 
 /* Reads a given clock (a Ruby callable in @clock) before a single add or
@@ -171,7 +175,7 @@ static VALUE setup(VALUE self, VALUE error_rate, VALUE ttl, VALUE generations, V
                    VALUE max_bytes)
 {
     bloomc_filter_replaceable(self, &sliding_kind);
-    sliding_t c = {.max_bytes = NUM2ULL(max_bytes), .now = bloomc_monotonic_now()};
+    sliding_t c = {.max_bytes = NUM2ULL(max_bytes), .epoch = bloomc_monotonic_now()};
     bf_sliding_params p = {NUM2DBL(error_rate), NUM2DBL(ttl), NUM2UINT(generations), NUM2ULL(first_capacity),
                            bloomc_hash_kind_arg(hash)};
     if (!bf_sliding_init(&c.f, &p, bloomc_uint32_arg(seed, "seed")))
@@ -181,17 +185,15 @@ static VALUE setup(VALUE self, VALUE error_rate, VALUE ttl, VALUE generations, V
 }
 
 /* :nodoc: use_clock(time or nil): from now on the clock is the Ruby
- * layer's, read as time now (nil: the monotonic clock's); the timeline
- * shifts so that every generation keeps its age. */
+ * layer's, read as time now (nil: the monotonic clock's); epoch moves so
+ * that every generation keeps its age. */
 static VALUE sliding_use_clock(VALUE self, VALUE time)
 {
     rb_check_frozen(self);
     sliding_t *c = get_filter(self);
-    double from = clock_now(c, 1), to = NIL_P(time) ? bloomc_monotonic_now() : NUM2DBL(time);
+    double core_now = clock_now(c, 1), to = NIL_P(time) ? bloomc_monotonic_now() : NUM2DBL(time);
     if (!bf_sliding_time_valid(to)) rb_raise(rb_eRangeError, "the clock read %g, which is no time a filter takes", to);
-    double shift = to - from;
-    for (size_t i = 0; i < c->f.ngens; i++) c->f.gens[i].start += shift;
-    c->now = c->now + shift;
+    c->epoch = to - core_now;
     c->given = !NIL_P(time);
     c->given_now = to;
     return self;
@@ -269,9 +271,9 @@ static int nfields_in(const uint64_t *v)
 
 /* A filter saved at wall time w, since seconds after its newest
  * generation started, has aged since plus the wall time from w to now (none
- * when the wall clock went back): its timeline is the monotonic clock's
- * again (a given clock's Ruby layer then shifts it with use_clock), and it
- * has caught up to that start. */
+ * when the wall clock went back): that start is core time 0, on the
+ * monotonic clock (a given clock's Ruby layer then moves epoch with
+ * use_clock), and the filter has caught up to it. */
 static size_t load(void *core, const uint64_t *v)
 {
     sliding_t *c = core;
@@ -280,8 +282,9 @@ static size_t load(void *core, const uint64_t *v)
     if (!(since >= 0 && since <= BF_SLIDING_TIME_MAX) || !bf_sliding_time_valid(saved_wall))
         bloomc_format_error("the save's time is out of range");
     double elapsed = wall_now() - saved_wall;
-    c->now = bloomc_monotonic_now() - since - (elapsed > 0 ? elapsed : 0);
-    const char *problem = bf_sliding_load(&c->f, v, n, c->now);
+    c->epoch = bloomc_monotonic_now() - since - (elapsed > 0 ? elapsed : 0);
+    c->now = 0;
+    const char *problem = bf_sliding_load(&c->f, v, n, 0);
     if (problem) bloomc_format_error("%s", problem);
     size_t nbytes = 0;
     bf_sliding_nbytes(&c->f, &nbytes); /* bf_sliding_load checked it */

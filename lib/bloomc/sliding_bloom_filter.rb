@@ -143,7 +143,8 @@ module Bloomc
     private
 
     # Batches and dumps first read a given clock (the single-key methods read
-    # it in C).
+    # it in C); a batch catches up in C, after its keys are hashed, so that a
+    # bad key leaves the filter as it was.
     def batch_add(...)
       tick
       super
@@ -159,13 +160,17 @@ module Bloomc
       super
     end
 
-    # A given clock's reading, then the filter brought to it.
+    # A given clock's reading.
     def tick
       self.given_time = SlidingBloomFilter.seconds(@clock.call) if @clock && !frozen?
-      advance
     end
 
-    def tables = tick && layer_table
+    # The layers of the generations alive now.
+    def tables
+      tick
+      advance
+      layer_table
+    end
 
     def part_fills = tables.map { |m, k, _, _, set| [set, m, k] }
 

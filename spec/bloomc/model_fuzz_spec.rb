@@ -34,6 +34,10 @@ RSpec.describe "Model fuzz" do
       ModelFuzz::ScalableFuzz.new("ScalableBloomFilter", seed).run
     end
 
+    it "SlidingBloomFilter finds every key within its ttl, on a clock the fuzzer drives, seed #{seed}", slow: slow do
+      ModelFuzz::SlidingFuzz.new("SlidingBloomFilter", seed).run
+    end
+
     [false, true].each do |large|
       it "ContinuousBloomFilter (#{large ? 'large' : 'small'} m) keeps keys for 2 ticks and drops them by the 3rd, seed #{seed}", slow: slow do
         ops = large ? ModelFuzz::OPS : ModelFuzz::OPS * ModelFuzz::FAST
