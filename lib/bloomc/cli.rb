@@ -178,10 +178,21 @@ module Bloomc
         when "info"
           o.banner = "Usage: bloomc info FILTER\nPrints a saved filter's kind, shape, fill, estimated count and false-positive rate."
         when "serve"
-          o.banner = "Usage: bloomc serve [--port N] [--bind ADDR] DIR\n" \
+          o.banner = "Usage: bloomc serve [--port N] [--bind ADDR] [--slide NAME --ttl SECONDS [--error P]] DIR\n" \
                      "Serves the filters saved in DIR (DIR/NAME.bloom at /NAME, its JSON at /NAME.json; files saved\n" \
                      "later are served too) on Puma, with a front page that looks keys up in the browser. Logs one\n" \
-                     "line per request on stdout. Ctrl-C stops it. Needs the gems rack and puma."
+                     "line per request on stdout. Ctrl-C stops it. Needs the gems rack and puma. With --slide, the\n" \
+                     "lines of stdin go into a sliding filter served as /NAME: those of the last SECONDS."
+          o.on("--slide NAME", "serve the lines of stdin of the last --ttl SECONDS as NAME") { |v| opts[:slide] = v }
+          ttl_option(o, opts, "with --slide: how long a line stays")
+          o.on("--error P", "with --slide: the false-positive rate (default 0.001)") do |v|
+            error = Float(v, exception: false)
+            unless error&.positive? && error < 1
+              raise UsageError, "--error must be a probability above 0 and below 1, such as 0.001, not #{shown(v)}"
+            end
+
+            opts[:error] = error
+          end
           o.on("--port N", "the port to listen on (default #{SERVE_PORT}; 0: any free one)") do |v|
             port = Integer(v, 10, exception: false)
             raise UsageError, "--port must be a whole number 0 .. 65535, not #{shown(v)}" unless port&.between?(0, 65_535)
@@ -232,7 +243,7 @@ module Bloomc
         end
 
         opts[:ttl] = ttl
-        opts[:given]["--ttl"] = v
+        (opts[:given] ||= {})["--ttl"] = v
       end
     end
 
@@ -542,7 +553,11 @@ module Bloomc
       rescue LoadError => e
         raise UsageError, e.message
       end
+      raise UsageError, "--slide NAME needs --ttl SECONDS" if opts[:slide] && !opts[:ttl]
+      raise UsageError, "--ttl and --error are for --slide NAME" if !opts[:slide] && (opts[:ttl] || opts[:error])
+
       server = Serve.new(dirs.first, bind: opts.fetch(:bind, "127.0.0.1"), port: opts.fetch(:port, SERVE_PORT), log: @stdout)
+      slide(server.rack_app, opts) if opts[:slide]
       @stderr.puts("bloomc serve: #{dirs.first} at #{server.url} (Ctrl-C stops)")
       Signal.trap("TERM") { Thread.main.raise(Interrupt) }
       begin
@@ -551,6 +566,22 @@ module Bloomc
         server.stop
       end
       OK
+    end
+
+    # serve --slide: a SlidingBloomFilter of stdin's lines, published as
+    # NAME, fed by a thread as the lines come (each chunk under the app's
+    # lock, so no response holds a torn dump).
+    def slide(app, opts)
+      filter = SlidingBloomFilter.new(ttl: opts[:ttl], error_rate: opts.fetch(:error, 0.001))
+      app.publish(opts[:slide], filter)
+    rescue ArgumentError => e
+      raise UsageError, "--slide #{shown(opts[:slide])}: #{e.message}"
+    else
+      Thread.new do
+        each_chunk([]) { |lines, length| app.synchronize(opts[:slide]) { filter.add_all(keys_of(lines[0, length])) } }
+      rescue IOError, SystemCallError => e
+        @stderr.puts("bloomc serve: --slide stopped reading stdin (#{e.message})")
+      end
     end
 
     # A FormatError names the path; so does a filter too large for memory.

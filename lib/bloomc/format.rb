@@ -41,6 +41,27 @@ module Bloomc
 
     module_function
 
+    # Whether two dumps hold the same filter: the same bytes but for the
+    # parameters that say when a dump was made (a kind's SAVE_TIME_FIELDS,
+    # its last ones) and the header checksum over them.
+    def same_content?(one, other)
+      return true if one == other
+      return false unless one.bytesize == other.bytesize && one.bytesize > HEADER && one.byteslice(0, HEADER) == other.byteslice(0, HEADER)
+
+      kind, nfields = one.unpack("x10S<x2S<")
+      name = KINDS[kind]
+      times = name && Bloomc.const_get(name).const_defined?(:SAVE_TIME_FIELDS) ? Bloomc.const_get(name)::SAVE_TIME_FIELDS : 0
+      return false if times.zero? || one.bytesize < HEADER + (8 * nfields) + TRAILER
+
+      mask = lambda do |dump|
+        dump = dump.dup
+        dump[HEADER + (8 * (nfields - times)), 8 * times] = "\0" * (8 * times)
+        dump[HEADER + (8 * nfields) + TRAILER - 4, 4] = "\0" * 4
+        dump
+      end
+      mask.call(one) == mask.call(other)
+    end
+
     def kind_of(filter)
       KINDS.find { |_, name| filter.is_a?(Bloomc.const_get(name)) }&.first or
         raise TypeError, "#{filter.class} has no binary format"

@@ -401,13 +401,15 @@ module Bloomc
     end
 
     # An in-process filter, dumped under its lock on every request; the
-    # entry (and its ETag, gzip and JSON) is kept while the dump is the same
-    # bytes, and its Last-Modified is when the app first saw these bytes.
+    # entry (and its ETag, gzip and JSON) is kept while the dump holds the
+    # same filter (a SlidingBloomFilter's also says when it was made: the
+    # entry's says it as well as any), and its Last-Modified is when the app
+    # first saw it.
     def in_process(published)
       filter = published.object
       bytes = lock_of(published).synchronize { filter.dump }
       entry = published.entry
-      return entry if entry && entry.binary.body == bytes
+      return entry if entry && Format.same_content?(entry.binary.body, bytes)
 
       published.entry = Entry.new(bytes, filter, now)
     end

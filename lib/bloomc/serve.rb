@@ -76,7 +76,8 @@ module Bloomc
       raise ArgumentError, "#{dir}: no such directory" unless File.directory?(dir)
 
       log.sync = true if log.respond_to?(:sync=) # each line as it happens, also into a pipe
-      @app = RequestLog.new(RackApp.new(dir, front_page: true), log)
+      @rack_app = RackApp.new(dir, front_page: true)
+      @app = RequestLog.new(@rack_app, log)
       @server = Puma::Server.new(@app, nil, min_threads: 1, max_threads: THREADS,
                                             log_writer: Puma::LogWriter.new(Puma::NullIO.new, errors), environment: "production")
       begin
@@ -86,6 +87,9 @@ module Bloomc
       end
       @bind = bind
     end
+
+    # The Bloomc::RackApp it serves (to publish a filter of the process's).
+    attr_reader :rack_app
 
     # The port it listens on.
     def port

@@ -38,6 +38,9 @@ module Bloomc
     # The keys the first generation's first layer takes; later ones are
     # sized from the keys the one before them took.
     DEFAULT_FIRST_SIZE = 1024
+    # A dump's last parameters, which say when it was made (docs/FORMAT.md):
+    # two dumps that differ only there hold the same filter.
+    SAVE_TIME_FIELDS = 2
 
     # ttl:: (Numeric) seconds a key lives, 0.01..2**32
     # error_rate:: (Float) the most it errs at any moment, 0 < error_rate < 1

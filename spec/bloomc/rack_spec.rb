@@ -634,6 +634,24 @@ else
         expect(get("/recent", "HTTP_IF_MODIFIED_SINCE" => (t0 + 20).httpdate).status).to eq(304)
       end
 
+      it "publishes a sliding filter as one resource: the same ETag while it holds the same keys, a new one when it slides" do
+        time = 0.0
+        filter = Bloomc::SlidingBloomFilter.new(ttl: 3600, error_rate: 0.01, clock: -> { time })
+        filter.add_all(%w[a b])
+        app.publish("past-hour", filter)
+        first = get("/past-hour")
+        time = 60.0 # a dump made later says so, but holds the same filter
+        expect(get("/past-hour", "HTTP_IF_NONE_MATCH" => first.headers["etag"]).status).to eq(304)
+        served = Bloomc::SlidingBloomFilter.load(first.body)
+        expect(served.include_all(%w[a b c])).to eq([true, true, false])
+        time = 4600.0 # past 1.25 hours: the generation of a and b has ended
+        filter << "c"
+        slid = get("/past-hour", "HTTP_IF_NONE_MATCH" => first.headers["etag"])
+        expect(slid.status).to eq(200)
+        now_served = Bloomc::SlidingBloomFilter.load(slid.body, clock: -> { time })
+        expect(now_served.include_all(%w[a b c])).to eq([false, false, true])
+      end
+
       it "shows a filter's metadata in the index" do
         filter = words_filter
         # The metadata of issue 22 item 6, or a stand-in where it has not landed.

@@ -51,6 +51,27 @@ RSpec.describe "bloomc serve", :slow do
     nil
   end
 
+  it "serves the lines of stdin of the last --ttl seconds as one sliding resource with --slide" do
+    @stdin, @out, @err, @wait = Open3.popen3(RbConfig.ruby, "-I", lib, exe, "serve", "--port", "0", "--slide", "recent",
+                                             "--ttl", "0.8", @dir)
+    line = Timeout.timeout(30) { @err.gets }
+    @url = line[%r{http://\S+/}]
+    Thread.new { @out.each_line { nil } }
+    @stdin.write("a\nb\n")
+    @stdin.flush
+    served = nil
+    Timeout.timeout(10) do
+      sleep 0.05 until (served = get("/recent")).code == "200" && Bloomc.load(served.body).include?("b")
+    end
+    expect(Bloomc.load(served.body).include_all(%w[a b c])).to eq([true, true, false])
+    sleep 1.1 # past 1.25 x ttl: the lines of then are gone from what is served
+    @stdin.write("c\n")
+    @stdin.flush
+    Timeout.timeout(10) { sleep 0.05 until Bloomc.load(get("/recent").body).include?("c") }
+    expect(Bloomc.load(get("/recent").body).include_all(%w[a b c])).to eq([false, false, true])
+    @stdin.close
+  end
+
   def get(path, headers = {})
     uri = URI.join(@url, path)
     Net::HTTP.start(uri.host, uri.port) { |http| http.request(Net::HTTP::Get.new(uri, headers)) }
