@@ -53,6 +53,25 @@ RSpec.describe "The rate at every size", :grid do
     end
   end
 
+  # Every generation alive at once (g + 1 = 5), each with +keys+ keys: the
+  # four before and the newest, which measure fills. Keys of the older ones
+  # are negative: never among measure's.
+  it "SlidingBloomFilter: the mean rate with every generation alive stays within error_rate, at every window" do
+    RateGrid::SLIDING_KEYS.product(RateGrid::SLIDING_RATES).each do |keys, rate|
+      point = RateGrid.measure(keys, rate) do |seed|
+        time = 0.0
+        filter = Bloomc::SlidingBloomFilter.new(ttl: 100, error_rate: rate, seed: seed, clock: -> { time })
+        4.times do |g|
+          time = 25.0 * g
+          filter.add_all(Array.new(keys) { |i| -((g * keys) + i + 1) })
+        end
+        time = 100.0
+        filter
+      end
+      check("SlidingBloomFilter, #{keys} keys a generation", point)
+    end
+  end
+
   # The grid can fail: the probes and sizing of filters made before break it.
   it "fails unmixed probes sized by the formula (BloomFilter hash: :murmur3, capacity 1 at 0.001)" do
     m, k = Bloomc::BloomHelper.send(:formula_m_k, 1, 0.001)

@@ -17,6 +17,9 @@ module RateGrid
   SCALABLE_GROWTH = [1.25, 2, 4].freeze
   SCALABLE_RATES = [0.01, 0.001].freeze
   SCALABLE_FILL = 1000
+  # The sliding filter: keys a generation, with five alive.
+  SLIDING_KEYS = [1, 5, 100, 3_000].freeze
+  SLIDING_RATES = [0.01, 0.001].freeze
 
   # Lookups per point: rate * lookups >= 2,400 false positives, so that the
   # draws alone put 4 sigma near rate / 12.
