@@ -109,16 +109,23 @@ module SlidingBench
       cont_peak_bytes: ObjectSpace.memsize_of(cont_peak), cont_avg_worst: samples.map { |s| s[:cont_avg_fpr] }.max }
   end
 
-  # At a steady rate with WINDOW keys a ttl, after 3 ttl; then a 100x burst
-  # of one ttl at a window of WINDOW / 100, and 2 ttl after it.
-  def memory_run
+  # A filter of ttl 100 s after 3 ttl of WINDOW keys a ttl, on its own
+  # simulated clock, and how many keys it was given ("#{prefix}1" on).
+  def steady(prefix)
     time = 0.0
-    steady = Bloomc::SlidingBloomFilter.new(ttl: 100, error_rate: ERROR, clock: -> { time })
+    filter = Bloomc::SlidingBloomFilter.new(ttl: 100, error_rate: ERROR, clock: -> { time })
     n = 0
     300.times do |s|
       time = s.to_f
-      steady.add_all(Array.new(WINDOW / 100) { "s#{n += 1}" })
+      filter.add_all(Array.new(WINDOW / 100) { "#{prefix}#{n += 1}" })
     end
+    [filter, n]
+  end
+
+  # At a steady rate with WINDOW keys a ttl, after 3 ttl; then a 100x burst
+  # of one ttl at a window of WINDOW / 100, and 2 ttl after it.
+  def memory_run
+    steady, n = steady("s")
     plain = Bloomc::BloomFilter.new(capacity: WINDOW, error_rate: ERROR)
     ratio = ObjectSpace.memsize_of(steady).fdiv(ObjectSpace.memsize_of(plain))
     clock = 0.0 # its own: a clock that went back would stand still
@@ -144,13 +151,7 @@ module SlidingBench
   # ns a key at the steady state, on the monotonic clock, against a
   # BloomFilter holding the window's keys.
   def speed_run(rounds)
-    time = 0.0
-    sliding = Bloomc::SlidingBloomFilter.new(ttl: 100, error_rate: ERROR, clock: -> { time })
-    n = 0
-    300.times do |s|
-      time = s.to_f
-      sliding.add_all(Array.new(WINDOW / 100) { "k#{n += 1}" })
-    end
+    sliding, n = steady("k")
     sliding.clock = nil # the monotonic clock; every generation keeps its age
     present = Array.new(200_000) { |i| "k#{n - i}" }.each(&:freeze)
     absent = hex_keys(200_000, 41).each(&:freeze)

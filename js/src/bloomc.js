@@ -1073,15 +1073,20 @@ export class ScalableBloomFilter {
 
   has(key) {
     hashInto(key, this.seed, this.hash);
-    const body = this.body;
-    for (const layer of this.newestFirst) {
-      probeStart(layer.m, this.hash, layer.k);
-      let all = true;
-      for (let i = 0; i < layer.k && all; i++) all = bitAt(body, layer.at, probeNext()) === 1;
-      if (all) return true;
-    }
-    return false;
+    return anyLayerHas(this.body, this.newestFirst, this.hash);
   }
+}
+
+// Whether one of layers (each {m, k, at}: a plain filter's bits at offset at
+// of body) has every bit of the key hashed last (hashInto).
+function anyLayerHas(body, layers, hash) {
+  for (const layer of layers) {
+    probeStart(layer.m, hash, layer.k);
+    let all = true;
+    for (let i = 0; i < layer.k && all; i++) all = bitAt(body, layer.at, probeNext()) === 1;
+    if (all) return true;
+  }
+  return false;
 }
 
 /** A CuckooFilter: present when either of the key's two buckets holds its fingerprint. */
@@ -1216,16 +1221,10 @@ export class SlidingBloomFilter {
   has(key, at = Date.now() / 1000) {
     const now = at instanceof Date ? at.getTime() / 1000 : Number(at);
     hashInto(key, this.seed, this.hash);
-    const body = this.body;
     for (let g = this.windows.length - 1; g >= 0; g--) {
       const window = this.windows[g];
       if (now - window.start >= this.life) break; // it and every older one have ended
-      for (const layer of window.newestFirst) {
-        probeStart(layer.m, this.hash, layer.k);
-        let all = true;
-        for (let i = 0; i < layer.k && all; i++) all = bitAt(body, layer.at, probeNext()) === 1;
-        if (all) return true;
-      }
+      if (anyLayerHas(this.body, window.newestFirst, this.hash)) return true;
     }
     return false;
   }
