@@ -276,6 +276,13 @@ uint64_t bf_sliding_room(const bf_sliding *f, double now, uint64_t want)
     return room < want ? room : want;
 }
 
+uint64_t bf_sliding_bits(const bf_sliding *f)
+{
+    uint64_t m = 0;
+    for (size_t i = 0; i < f->nlayers; i++) m += f->layers[i].bits.nbits;
+    return m;
+}
+
 uint64_t bf_sliding_distinct(const bf_sliding *f)
 {
     bf_scalable v = layers_view(f, 0, f->nlayers);
@@ -380,4 +387,23 @@ const char *bf_sliding_load(bf_sliding *f, const uint64_t *fields, size_t n, dou
     size_t nbytes;
     if (!bf_sliding_nbytes(f, &nbytes)) return "the layers are too large for this machine";
     return NULL;
+}
+
+void bf_sliding_save_timed(const bf_sliding *f, double now, double wall, uint64_t *out)
+{
+    double ref = f->ngens ? f->gens[f->ngens - 1].start : now, since = now - ref;
+    bf_sliding_save(f, ref, out);
+    out += bf_sliding_nfields(f);
+    out[0] = double_bits(since > 0 ? since : 0);
+    out[1] = double_bits(wall);
+}
+
+const char *bf_sliding_load_timed(bf_sliding *f, const uint64_t *fields, double wall, double *started_ago)
+{
+    size_t n = bf_sliding_nfields_in(fields);
+    if (!n) return "the counts of generations and layers do not fit";
+    double since = bits_double(fields[n]), saved = bits_double(fields[n + 1]), elapsed = wall - saved;
+    if (!(since >= 0 && since <= BF_SLIDING_TIME_MAX) || !bf_sliding_time_valid(saved)) return "the save's time is out of range";
+    *started_ago = since + (elapsed > 0 ? elapsed : 0);
+    return bf_sliding_load(f, fields, n, 0);
 }

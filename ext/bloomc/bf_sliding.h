@@ -157,6 +157,8 @@ void bf_sliding_contains_many(const bf_sliding *f, const bf_key_hash *h, size_t 
 /* How many more keys new to the filter adds at now take before one needs a
  * layer or generation that may not follow, counted only up to want. */
 uint64_t bf_sliding_room(const bf_sliding *f, double now, uint64_t want);
+/* The bits of every layer in the table. */
+uint64_t bf_sliding_bits(const bf_sliding *f);
 /* Keys the generations took, each counted once in every generation it was
  * added in (a key added again after a window is in two); at most
  * UINT64_MAX. */
@@ -181,7 +183,7 @@ enum {
     BF_SLIDING_FIXED_FIELDS = 8,
     BF_SLIDING_GEN_FIELDS = 3,
     BF_SLIDING_FIELDS_MAX = BF_SLIDING_FIXED_FIELDS + BF_SLIDING_GEN_FIELDS * BF_SLIDING_LIVE_MAX +
-                            BF_SCALABLE_LAYER_FIELDS * BF_SLIDING_LAYERS_MAX /* 291 */
+                            BF_SCALABLE_LAYER_FIELDS * BF_SLIDING_LAYERS_MAX /* 291, and 2 with the time */
 };
 size_t bf_sliding_nfields(const bf_sliding *f);
 /* From the first BF_SLIDING_FIXED_FIELDS: how many fields there are (0:
@@ -193,5 +195,15 @@ void bf_sliding_save(const bf_sliding *f, double ref, uint64_t *out);
  * bf_sliding_nbytes and bf_sliding_attach, which checks their padding).
  * NULL, or what is wrong: anything no save writes is refused. */
 const char *bf_sliding_load(bf_sliding *f, const uint64_t *fields, size_t n, double ref);
+
+/* A save with its time (docs/FORMAT.md): the fields of a save at ref, the
+ * newest generation's start (now without one), then BF_SLIDING_TIME_FIELDS
+ * that say when it was made and that == leaves out: the seconds from ref to
+ * now, and the wall time. A load at wall time wall puts ref at core time 0
+ * and says how long ago that was: since plus the wall time that passed
+ * (none if the wall clock went back). */
+enum { BF_SLIDING_TIME_FIELDS = 2 };
+void bf_sliding_save_timed(const bf_sliding *f, double now, double wall, uint64_t *out);
+const char *bf_sliding_load_timed(bf_sliding *f, const uint64_t *fields, double wall, double *started_ago);
 
 #endif

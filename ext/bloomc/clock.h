@@ -48,6 +48,31 @@ static inline double bloomc_lookup_now(double period)
     return bloomc_monotonic_now();
 }
 
+/* A kind's clock: the monotonic clock, or one its Ruby layer gives (a
+ * user's callable, whose last reading is given_now), as seconds since
+ * epoch, one of its readings: switching clocks, or loading, moves epoch and
+ * leaves the kind's own times as they were, to the bit. */
+typedef struct {
+    double epoch, given_now;
+    int given;
+} bloomc_clock;
+
+/* Seconds since epoch now: the given reading, or the monotonic clock (for a
+ * lookup, bloomc_lookup_now of period). */
+static inline double bloomc_clock_now(const bloomc_clock *c, int for_add, double period)
+{
+    if (c->given) return c->given_now - c->epoch;
+    return (for_add ? bloomc_monotonic_now() : bloomc_lookup_now(period)) - c->epoch;
+}
+
+/* From now on, the given clock read as reading (given) or the monotonic
+ * clock, at the same seconds since epoch as now. */
+static inline void bloomc_clock_switch(bloomc_clock *c, double now, int given, double reading)
+{
+    if (!given) reading = bloomc_monotonic_now();
+    *c = (bloomc_clock){.epoch = reading - now, .given_now = reading, .given = given};
+}
+
 /* Periodic ticks: tick n is due at epoch + n * period (period 0: no
  * schedule); applied ticks have been applied. */
 typedef struct {

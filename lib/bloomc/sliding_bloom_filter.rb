@@ -2,41 +2,31 @@
 
 module Bloomc
   # A Bloom filter of a sliding time window, which needs no capacity: a key
-  # added is found for +ttl+ seconds, and is gone (but as a false positive)
-  # by ttl * (1 + 1 / generations); the false-positive rate stays at most
-  # +error_rate+ at every moment, however the stream's rate swings; and its
-  # memory follows the keys of the window.
-  #
-  # Time is cut into generations of ttl / generations seconds. A generation
-  # takes the keys added in its window and is dropped whole once its last
-  # key has lived ttl, so at most generations + 1 are alive, each a
-  # ScalableBloomFilter's chain of layers at error_rate / (generations + 1):
-  # sized from the keys the generation before it took, and growing within
-  # its window when the rate rises (docs/FILTERS.md).
-  #
-  # Example:
+  # added is found for +ttl+ seconds and gone (but as a false positive) by
+  # ttl * (1 + 1 / generations); the rate stays at most +error_rate+ at
+  # every moment, however the stream swings; memory follows the window's
+  # keys. Generations of ttl / generations seconds, each a scalable chain
+  # of layers at error_rate / (generations + 1), sized from the one before
+  # (docs/FILTERS.md, "The sliding filter", which says when a
+  # PeriodicFilter is the better choice).
   #
   #   seen = Bloomc::SlidingBloomFilter.new(ttl: 3600, error_rate: 0.01)
   #   events.each { |e| handle(e) if seen.add?(e.id) } # each id once an hour
-  #
-  # Beside PeriodicFilter: that one keeps a filter a period, of a kind and
-  # capacity you choose, as files you can publish one by one; this one is a
-  # single filter that slides, with no capacity to give, in process.
   #
   # The methods every kind shares are Bloomc::Filter's; here m counts the
   # bits of every live generation and there is no k, add renews a key's ttl
   # (it goes into the newest generation), == compares the generations'
   # shapes, ages and cells (not when a dump was made), clear drops every
-  # generation, and a frozen filter's clock stands still. Sliding filters
-  # cannot be combined.
+  # generation, and a frozen filter's clock stands still. | & and merge!
+  # raise Bloomc::UnsupportedError: two filters' generations start at
+  # other times.
   class SlidingBloomFilter < Filter
     include HashFunction
     include PartStats
 
     # Generations a ttl: a key lives at most ttl / 4 past its ttl.
     DEFAULT_GENERATIONS = 4
-    # The keys the first generation's first layer takes; later ones are
-    # sized from the keys the one before them took.
+    # The keys the first generation's first layer takes.
     DEFAULT_FIRST_SIZE = 1024
     # A dump's last parameters, which say when it was made (docs/FORMAT.md):
     # two dumps that differ only there hold the same filter.
@@ -44,13 +34,11 @@ module Bloomc
 
     # ttl:: (Numeric) seconds a key lives, 0.01..2**32
     # error_rate:: (Float) the most it errs at any moment, 0 < error_rate < 1
-    # generations:: (Integer) windows a ttl, 1..8: more, a key's life ends
-    #     nearer ttl, at a little more memory
+    # generations:: (Integer) windows a ttl, 1..8 (more: ends nearer ttl)
     # first_size:: (Integer) keys the first window is sized for, 64..2**40
     # max_bytes:: (Integer, nil) 4096..2**62: an add that would take more
     #     raises Bloomc::CapacityError rather than lose a key
-    # clock:: (#call, nil) seconds as a Float, read before each add and
-    #     lookup (a simulated day, a test's clock); nil: the monotonic clock
+    # clock:: (#call, nil) seconds, read at each add and lookup; nil: monotonic
     # seed:: (Integer) MurmurHash3 seed, 0..2**32-1
     # hash:: (Symbol) :murmur3_mixed (the default) or :murmur3
     # Raises:: ArgumentError, TypeError, RangeError for arguments out of range
@@ -122,63 +110,41 @@ module Bloomc
     # The live generations, oldest first: [{age:, layers:, keys:}, ...],
     # age in seconds since the generation's first add.
     def windows
-      tables.group_by { |row| row[6] }.values.map do |rows|
-        { age: rows.first[7], layers: rows.size, keys: rows.sum { |row| row[3] } }
-      end
-    end
-
-    # Sliding filters cannot be combined: their generations start at other
-    # times.
-    #
-    # Raises:: Bloomc::UnsupportedError always
-    def |(_other) = raise(UnsupportedError, "sliding filters cannot be combined: their generations start at other times")
-
-    # Raises:: Bloomc::UnsupportedError always, as #| does
-    def &(other) = self | other
-
-    # Raises:: FrozenError when frozen, else Bloomc::UnsupportedError, as #|
-    def merge!(other)
-      raise FrozenError.new("can't modify frozen #{self.class}: #{inspect}", receiver: self) if frozen?
-
-      self | other
+      tables.group_by { |row| row[5] }.values.map { |rows| { age: rows.first[6], layers: rows.size, keys: rows.sum { |row| row[3] } } }
     end
 
     private
 
-    # Batches and dumps first read a given clock (the single-key methods read
-    # it in C); a batch catches up in C, after its keys are hashed, so that a
-    # bad key leaves the filter as it was.
+    # The given clock's reading (for the hot methods too, from C).
+    def read_clock = SlidingBloomFilter.seconds(@clock.call)
+
+    # Batches and dumps first read a given clock; a batch catches up in C,
+    # after its keys are hashed, so that a bad key leaves it as it was.
     def batch_add(...)
-      tick
+      now!
       super
     end
 
     def batch_lookup(...)
-      tick
+      now!
       super
     end
 
     def export_core
-      tick
+      now!
       super
     end
 
-    # A given clock's reading.
-    def tick
-      self.given_time = SlidingBloomFilter.seconds(@clock.call) if @clock && !frozen?
-    end
+    def now!(advance: false) = tick(@clock && !frozen? ? read_clock : nil, advance)
 
     # The layers of the generations alive now.
     def tables
-      tick
-      advance
+      now!(advance: true)
       layer_table
     end
 
     def part_fills = tables.map { |m, k, _, _, set| [set, m, k] }
-
     def shape = { ttl: ttl, error_rate: error_rate, generations: generations, seed: seed, hash_function: hash_function }
-
     def inspect_fields = "ttl=#{ttl} error_rate=#{error_rate} generations=#{windows.size}/#{generations + 1} size=#{size}"
   end
 end

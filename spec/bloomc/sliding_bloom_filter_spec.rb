@@ -221,7 +221,13 @@ RSpec.describe Bloomc::SlidingBloomFilter do
     end
 
     it "cannot be combined" do
-      expect { sliding | sliding(ttl: 50) }.to raise_error(Bloomc::UnsupportedError, /cannot be combined/)
+      filter = sliding
+      filter << "a"
+      [-> { filter | filter.dup }, -> { filter & filter.dup }, -> { filter.merge!(filter.dup) }].each do |op|
+        expect(&op).to raise_error(Bloomc::UnsupportedError, /cannot be combined/)
+      end
+      expect { filter | sliding(ttl: 50) }.to raise_error(ArgumentError, /different ttl/)
+      expect { filter.freeze.merge!(filter.dup) }.to raise_error(FrozenError)
     end
   end
 end

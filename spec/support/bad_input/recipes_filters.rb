@@ -171,9 +171,10 @@ module BadInputMatrix
     windows: { ok: ->(h, _, _, r, _) { r.is_a?(Array) && r.size <= h.obj.generations + 1 && r.all?(&window_ok) } },
     clock: { ok: ->(h, _, _, r, _) { r.equal?(h.obj.instance_variable_get(:@clock)) } },
     "clock=": { params: [[:clock, nil]], write: true, ok: ->(h, a, _, r, _) { r.equal?(a[0]) && h.obj.clock.equal?(a[0]) } },
-    **%i[| &].to_h { |name| [name, unsupported([[:unsupported, ->(h) { h.obj.dup }]])] },
-    merge!: unsupported([[:unsupported, ->(h) { h.obj.dup }]])
-            .merge(write: true, base: ->(h) { h.write_frozen? ? [FrozenError] : [Bloomc::UnsupportedError] })
+    # set operations: a twin gets UnsupportedError, anything else what SetOps says of it
+    **%i[| &].to_h { |name| [name, { params: [TWIN], base: ->(_) { [Bloomc::UnsupportedError] }, ok: ->(*) { "returned" } }] },
+    merge!: { params: [TWIN], write: true, base: ->(h) { h.write_frozen? ? [FrozenError] : [Bloomc::UnsupportedError] },
+              ok: ->(*) { "returned" } }
   ).merge(BATCH, STATS, SET_OPS.except(:|, :&, :merge!), PERSISTENCE, METADATA, PAGES).freeze
 
   # add? stores a copy only of a key it does not find (the model follows
