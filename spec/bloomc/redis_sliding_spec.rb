@@ -175,7 +175,9 @@ RedisSpecSupport.with_server("Bloomc::Redis::SlidingBloomFilter specs") do
            -> { filter.union(filter, into: "x") }].each { |call| expect(&call).to raise_error(Bloomc::UnsupportedError, /cannot be combined/) }
           expect { described_class.new(@redis, name, ttl: 0.001, error_rate: 0.01) }.to raise_error(ArgumentError, /ttl/)
           expect { described_class.new(@redis, "#{name}-none") }.to raise_error(ArgumentError, /no filter named/)
-          expect { filter.freeze.add("x") }.to raise_error(FrozenError)
+          frozen = described_class.new(@redis, name).freeze
+          expect { frozen.add("x") }.to raise_error(FrozenError)
+          expect([frozen.include?("key-1"), frozen.include_all(%w[key-2 x])]).to eq([true, [true, false]]) # it still reads
         end
 
         it "raises FormatError for a table it did not write" do

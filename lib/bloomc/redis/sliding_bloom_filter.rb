@@ -201,7 +201,7 @@ module Bloomc
       def clear
         writable!
         script(:sliding_clear, sliding_keys, [], once: true)
-        @gens = nil
+        @state[:gens] = nil
         self
       end
 
@@ -286,14 +286,15 @@ module Bloomc
       # layer its k, capacity and k offsets (k 0 past the last layer there
       # is). +ahead+: layers beyond those known, for the newest.
       def described(key, ahead)
-        gens = @gens.each_with_index.flat_map do |(start, capacity, layers), g|
-          count = g == @gens.size - 1 ? layers + ahead : layers
+        known = @state[:gens]
+        gens = known.each_with_index.flat_map do |(start, capacity, layers), g|
+          count = g == known.size - 1 ? layers + ahead : layers
           [start, capacity, count, *Array.new(count) do |i|
             shape = layer_shape(capacity, i)
             shape ? [shape[2], shape[0], *offsets(capacity, i, key)] : [0, 0]
           end.flatten]
         end
-        [*params_argv, @gens.size, *gens]
+        [*params_argv, known.size, *gens]
       end
 
       # Runs +name+ for each key, one script call a key, pipelined in rounds
@@ -304,13 +305,13 @@ module Bloomc
       # longer than a window) the rounds shrink, down to a key each. Each
       # call's answer (1 new / found, 0 not).
       def run_all(name, keys, once: false)
-        learn(*server_table) unless @gens
+        learn(*server_table) unless @state[:gens]
         results = Array.new(keys.size)
         pending = keys.each_index.to_a
         ahead = name == :sliding_add ? AHEAD : 0
         idle = 0
         until pending.empty?
-          round = pending.shift(@chunk)
+          round = pending.shift(@state[:chunk])
           calls = round.map { |i| [i, sliding_keys, described(keys[i], ahead)] }
           stale = []
           pipelined_scripts(name, calls, once: once).each_with_index do |answer, j|
@@ -319,7 +320,8 @@ module Bloomc
             learn(*parsed_table(answer.drop(1)))
             stale << round[j]
           end
-          @chunk = stale.size * 2 > round.size ? [@chunk / 2, 1].max : [@chunk * 2, CHUNK].min
+          chunk = @state[:chunk]
+          @state[:chunk] = stale.size * 2 > round.size ? [chunk / 2, 1].max : [chunk * 2, CHUNK].min
           idle = stale.size == round.size ? idle + 1 : 0
           raise FormatError, "the filter #{name.inspect} in Redis is unusable: its generations changed under #{ROUNDS} rounds" if idle > ROUNDS
 
@@ -332,8 +334,8 @@ module Bloomc
       # newest generation (adds)]; the client's table follows it.
       def answered(answer)
         found, now, layers = answer
-        forget_ended(now)
-        @gens.last[2] = layers if layers && @gens.last && layers > @gens.last[2]
+        newest = forget_ended(now).last
+        newest[2] = layers if layers && newest && layers > newest[2]
         found
       end
 
@@ -355,14 +357,14 @@ module Bloomc
 
       # Takes the server's table as the generations known.
       def learn(now, gens)
-        @gens = gens.map { |start, capacity, _, counts| [start, capacity, counts.size] }
-        live = @gens.map { |_, capacity, _| capacity }
+        @state[:gens] = gens.map { |start, capacity, _, counts| [start, capacity, counts.size] }
+        live = @state[:gens].map { |_, capacity, _| capacity }
         @templates.select! { |capacity, _| live.include?(capacity) || capacity == first_size }
         [@layouts, @shapes].each { |cache| cache.select! { |(capacity, _), _| live.include?(capacity) || capacity == first_size } }
         forget_ended(now)
       end
 
-      def forget_ended(now) = @gens.reject! { |start, _, _| now - start >= @ttl_ms + @window_ms }
+      def forget_ended(now) = @state[:gens].tap { |gens| gens.reject! { |start, _, _| now - start >= @ttl_ms + @window_ms } }
 
       # [server ms, live generations] (one round trip).
       def server_table = parsed_table(script(:sliding_table, sliding_keys, params_argv).drop(1))
@@ -424,8 +426,10 @@ module Bloomc
         @templates = {}
         @layouts = {}
         @shapes = {}
-        @gens = nil
-        @chunk = CHUNK
+        # What the client knows (the generations, oldest first: [start,
+        # initial capacity, layers]) and the size of its next round: kept
+        # in a Hash, so that a frozen filter object still reads.
+        @state = { gens: nil, chunk: CHUNK }
         _, m, k = layer_shape(first_size, 0)
         { "m" => m, "k" => k, "period_ms" => @window_ms, "hash" => template(first_size).send(:hash_kind) }.each do |field, value|
           raise ArgumentError, "#{field} #{meta[field]}, where the parameters give #{value}" unless meta[field] == value.to_s
