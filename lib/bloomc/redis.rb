@@ -12,8 +12,9 @@ end
 module Bloomc
   # Filters kept in Redis, shared by every process and host that opens them
   # by name: Bloomc::Redis::BloomFilter, CountingBloomFilter,
-  # ContinuousBloomFilter and ScalableBloomFilter. A key's positions are computed here, in C, exactly
-  # as for the local filters; each operation is one round trip (a Lua script
+  # ContinuousBloomFilter, ScalableBloomFilter and SlidingBloomFilter. A
+  # key's positions are computed here, in C, exactly as for the local
+  # filters; each operation is one round trip (a Lua script
   # that does all k cells atomically) and the batch forms are pipelined.
   #
   # +redis+ is a client of the redis gem: a Redis or, for a Redis Cluster, a
@@ -25,7 +26,8 @@ module Bloomc
   # The Redis keys of filter NAME: "bloomc:{NAME}:meta" (a hash of its
   # parameters) and, per shard i, "bloomc:{NAME:i}:cells" and
   # "bloomc:{NAME:i}:count" (the continuous filter: "bloomc:{NAME:i}:gen:G",
-  # one per clock period). Bit offsets follow Redis' order (bit 0 is the high
+  # one per clock period; the sliding filter: "bloomc:{NAME}:gens" and
+  # "bloomc:{NAME}:gen:START:LAYER", all in the meta hash's slot). Bit offsets follow Redis' order (bit 0 is the high
   # bit of byte 0), mapped so that the cells string of an unsharded
   # BloomFilter holds the same bytes as the local filter's cells.
   module Redis
@@ -43,3 +45,4 @@ require_relative "redis/bloom_filter"
 require_relative "redis/counting_bloom_filter"
 require_relative "redis/continuous_bloom_filter"
 require_relative "redis/scalable_bloom_filter"
+require_relative "redis/sliding_bloom_filter"

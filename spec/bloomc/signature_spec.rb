@@ -90,7 +90,7 @@ RSpec.describe "sig/bloomc.rbs" do
     false
   end
   if redis_api
-    %w[BloomFilter CountingBloomFilter ContinuousBloomFilter ScalableBloomFilter].each do |kind|
+    %w[BloomFilter CountingBloomFilter ContinuousBloomFilter ScalableBloomFilter SlidingBloomFilter].each do |kind|
       it "declares exactly the public instance methods and modules of Bloomc::Redis::#{kind}" do
         klass = Bloomc::Redis.const_get(kind)
         ours = ->(owner) { owner.name.to_s.start_with?("Bloomc::Redis::") || owner == Bloomc::Inspect }
@@ -123,7 +123,8 @@ RSpec.describe "sig/bloomc.rbs" do
 
   # bloomc/redis: its classes' public methods, inherited ones included (their
   # base class is private).
-  %w[Bloomc::Redis::BloomFilter Bloomc::Redis::CountingBloomFilter Bloomc::Redis::ContinuousBloomFilter].each do |name|
+  %w[Bloomc::Redis::BloomFilter Bloomc::Redis::CountingBloomFilter Bloomc::Redis::ContinuousBloomFilter
+     Bloomc::Redis::SlidingBloomFilter].each do |name|
     it "declares exactly the public instance and singleton methods of #{name}" do
       require "bloomc/redis"
       klass = Object.const_get(name)

@@ -47,6 +47,14 @@ module Bloomc
     SCALABLE_LUA = lua.call(:scalable_layers)
     private_constant :SCALABLE_LUA
 
+    # The sliding filter's table and layers (sliding_bloom_filter.rb):
+    # the server's clock in ms, the generations stored (KEYS[1]) and those
+    # alive, those the client describes (ARGV from ARGV[at]), whether the
+    # client knows every live one, the table as an answer, and whether a
+    # generation's layers hold the key (KEYS[2] is the bitmaps' prefix).
+    SLIDING_LUA = lua.call(:sliding_gens)
+    private_constant :SLIDING_LUA
+
     # A script that calls shared functions (generation.lua, strings.lua) is
     # sent as their text, each followed by a blank line, then its own file:
     # Redis runs one source per script, with no include of its own.
@@ -131,6 +139,20 @@ module Bloomc
       scalable_add: with.call(:scalable_add, STRINGS_LUA, SCALABLE_LUA),
       scalable_lookup: with.call(:scalable_lookup, SCALABLE_LUA),
       scalable_clear: with.call(:scalable_clear, SCALABLE_LUA),
+      # The sliding filter (KEYS: its table, its bitmaps' prefix; ARGV: ttl
+      # and window in ms, generations, first_size, then the generations the
+      # client knows of, described for one key). Generations that ended
+      # (ttl + window since their start, on the server's TIME) are dropped
+      # from the table; when the newest's window has passed (or none is
+      # alive) the call starts one, its first layer sized by the keys the
+      # newest took (bf_sliding_predicted), and answers with the table. A
+      # call told of fewer generations or layers than are alive answers
+      # {-1, now, table} and writes nothing of its key, and the client sends
+      # it again; else {1 new / 0 present, now, layers of the newest}.
+      sliding_add: with.call(:sliding_add, STRINGS_LUA, SLIDING_LUA),
+      sliding_lookup: with.call(:sliding_lookup, SLIDING_LUA),
+      sliding_table: with.call(:sliding_table, SLIDING_LUA),
+      sliding_clear: with.call(:sliding_clear, SLIDING_LUA),
       # A union of two scalable filters into a third (KEYS: each one's layer
       # count, size and layers' prefix; the third may be the first), as
       # Bloomc::ScalableBloomFilter#merge!: layer j is the OR of both layers
