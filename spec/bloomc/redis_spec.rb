@@ -407,6 +407,14 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
 
           after { Bloomc::Redis::ScalableBloomFilter.new(@redis, name).destroy rescue ArgumentError } # rubocop:disable Style/RescueModifier
 
+          it "reads through a frozen object, learning of layers another writer added, and refuses its writes" do
+            params = { error_rate: 0.01, initial_capacity: 50 }
+            frozen = Bloomc::Redis::ScalableBloomFilter.new(@redis, name, **params).freeze
+            Bloomc::Redis::ScalableBloomFilter.new(@redis, name).add_all(keys.first(400)) # past the first layers
+            expect([frozen.include?(keys[399]), frozen.include_all(keys.first(400)).all?, frozen.layer_count]).to eq([true, true, frozen.layers.size])
+            expect { frozen << "x" }.to raise_error(FrozenError)
+          end
+
           def layer_rows(filter) = filter.layers.map { |layer| [layer.m, layer.k, layer.capacity, layer.count] }
 
           it "grows as the local scalable filter of the same parameters, layer for layer, answering as it does" do

@@ -180,7 +180,7 @@ module Bloomc
       def clear
         writable!
         script(:scalable_clear, scalable_keys, [layer_limit], once: true) # every layer there may be, whatever the count says
-        @known = 1
+        @seen[:layers] = 1
         self
       end
 
@@ -269,7 +269,7 @@ module Bloomc
       def combine_from(first, second, _op)
         writable!
         keys = [self, first, second].flat_map { |filter| filter.send(:scalable_keys) }
-        @known = checked_layers(script(:scalable_combine, keys, layer_shapes, once: true))
+        @seen[:layers] = checked_layers(script(:scalable_combine, keys, layer_shapes, once: true))
         self
       end
 
@@ -289,15 +289,15 @@ module Bloomc
 
       def refresh_layers
         text = guarded { redis.get(shard_key(0, "layers")) }
-        return @known = 1 unless text
+        return @seen[:layers] = 1 unless text
 
-        @known = checked_layers(text.match?(/\A\d{1,20}\z/) ? Integer(text, 10) : text)
+        @seen[:layers] = checked_layers(text.match?(/\A\d{1,20}\z/) ? Integer(text, 10) : text)
       end
 
       # The most layers these parameters make (fewer than MAX_LAYERS under a
       # max_capacity).
       def layer_limit
-        @layer_limit ||= (0...Bloomc::ScalableBloomFilter::MAX_LAYERS).count { |i| layer_shape_of(i) }
+        @seen[:layer_limit] ||= (0...Bloomc::ScalableBloomFilter::MAX_LAYERS).count { |i| layer_shape_of(i) }
       end
 
       # A layer count read from Redis (the layers key, or a script's answer),
@@ -361,14 +361,14 @@ module Bloomc
         results = Array.new(keys.size)
         pending = keys.each_index.to_a
         until pending.empty?
-          count = @known + AHEAD
+          count = @seen[:layers] + AHEAD
           calls = pending.map { |i| [i, scalable_keys, described(keys[i], count)] }
           answers = capacity_errors { pipelined_scripts(name, calls, once: once) }
           stale = []
           answers.each_with_index do |(answer, layers), j|
             checked_layers(layers) # before it sizes the next round's calls
             answer == -1 ? stale << pending[j] : results[pending[j]] = answer
-            @known = layers if layers > @known
+            @seen[:layers] = layers if layers > @seen[:layers]
           end
           pending = stale
         end
@@ -421,7 +421,9 @@ module Bloomc
         @template = Bloomc::ScalableBloomFilter.new(**@params, seed: @seed, hash: hash_function)
         @shapes = []
         @layouts = [@layout]
-        @known = 1
+        # The layers the client knows of: in a Hash, which a frozen object
+        # can still change, so that its reads work (they learn of layers).
+        @seen = { layers: 1 }
         check_derived(meta)
       rescue KeyError => e
         raise ArgumentError, e.message
