@@ -31,14 +31,9 @@ RedisSpecSupport.with_server("Bloomc::Redis::SlidingBloomFilter specs") do
 
     before(:all) { RedisSpecSupport.flushdb }
 
-    { "a standalone server" => -> { RedisSpecSupport.client },
-      "a Redis Cluster" => -> { RedisSpecSupport.cluster_client } }.each do |where, connect|
+    RedisSpecSupport.servers.each do |where, connect|
       context "on #{where}" do
-        before(:all) do
-          no_cluster = where.include?("Cluster") && RedisSpecSupport.cluster_nodes.empty? && !RedisSpecSupport.required?
-          skip "no cluster (BLOOMC_REDIS_CLUSTER)" if no_cluster
-          @redis = connect.call
-        end
+        before(:all) { @redis = RedisSpecSupport.connect(self, where, connect) }
 
         let(:name) { "sliding-#{RSpec.current_example.id}" }
         let(:connect_again) { connect }

@@ -35,13 +35,9 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
 
     before(:all) { RedisSpecSupport.flushdb }
 
-    { "a standalone server" => -> { RedisSpecSupport.client },
-      "a Redis Cluster" => -> { RedisSpecSupport.cluster_client } }.each do |where, connect|
+    RedisSpecSupport.servers.each do |where, connect|
       context "on #{where}" do
-        before(:all) do
-          skip "no cluster (BLOOMC_REDIS_CLUSTER)" if where.include?("Cluster") && RedisSpecSupport.cluster_nodes.empty? && !RedisSpecSupport.required?
-          @redis = connect.call
-        end
+        before(:all) { @redis = RedisSpecSupport.connect(self, where, connect) }
 
         let(:name) { "spec-#{RSpec.current_example.id}" }
 

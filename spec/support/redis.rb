@@ -115,6 +115,17 @@ module RedisSpecSupport
 
   def cluster_client = Redis::Cluster.new(nodes: cluster_nodes)
 
+  # Where the specs run each example: { "a standalone server" => a lambda
+  # that connects, "a Redis Cluster" => ... }.
+  def servers = { "a standalone server" => -> { client }, "a Redis Cluster" => -> { cluster_client } }
+
+  # In a before(:all) of the context of +where+: skips it where there is no
+  # cluster (and none is required); returns a client.
+  def connect(example_group, where, connect)
+    example_group.skip "no cluster (BLOOMC_REDIS_CLUSTER)" if where.include?("Cluster") && cluster_nodes.empty? && !required?
+    connect.call
+  end
+
   # The name of filter +index+ of a family whose first shard ("{NAME:0}")
   # lies in the hash slot of +base+'s (filter 0 is +base+): a Redis Cluster
   # combines two filters only where their shards share a slot, which names

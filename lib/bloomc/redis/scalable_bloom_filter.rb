@@ -23,6 +23,8 @@ module Bloomc
     # script; there is no intersection (& raises Bloomc::UnsupportedError,
     # as locally). No to_local or from_local yet (Bloomc::UnsupportedError).
     class ScalableBloomFilter < Filter
+      include Layered
+
       # Layers sent beyond those known: a batch that adds two layers needs no
       # second round trip.
       AHEAD = 2
@@ -124,32 +126,6 @@ module Bloomc
         add_one(key) == 1 ? self : nil
       end
 
-      # @return [Boolean] whether a layer holds +key+
-      def include?(key)
-        run_all(:scalable_lookup, [key]).first == 1
-      end
-      alias [] include?
-
-      # @return [self]
-      def add_all(keys)
-        writable!
-        run_all(:scalable_add, checked(keys), once: true)
-        self
-      end
-
-      # @return [Array<String, Symbol, Integer>] the keys that were new, in order
-      def add_new(keys)
-        writable!
-        given = checked(keys)
-        results = run_all(:scalable_add, given, once: true)
-        given.each_index.select { |i| results[i] == 1 }.map { |i| given[i] }
-      end
-
-      # @return [Array<Boolean>] include? of each key, in order
-      def include_all(keys)
-        run_all(:scalable_lookup, checked(keys)).map { |found| found == 1 }
-      end
-
       # The share of all layers' bits that are set (BITCOUNT per layer).
       # @return [Float]
       def fill_ratio
@@ -228,6 +204,10 @@ module Bloomc
       end
 
       private
+
+      def add_script = :scalable_add
+      def lookup_script = :scalable_lookup
+      def own_parameters = PARAMETERS
 
       # The filter's name and shape for inspect (no round trip to the server).
       def inspect_fields
@@ -400,12 +380,6 @@ module Bloomc
           "initial_capacity" => params[:initial_capacity].to_s, "growth" => Float(params[:growth]).to_s,
           "tightening" => Float(params[:tightening]).to_s, "even_layers" => params[:even_layers].to_s,
           "max_capacity" => (params[:max_capacity] || 0).to_s }
-      end
-
-      def check_asked(asked, stored, shape)
-        super
-        diff = PARAMETERS.find { |field| asked[field] != stored[field] }
-        raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} (#{stored[diff]}, asked for #{asked[diff]})" if diff
       end
 
       # The parameters, each checked as new checks them, and the first

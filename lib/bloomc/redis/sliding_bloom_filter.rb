@@ -46,6 +46,8 @@ module Bloomc
     # adds the live generations took. Sliding filters cannot be combined,
     # and there is no to_local or from_local (Bloomc::UnsupportedError).
     class SlidingBloomFilter < Filter
+      include Layered
+
       # Layers sent beyond those known, for an add: a batch that adds two
       # layers needs no second round trip.
       AHEAD = 2
@@ -143,33 +145,6 @@ module Bloomc
         run_all(:sliding_add, checked([key]), once: true).first == 1 ? self : nil
       end
 
-      # @return [Boolean] whether a live generation holds +key+
-      def include?(key)
-        run_all(:sliding_lookup, checked([key])).first == 1
-      end
-      alias [] include?
-
-      # @return [self]
-      def add_all(keys)
-        writable!
-        run_all(:sliding_add, checked(keys), once: true)
-        self
-      end
-
-      # @return [Array<String, Symbol, Integer>] the keys no live generation
-      #   held, in order
-      def add_new(keys)
-        writable!
-        given = checked(keys)
-        results = run_all(:sliding_add, given, once: true)
-        given.each_index.select { |i| results[i] == 1 }.map { |i| given[i] }
-      end
-
-      # @return [Array<Boolean>] include? of each key, in order
-      def include_all(keys)
-        run_all(:sliding_lookup, checked(keys)).map { |found| found == 1 }
-      end
-
       # The share of the live layers' bits that are set (BITCOUNT each).
       # @return [Float]
       def fill_ratio
@@ -236,6 +211,10 @@ module Bloomc
       end
 
       private
+
+      def add_script = :sliding_add
+      def lookup_script = :sliding_lookup
+      def own_parameters = PARAMETERS
 
       def kind = "sliding"
 
@@ -406,12 +385,6 @@ module Bloomc
           "shards" => "1", "width" => "1", "period_ms" => (-(-ttl_ms / generations)).to_s,
           "sliding_error_rate" => Float(error_rate).to_s, "ttl_ms" => ttl_ms.to_s, "generations" => generations.to_s,
           "first_size" => first_size.to_s }
-      end
-
-      def check_asked(asked, stored, shape)
-        super
-        diff = PARAMETERS.find { |field| asked[field] != stored[field] }
-        raise ArgumentError, "the filter #{name.inspect} in Redis has a different #{diff} (#{stored[diff]}, asked for #{asked[diff]})" if diff
       end
 
       # The parameters, each checked as new checks them, and what follows
