@@ -2,6 +2,7 @@
 
 require "optparse"
 require "bloomc"
+require_relative "json_representation"
 
 module Bloomc
   # The `bloomc` command (exe/bloomc): dedup, build, query, merge and info.
@@ -84,7 +85,10 @@ module Bloomc
     def dispatch(argv)
       command = argv.shift
       case command
-      when nil, "-h", "--help", "help" then return help(argv.first)
+      when nil # no command: the usage, where errors go, and a usage error's status
+        @stderr.puts(usage)
+        return USAGE
+      when "-h", "--help", "help" then return help(argv.first)
       when "-v", "--version" then return say("bloomc #{VERSION}")
       end
       raise UsageError, "unknown command #{command.inspect} (#{COMMANDS.keys.join(', ')}; see bloomc --help)" unless COMMANDS.key?(command)
@@ -110,7 +114,11 @@ module Bloomc
         @command = command
         return say(parser(command, {}).help)
       end
-      say(<<~HELP)
+      say(usage)
+    end
+
+    def usage
+      <<~HELP
         Usage: bloomc COMMAND [OPTIONS] [ARGS]
 
         #{COMMANDS.map { |name, what| format('  %-6s  %s', name, what) }.join("\n")}
@@ -146,7 +154,7 @@ module Bloomc
                      "--kind cuckoo adds a line only when the filter does not hold it yet, however often it comes.\n" \
                      "--kind sliding --ttl SECONDS holds the lines for SECONDS from the build, wherever it is read."
           ttl_option(o, opts, "with --kind sliding: forget the lines SECONDS after the build")
-          o.on("-o", "--output FILTER", "where to save it (required)") { |v| opts[:output] = v }
+          o.on("-o", "--output FILTER", "where to save it (required; - : stdout)") { |v| opts[:output] = v }
           o.on("--kind KIND", "#{KINDS.keys.join(', ')} (default scalable; bloom with --capacity)") do |v|
             raise UsageError, "unknown --kind #{shown(v)} (#{KINDS.keys.join(', ')})" unless KINDS.key?(v)
 
@@ -173,10 +181,12 @@ module Bloomc
           end
         when "merge"
           o.banner = "Usage: bloomc merge -o OUT FILTER...\nSaves the union of the FILTERs (of one kind and shape) to OUT."
-          o.on("-o", "--output OUT", "where to save it (required)") { |v| opts[:output] = v }
+          o.on("-o", "--output OUT", "where to save it (required; - : stdout)") { |v| opts[:output] = v }
           metadata(o, opts, " (default: the first FILTER's)")
         when "info"
-          o.banner = "Usage: bloomc info FILTER\nPrints a saved filter's kind, shape, fill, estimated count and false-positive rate."
+          o.banner = "Usage: bloomc info [--json] FILTER\nPrints a saved filter's kind, shape, fill, estimated count and false-positive rate\n" \
+                     "(FILTER - : stdin)."
+          o.on("--json", "the filter's JSON form, as bloomc serve gives it (docs/HTTP.md)") { opts[:json] = true }
         when "serve"
           o.banner = "Usage: bloomc serve [--port N] [--bind ADDR] [--slide NAME --ttl SECONDS [--error P]] DIR\n" \
                      "Serves the filters saved in DIR (DIR/NAME.bloom at /NAME, its JSON at /NAME.json; files saved\n" \
@@ -419,9 +429,11 @@ module Bloomc
       split = opts.key?(:delimiter) || opts.key?(:fields)
       raise UsageError, "--delimiter and --fields choose fields of the lines on stdin, not of KEYs" if split && args.any? { |a| a != "-" }
 
+      args = ["-"] if args.empty?
+      raise UsageError, "FILTER - is read from stdin: give the KEYs as arguments" if path == "-" && args.include?("-")
+
       filter = load(path)
       invert = opts.fetch(:invert, false)
-      args = ["-"] if args.empty?
       @stdout.sync = true if args.include?("-")
       # The KEYs in order, each "-" the lines of stdin (read once: a second
       # "-" finds it at its end).
@@ -495,6 +507,8 @@ module Bloomc
     # Where -o writes: the file a symlink names (the link stays), in a
     # directory that exists; never over a device, a directory or a FIFO.
     def output_path(path)
+      return path if path == "-" # stdout
+
       target = Format.save_target(path)
       raise UsageError, "#{path}: no such directory" unless File.directory?(File.dirname(target))
 
@@ -508,16 +522,20 @@ module Bloomc
     # save (atomic: a temporary file renamed), its errors told against the
     # user's path.
     def save(filter, target, shown)
+      return @stdout.binmode.write(filter.dump) if target == "-"
+
       filter.save(target)
     rescue SystemCallError => e
       raise UsageError, "#{shown}: #{e.message.sub(/ @ \w+/, '').split(' - ').first}"
     end
 
     def info(argv)
-      _, paths = parse(argv) || (return OK)
+      opts, paths = parse(argv) || (return OK)
       raise UsageError, "give one FILTER" unless paths.size == 1
 
       filter = load(paths.first)
+      return say(JSON.generate(Format.json_representation(filter))) if opts[:json]
+
       rows = { "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
       rows["k"] = filter.k if filter.respond_to?(:k)
       rows["width"] = filter.width if filter.respond_to?(:width)
@@ -533,7 +551,7 @@ module Bloomc
       estimate = filter.estimated_count
       rows["estimated count"] = estimate.finite? ? estimate.round : "saturated (every cell set)"
       rows["false-positive rate"] = format("%.3g", filter.false_positive_rate)
-      rows["size on disk"] = "#{File.size(paths.first)} bytes"
+      rows["size on disk"] = "#{paths.first == '-' ? filter.dump.bytesize : File.size(paths.first)} bytes"
       rows["metadata"] = JSON.generate(filter.metadata) if filter.metadata
       if filter.over_capacity?
         rows["over capacity"] = "yes: more keys than it was sized for, so its false-positive rate is above " \
@@ -586,6 +604,8 @@ module Bloomc
 
     # A FormatError names the path; so does a filter too large for memory.
     def load(path)
+      return Bloomc.load(@stdin.binmode.read) if path == "-"
+
       Bloomc.load_file(path)
     rescue NoMemoryError => e
       raise UsageError, "#{shown(path)}: not enough memory to load this filter (#{e.message})"

@@ -637,6 +637,30 @@ RSpec.describe "exe/bloomc", :slow do
     end
   end
 
+  it "prints its usage on stderr and exits 2 when given no command, as a usage error" do
+    out, err, status = run
+    expect([out, status]).to eq(["", 2])
+    expect(err).to start_with("Usage: bloomc COMMAND").and include("dedup", "serve")
+  end
+
+  it "reads a FILTER - from stdin and writes -o - to stdout, in build, merge, info and query" do
+    built, err, status = run("build", "-o", "-", input: "a\nb\n")
+    expect([err, status]).to eq(["", 0])
+    expect(Bloomc.load(built).include_all(%w[a b c])).to eq([true, true, false])
+    merged, = run("merge", "-o", "-", write("f.bloom", built), path("f.bloom"))
+    expect(Bloomc.load(merged).size).to eq(4)
+    expect(run("info", "-", input: merged)[0]).to include("keys added: 4")
+    expect(run("query", "-", "a", "c", input: built)).to eq(["a\n", "", 0])
+    expect(run("query", "-", input: built)).to eq(["", "bloomc query: FILTER - is read from stdin: give the KEYs as arguments\n", 2])
+  end
+
+  it "prints a filter's JSON form with info --json" do
+    built, = run("build", "-o", "-", input: "a\nb\n")
+    json = JSON.parse(run("info", "--json", write("j.bloom", built))[0])
+    expect(json.values_at("kind", "kind_number")).to eq(["ScalableBloomFilter", 9])
+    expect(json["parameters"]["count"]).to eq(2)
+  end
+
   it "prints --help for each command and --version" do
     expect(run("--version")).to eq(["bloomc #{Bloomc::VERSION}\n", "", 0])
     out, _, status = run("--help")
