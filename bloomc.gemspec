@@ -24,9 +24,11 @@ Gem::Specification.new do |spec|
   spec.required_ruby_version = ">= 3.1" # CI tests 3.1 and 3.3
 
   # lib/**/*.lua: the Redis filters' scripts, read at require time; the front
-  # page of `bloomc serve` and the JavaScript reader it serves.
+  # page of `bloomc serve` and the JavaScript reader it serves; js/'s files
+  # make its npm package (`npm pack` of the installed gem's js/ works).
   spec.files = Dir["lib/**/*.{rb,lua,html}", "ext/bloomc/*.{c,h,rb}", "ext/bloomc/depend", "sig/**/*.rbs", "exe/*",
-                   "js/src/*.{js,ts}", "js/package.json", "js/README.md", "docs/*.md", "README.md", "LICENSE", "CHANGELOG.md"]
+                   "js/src/*.{js,ts}", "js/package.json", "js/README.md", "js/LICENSE", "docs/*.md", "README.md",
+                   "LICENSE", "CHANGELOG.md"]
   spec.bindir = "exe"
   spec.executables = ["bloomc"]
   spec.require_paths = ["lib"]
