@@ -19,11 +19,16 @@ module Bloomc
       8 => %w[half_bits k seed capacity active_half keys_in_active_half count swaps],
       9 => %w[seed error_rate initial_capacity growth tightening even_layers max_capacity count layers],
       10 => %w[buckets fingerprint_bits seed count],
-      11 => %w[fingerprint_bits seed build_seed segment_length segment_count keys]
+      11 => %w[fingerprint_bits seed build_seed segment_length segment_count keys],
+      12 => %w[seed error_rate ttl generations first_size count live_generations layers]
     }.freeze
-    DOUBLE_PARAMETERS = %w[ttl error_rate growth tightening].freeze
+    DOUBLE_PARAMETERS = %w[ttl error_rate growth tightening age seconds_since wall_time].freeze
     # A scalable filter's header ends with these four per layer, oldest first.
     LAYER_PARAMETERS = %w[m k capacity count].freeze
+    # A sliding filter's header goes on with these three per generation,
+    # oldest first, then its layers' four, then SLIDING_TIMES.
+    GENERATION_PARAMETERS = %w[age layers initial_capacity].freeze
+    SLIDING_TIMES = %w[seconds_since wall_time].freeze
     BIT_ORDER = "bit i is bit (i mod 8) of byte floor(i / 8); each byte is two hex digits, high nibble first"
 
     module_function
@@ -64,18 +69,28 @@ module Bloomc
     # Kinds 4 to 9 keep their hash id in the seed parameter's bits 32 and up
     # (docs/FORMAT.md): shown apart, as "seed" and "hash", as kinds 1 and 3
     # show theirs.
-    SEED_WITH_HASH = (4..9)
+    SEED_WITH_HASH = [*4..9, 12].freeze
 
     def named_parameters(kind, fields)
       names = PARAMETER_NAMES.fetch(kind)
-      named = names.zip(fields).to_h { |name, value| [name, DOUBLE_PARAMETERS.include?(name) ? json_double(value) : value] }
-      if SEED_WITH_HASH.cover?(kind)
+      named = by_name(names, fields)
+      if SEED_WITH_HASH.include?(kind)
         named = named.flat_map { |name, value| name == "seed" ? [["seed", value & 0xffff_ffff], ["hash", value >> 32]] : [[name, value]] }.to_h
       end
-      if kind == 9 # the layers: their count in the table's "layers", then each one's shape
-        named["layer_parameters"] = fields.drop(names.size).each_slice(LAYER_PARAMETERS.size).map { |layer| LAYER_PARAMETERS.zip(layer).to_h }
+      rest = fields.drop(names.size)
+      if kind == 12 # the generations (their count in "live_generations"), then every layer, then the two times
+        generations = rest.shift(named["live_generations"] * GENERATION_PARAMETERS.size)
+        named["generation_parameters"] = generations.each_slice(GENERATION_PARAMETERS.size).map { |row| by_name(GENERATION_PARAMETERS, row) }
+        named.merge!(by_name(SLIDING_TIMES, rest.pop(SLIDING_TIMES.size)))
       end
+      # The layers (a scalable filter's count in "layers"), each one's shape.
+      named["layer_parameters"] = rest.each_slice(LAYER_PARAMETERS.size).map { |layer| by_name(LAYER_PARAMETERS, layer) } if [9, 12].include?(kind)
       named
+    end
+
+    # names paired with the fields, each a double's bits shown as the number.
+    def by_name(names, fields)
+      names.zip(fields).to_h { |name, value| [name, DOUBLE_PARAMETERS.include?(name) ? json_double(value) : value] }
     end
 
     # The three sizing parameters, or nil when the header has none (or says

@@ -181,6 +181,28 @@ RSpec.describe Bloomc::SlidingBloomFilter do
       expect([filter, copy, loaded].map { |f| f.windows.sum { |w| w[:keys] } }).to eq([1, 1, 1])
     end
 
+    # Its JSON form raised KeyError (no names for kind 12), so info --json
+    # and serve's NAME.json failed on a sliding filter.
+    it "has a JSON form naming its generations, layers and times" do
+      require "bloomc/json_representation"
+      filter = sliding(ttl: 40)
+      at(0)
+      filter << "a"
+      at(15) # a second generation
+      filter.add_all(Array.new(3000) { |i| "j-#{i}" }) # and a second layer in it
+      doc = Bloomc::Format.json_representation(filter)
+      parameters = doc["parameters"]
+      expect(parameters.keys).to eq(%w[seed hash error_rate ttl generations first_size count live_generations layers
+                                       generation_parameters seconds_since wall_time layer_parameters])
+      expect(parameters.values_at("ttl", "live_generations", "count")).to eq([40, 2, 3001])
+      generations = parameters["generation_parameters"]
+      expect(generations.map { |g| g["layers"] }.sum).to eq(parameters["layers"]).and eq(parameters["layer_parameters"].size)
+      expect(generations.map { |g| g["age"] }).to eq([15, 0])
+      expect(parameters["layer_parameters"].sum { |l| l["count"] }).to be_between(2950, 3001) # keys new to each layer
+      expect(parameters["wall_time"]).to be_within(60).of(Time.now.to_f)
+      expect(JSON.parse(filter.to_json)["kind"]).to eq("SlidingBloomFilter")
+    end
+
     it "ages across processes by the wall time between save and load" do
       filter = described_class.new(ttl: 1.0, error_rate: 0.01, generations: 4)
       keys = Array.new(200) { |i| "w-#{i}" }
