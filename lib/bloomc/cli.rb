@@ -55,6 +55,27 @@ module Bloomc
     # A mistake of the user's: one line on stderr, exit 2.
     class UsageError < StandardError; end
 
+    # OptionParser taking each option by its whole name only: no --cr for
+    # --crlf, no -c for --crlf when a command has no -c (a grep user means a
+    # count), and none of OptionParser's own switches (--version, the shell
+    # completions), which would exit or print in the middle of a command.
+    # Its require_exact is not used: it refuses --capacity=10 (it compares
+    # the whole argument with the name), and on OptionParser's own switches
+    # it raises NoMethodError (optparse 0.2 on Ruby 3.1, 0.4 on 3.3).
+    class ExactOptionParser < OptionParser
+      private
+
+      def add_officious; end
+
+      def complete(typ, opt, icase = false, *pat) # rubocop:disable Style/OptionalBooleanParameter -- OptionParser's signature
+        return super unless pat.empty?
+
+        search(typ, opt) { |switch| return [switch, opt] }
+        raise InvalidOption.new(opt, additional: method(:additional_message).curry[typ])
+      end
+    end
+    private_constant :ExactOptionParser
+
     # Runs argv; returns the exit status.
     def self.run(argv, stdin: $stdin, stdout: $stdout, stderr: $stderr)
       new(stdin, stdout, stderr).run(argv.dup)
@@ -125,7 +146,7 @@ module Bloomc
 
         bloomc COMMAND --help for each; bloomc --version.
 
-        Exit status: 0 done; 1 query printed no key; 2 a usage error (one line on stderr);
+        Exit status: 0 done; 1 query found no key; 2 a usage error (one line on stderr);
         3 dedup or build went past --capacity and its false-positive rate past --error
         (its output written all the same); 130 interrupted.
       HELP
@@ -133,7 +154,7 @@ module Bloomc
 
     # The options of each command, parsed into opts.
     def parser(command, opts)
-      OptionParser.new do |o|
+      ExactOptionParser.new do |o|
         o.program_name = "bloomc #{command}"
         case command
         when "dedup"
@@ -165,10 +186,14 @@ module Bloomc
           metadata(o, opts)
         when "query"
           o.banner = "Usage: bloomc query [--invert] [--delimiter CHAR] [--fields LIST] FILTER [KEY...]\n" \
-                     "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it printed any, 1 when none.\n" \
+                     "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it found any, 1 when none.\n" \
                      "A KEY - stands for the lines of stdin (give a key \"-\" on stdin). With --delimiter or --fields,\n" \
                      "a line of stdin is printed whole when any of its chosen fields is held."
           o.on("-v", "--invert", "print the keys it does not hold") { opts[:invert] = true }
+          o.on("-c", "--count", "print how many keys it holds (with --invert: does not hold), not the keys") { opts[:count] = true }
+          o.on("-q", "--quiet", "print nothing: the exit status alone says whether it holds a key; stops at the first") do
+            opts[:quiet] = true
+          end
           o.on("-d", "--delimiter CHAR", "split each line at CHAR (one byte; default , with --fields; \\t for a tab)") do |v|
             v = "\t" if v == "\\t"
             raise UsageError, "--delimiter must be one byte other than a newline, not #{v.dump}" unless v.bytesize == 1 && v != "\n"
@@ -210,6 +235,12 @@ module Bloomc
             opts[:port] = port
           end
           o.on("--bind ADDR", "the address to listen on (default 127.0.0.1: this machine only)") { |v| opts[:bind] = v }
+          o.on("-q", "--quiet", "log no request on stdout") { opts[:quiet] = true }
+        end
+        if %w[dedup build].include?(command)
+          o.on("-q", "--quiet", "no warning and no progress bar on stderr (the exit status is still #{PAST_CAPACITY} past capacity)") do
+            @quiet = true
+          end
         end
         if %w[dedup build query].include?(command)
           max_line(o)
@@ -351,6 +382,7 @@ module Bloomc
     # stderr, and PAST_CAPACITY. OK otherwise.
     def past_capacity(filter, what, miss)
       return OK unless filter.over_capacity? && filter.false_positive_rate > filter.error_rate
+      return PAST_CAPACITY if @quiet
 
       @stderr.flush
       @stderr.puts("bloomc #{@command}: warning: #{what}; past it, the false-positive rate reached " \
@@ -371,7 +403,7 @@ module Bloomc
       add_lines(filter, files) unless opts[:kind] == "fuse"
       filter.metadata = opts[:metadata] if opts.key?(:metadata)
       save(filter, output, opts[:output])
-      @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty?
+      @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty? && !@quiet
       return OK unless filter.respond_to?(:over_capacity?) && filter.capacity
 
       new_keys = filter.respond_to?(:distinct, true) ? filter.send(:distinct) : filter.size
@@ -433,38 +465,46 @@ module Bloomc
       raise UsageError, "FILTER - is read from stdin: give the KEYs as arguments" if path == "-" && args.include?("-")
 
       filter = load(path)
-      invert = opts.fetch(:invert, false)
+      # --count and --quiet print no key: @keys_out swallows them.
+      @keys_out = opts[:count] || opts[:quiet] ? File.open(File::NULL, "wb") : @stdout
       @stdout.sync = true if args.include?("-")
       # The KEYs in order, each "-" the lines of stdin (read once: a second
-      # "-" finds it at its end).
+      # "-" finds it at its end). --quiet stops at the first key selected.
       fields = opts if split
-      printed = args.chunk_while { |a, b| a != "-" && b != "-" }.sum do |run|
-        run == ["-"] ? query_stdin(filter, fields, invert) : query_keys(filter, run.map(&:b), invert)
+      selected = 0
+      args.chunk_while { |a, b| a != "-" && b != "-" }.each do |run|
+        break if opts[:quiet] && selected.positive?
+
+        selected += run == ["-"] ? query_stdin(filter, fields, opts) : query_keys(filter, run.map(&:b), opts.fetch(:invert, false))
       end
-      printed.positive? ? OK : NONE_FOUND
+      @stdout.puts(selected) if opts[:count] && !opts[:quiet]
+      selected.positive? ? OK : NONE_FOUND
+    ensure
+      @keys_out.close if @keys_out && !@keys_out.equal?(@stdout)
     end
 
-    # Prints the keys held (invert: not held); returns how many it printed.
+    # Prints the keys held (invert: not held); returns how many it selected.
     def query_keys(filter, keys, invert)
       found = filter.include_all(keys)
       picked = keys.each_index.reject { |i| found[i] == invert }
-      @stdout.write(picked.map { |i| "#{keys[i]}\n" }.join)
+      @keys_out.write(picked.map { |i| "#{keys[i]}\n" }.join)
       picked.size
     end
 
     # The lines of stdin, looked up in C (no Ruby object a key), by chosen
-    # fields when +split+ holds --delimiter or --fields; returns how many it
-    # printed.
-    def query_stdin(filter, split, invert)
+    # fields when opts hold --delimiter or --fields (+split+); returns how
+    # many it selected.
+    def query_stdin(filter, split, opts)
       delimiter = split.fetch(:delimiter, ",").ord if split
       fields = split&.fetch(:fields, nil)
       out = +"".b
-      printed = 0
+      selected = 0
       each_chunk(["-"]) do |lines, length|
-        printed += filter.send(:query_lines, lines, out.clear, length, delimiter, fields, invert)
-        @stdout.write(out)
+        selected += filter.send(:query_lines, lines, out.clear, length, delimiter, fields, opts.fetch(:invert, false))
+        @keys_out.write(out)
+        break if opts[:quiet] && selected.positive?
       end
-      printed
+      selected
     end
 
     # --fields: 1,3 and 2-4 (from 1, as cut counts) to the map query_lines
@@ -534,9 +574,9 @@ module Bloomc
       raise UsageError, "give one FILTER" unless paths.size == 1
 
       filter = load(paths.first)
-      return say(JSON.generate(Format.json_representation(filter))) if opts[:json]
+      return say(filter.to_json) if opts[:json]
 
-      rows = { "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
+      rows = { "keys" => keys_held(filter.to_h), "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
       rows["k"] = filter.k if filter.respond_to?(:k)
       rows["width"] = filter.width if filter.respond_to?(:width)
       rows["fingerprint bits"] = filter.fingerprint_bits if filter.respond_to?(:fingerprint_bits)
@@ -545,8 +585,7 @@ module Bloomc
         rows["layers"] = filter.layers.map { |l| "#{l.count}/#{l.capacity} (m=#{l.m} k=#{l.k})" }.join(", ")
         rows["error rate"] = filter.error_rate
       end
-      rows["capacity"] = filter.capacity if filter.capacity
-      rows["keys added"] = filter.size if filter.respond_to?(:size)
+      rows["keys added"] = "#{filter.size} (repeats included)" if filter.respond_to?(:size)
       rows["fill"] = format("%.4f%%", filter.fill_ratio * 100)
       estimate = filter.estimated_count
       rows["estimated count"] = estimate.finite? ? estimate.round : "saturated (every cell set)"
@@ -562,19 +601,30 @@ module Bloomc
       say(rows.map { |name, value| "#{name}: #{value}" }.join("\n"))
     end
 
+    # info's first line: the keys new to the filter against its capacity
+    # (what its false-positive rate follows), else the keys it holds.
+    def keys_held(described)
+      stats = described[:stats]
+      held = stats.key?(:size) ? "#{stats[:size]} added" : "about #{stats[:estimated_count].round} (its cells' estimate)"
+      capacity = described.dig(:sizing, :capacity) or return held
+
+      count = described.dig(:sizing, :keys_new)
+      held = "#{count} new to it" if count
+      count ||= stats[:size] || stats[:estimated_count].round
+      "#{held}, #{format('%.0f', 100.0 * count / capacity)}% of its capacity #{capacity}#{' (over it)' if count > capacity}"
+    end
+
     def serve(argv)
       opts, dirs = parse(argv) || (return OK)
       raise UsageError, "give one DIR to serve" unless dirs.size == 1
 
-      begin
-        require "bloomc/serve"
-      rescue LoadError => e
-        raise UsageError, e.message
-      end
+      needs_gems("rack", "puma")
+      require "bloomc/serve"
       raise UsageError, "--slide NAME needs --ttl SECONDS" if opts[:slide] && !opts[:ttl]
       raise UsageError, "--ttl and --error are for --slide NAME" if !opts[:slide] && (opts[:ttl] || opts[:error])
 
-      server = Serve.new(dirs.first, bind: opts.fetch(:bind, "127.0.0.1"), port: opts.fetch(:port, SERVE_PORT), log: @stdout)
+      log = opts[:quiet] ? File.open(File::NULL, "w") : @stdout
+      server = Serve.new(dirs.first, bind: opts.fetch(:bind, "127.0.0.1"), port: opts.fetch(:port, SERVE_PORT), log: log)
       slide(server.rack_app, opts) if opts[:slide]
       @stderr.puts("bloomc serve: #{dirs.first} at #{server.url} (Ctrl-C stops)")
       Signal.trap("TERM") { Thread.main.raise(Interrupt) }
@@ -600,6 +650,19 @@ module Bloomc
       rescue IOError, SystemCallError => e
         @stderr.puts("bloomc serve: --slide stopped reading stdin (#{e.message})")
       end
+    end
+
+    # The optional gems a command runs on, refused as one line that says how
+    # a CLI user installs those missing (a LoadError's own message is a
+    # Gemfile's advice, with did_you_mean's guesses).
+    def needs_gems(*names)
+      missing = names.reject do |name|
+        require name
+        true
+      rescue LoadError
+        false
+      end
+      raise UsageError, "needs the gem#{'s' unless missing.one?} #{missing.join(' and ')}: gem install #{missing.join(' ')}" if missing.any?
     end
 
     # A FormatError names the path; so does a filter too large for memory.
@@ -630,7 +693,7 @@ module Bloomc
         io = name == "-" ? @stdin : File.open(name, "rb")
         begin
           io.binmode
-          progress = Progress.new(@stderr, @stdout, io, name)
+          progress = Progress.new(@quiet ? nil : @stderr, @stdout, io, name)
           read_lines(io, progress, name == "-" ? "stdin" : name, &block)
           progress.finish
         ensure
@@ -739,7 +802,7 @@ module Bloomc
       def initialize(stderr, stdout, io, name)
         @after = Float(ENV.fetch("BLOOMC_PROGRESS_AFTER", "1.5"), exception: false) || 1.5 # seconds
         # A terminal's stderr only, and not when the lines go to it too.
-        @shown = stderr.tty? && !stdout.tty?
+        @shown = stderr&.tty? && !stdout.tty?
         @stderr = stderr
         stat = io.stat
         @total = stat.file? ? stat.size : nil # IO#size is File's alone: stdin may be a file

@@ -184,7 +184,7 @@ RSpec.describe "exe/bloomc", :slow do
       expect(run("build", "--kind", "cuckoo", "--capacity", "1000", "-o", path("c.bloom"), path("k.txt"))[2]).to eq(0)
       out, _err, status = run("info", path("c.bloom"))
       expect(status).to eq(0)
-      expect(out).to match(/\Akind: CuckooFilter\nm: 1120\nfingerprint bits: 13\ncapacity: 1000\nkeys added: 1000\n/)
+      expect(out).to match(/\Akeys: 1000 added, 100% of its capacity 1000\nkind: CuckooFilter\nm: 1120\nfingerprint bits: 13\nkeys added: 1000 /)
       expect(Bloomc.load_file(path("c.bloom")).all_include?((1..1000).map { |i| "key-#{i}" })).to be(true)
       out, err, status = run("build", "--kind", "cuckoo", "--capacity", "100", "-o", path("small.bloom"), path("k.txt"))
       expect([out, status]).to eq(["", 2])
@@ -214,7 +214,7 @@ RSpec.describe "exe/bloomc", :slow do
       expect(run("build", "--kind", "fuse", "--error", "0.01", "-o", path("f8.bloom"), path("k.txt"))[2]).to eq(0)
       expect(Bloomc.load_file(path("f8.bloom")).fingerprint_bits).to eq(8)
       out, _err, status = run("info", path("f8.bloom"))
-      expect([out[/\Akind: .*$/], status]).to eq(["kind: BinaryFuseFilter", 0])
+      expect([out[/\A.*\n.*$/], status]).to eq(["keys: 1000 added\nkind: BinaryFuseFilter", 0])
     end
 
     it "describes a saved filter" do
@@ -222,7 +222,8 @@ RSpec.describe "exe/bloomc", :slow do
       run("build", "--capacity", "1000", "--error", "0.01", "-o", path("k.bloom"), path("k.txt"))
       out, err, status = run("info", path("k.bloom"))
       expect([err, status]).to eq(["", 0])
-      expect(out).to match(/\Akind: BloomFilter\nm: 9595\nk: 7\ncapacity: 1000\nkeys added: 1000\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
+      expect(out).to match(/\Akeys: (99\d|1000) new to it, (99|100)% of its capacity 1000\nkind: BloomFilter\nm: 9595\nk: 7\n/)
+      expect(out).to match(/\nkeys added: 1000 \(repeats included\)\nfill: 5\d\.\d+%\nestimated count: (9[5-9]\d|10[0-4]\d)\n/)
       expect(out).to include("false-positive rate: 0.0", "size on disk: #{File.size(path('k.bloom'))} bytes")
       expect(out).not_to include("metadata")
     end
@@ -322,7 +323,7 @@ RSpec.describe "exe/bloomc", :slow do
       expect(err).to match(/\Abloomc build: warning: \d+ keys were new to a filter sized for --capacity 1000; past it/)
       out, err, status = run("info", path("small.bloom"))
       expect(status).to eq(0)
-      expect(out).to include("capacity: 1000\n", "over capacity: yes")
+      expect(out).to match(/\Akeys: \d+ new to it, \d+% of its capacity 1000 \(over it\)\n/).and include("over capacity: yes")
       expect(err).to match(/\Abloomc info: warning: .*small\.bloom holds more keys than its capacity; its false-positive rate is 0\.\d+, above the 0\.001/)
       run("build", "--capacity", "10000", "-o", path("roomy.bloom"), input)
       out, err, = run("info", path("roomy.bloom"))
@@ -337,7 +338,7 @@ RSpec.describe "exe/bloomc", :slow do
       expect([grown.layers.size, grown.error_rate, grown.all_include?(many)]).to eq([2, 0.001, true])
       out, err, = run("info", path("grown.bloom"))
       expect(err).to eq("")
-      expect(out).to match(%r{\Akind: ScalableBloomFilter\nm: \d+\nlayers: 262144/262144 \(m=\d+ k=\d+\), 3\d{4}/524288 \(m=\d+ k=\d+\)\nerror rate: 0.001\n})
+      expect(out).to match(%r{\Akeys: \d+ added\nkind: ScalableBloomFilter\nm: \d+\nlayers: 262144/262144 \(m=\d+ k=\d+\), 3\d{4}/524288 \(m=\d+ k=\d+\)\nerror rate: 0.001\n})
       expect(run("build", "--kind", "scalable", "--capacity", "100", "-o", path("s.bloom"), input)[2]).to eq(0)
       expect(Bloomc.load_file(path("s.bloom")).initial_capacity).to eq(100)
       expect(run("query", "--invert", path("s.bloom"), input: many.first(3000).join("\n"))).to eq(["", "", 1])
@@ -649,7 +650,7 @@ RSpec.describe "exe/bloomc", :slow do
     expect(Bloomc.load(built).include_all(%w[a b c])).to eq([true, true, false])
     merged, = run("merge", "-o", "-", write("f.bloom", built), path("f.bloom"))
     expect(Bloomc.load(merged).size).to eq(4)
-    expect(run("info", "-", input: merged)[0]).to include("keys added: 4")
+    expect(run("info", "-", input: merged)[0]).to include("keys added: 4 (repeats included)")
     expect(run("query", "-", "a", "c", input: built)).to eq(["a\n", "", 0])
     expect(run("query", "-", input: built)).to eq(["", "bloomc query: FILTER - is read from stdin: give the KEYs as arguments\n", 2])
   end
@@ -659,6 +660,69 @@ RSpec.describe "exe/bloomc", :slow do
     json = JSON.parse(run("info", "--json", write("j.bloom", built))[0])
     expect(json.values_at("kind", "kind_number")).to eq(["ScalableBloomFilter", 9])
     expect(json["parameters"]["count"]).to eq(2)
+  end
+
+  # The demo's case: 2 million lines of which 455,000 are distinct, into a
+  # filter sized for 500,000; "keys added" alone read as 4 times over.
+  it "leads info with the keys new to the filter against its capacity" do
+    write("k.txt", Array.new(3000) { |i| "key-#{i % 600}\n" }.join)
+    run("build", "--capacity", "500", "-o", path("over.bloom"), path("k.txt"))
+    run("build", "--capacity", "1000", "-o", path("under.bloom"), path("k.txt"))
+    run("build", "-o", path("grows.bloom"), path("k.txt"))
+    # past capacity, a few of the 600 are false positives, and not new
+    expect(run("info", path("over.bloom"))[0]).to match(/\Akeys: 59\d new to it, 1[12]\d% of its capacity 500 \(over it\)\n/)
+    under = run("info", path("under.bloom"))[0]
+    expect(under).to start_with("keys: 600 new to it, 60% of its capacity 1000\n").and include("keys added: 3000 (repeats included)")
+    expect(run("info", path("grows.bloom"))[0]).to start_with("keys: 600 added\n")
+  end
+
+  # A grep user's -c is a count: no option is taken by a prefix of its name.
+  it "takes options by their whole names only, with --name=value too" do
+    write("k.txt", "a\nb\n")
+    run("build", "--capacity=100", "-o", path("f.bloom"), path("k.txt"))
+    expect(Bloomc.load_file(path("f.bloom")).capacity).to eq(100)
+    expect(run("query", "-c", path("f.bloom"), "a", "b", "z")).to eq(["2\n", "", 0])
+    expect(run("query", "--count", "--invert", path("f.bloom"), "a", "z")).to eq(["1\n", "", 0])
+    expect(run("query", "-c", path("f.bloom"), "z")).to eq(["0\n", "", 1])
+    {
+      %w[query --cr f a] => "invalid option: --cr",
+      %w[query --inv f a] => "invalid option: --inv",
+      %w[build --cap 10 -o f] => "invalid option: --cap",
+      %w[build -c 10 -o f] => "invalid option: -c",
+      %w[dedup -e 0.1] => "invalid option: -e",
+      %w[info --version f] => "invalid option: --version",
+      %w[info --*-completion-bash=x f] => "invalid option: --*-completion-bash=x"
+    }.each do |args, message|
+      expect(run(*args)).to eq(["", "bloomc #{args[0]}: #{message}\n", 2]), args.inspect
+    end
+    expect(run("query", path("f.bloom"), "--", "-v")).to eq(["", "", 1]) # -- ends the options: -v is a key
+  end
+
+  it "is quiet with -q: query prints nothing and stops at the first key held; build and dedup warn of nothing" do
+    write("k.txt", "a\nb\n")
+    run("build", "--capacity", "100", "-o", path("f.bloom"), path("k.txt"))
+    expect(run("query", "-q", path("f.bloom"), "z", "a")).to eq(["", "", 0])
+    expect(run("query", "--quiet", path("f.bloom"), "z")).to eq(["", "", 1])
+    # a held key, then more than a chunk, then a line past --max-line: -q
+    # stops before it
+    input = "a\n#{"z\n" * 600_000}#{'x' * 2048}\n"
+    expect(run("query", "--max-line", "1K", path("f.bloom"), input: input)[2]).to eq(2)
+    expect(run("query", "-q", "--max-line", "1K", path("f.bloom"), input: input)).to eq(["", "", 0])
+    many = Array.new(500) { |i| "k#{i}\n" }.join
+    expect(run("build", "-q", "--capacity", "10", "-o", path("over.bloom"), input: many)).to eq(["", "", 3])
+    out, err, status = run("dedup", "--quiet", "--capacity", "10", input: many)
+    expect([err, status]).to eq(["", 3])
+    expect(out.lines.size).to be_between(10, 500)
+  end
+
+  it "names the gems serve needs as a CLI user installs them, on one line" do
+    Dir.mkdir(path("filters"))
+    # Without RubyGems and outside the bundle (whose RUBYOPT and RUBYLIB
+    # would find them), neither gem loads; a server that starts all the same
+    # is stopped after 20 s, and fails the example.
+    unbundled = { "RUBYOPT" => nil, "RUBYLIB" => nil, "BUNDLE_GEMFILE" => nil, "BUNDLER_SETUP" => nil }
+    out, err, status = Open3.capture3(unbundled, "timeout", "20", RbConfig.ruby, "--disable-gems", "-I", lib, exe, "serve", path("filters"))
+    expect([out, err, status.exitstatus]).to eq(["", "bloomc serve: needs the gems rack and puma: gem install rack puma\n", 2])
   end
 
   it "prints --help for each command and --version" do
