@@ -82,4 +82,8 @@ require_relative "bloomc/periodic_filter"
 module Bloomc
   # Positions for the Redis filters (lib/bloomc/redis.rb).
   private_constant :RedisLayout
+  # The modules the filter classes are made of: their methods are the
+  # classes' API, documented there, and none is for users to include.
+  private_constant :Batch, :ForkHook, :HashFunction, :Inspect, :Mapped, :Metadata, :Pages, :PartStats,
+                   :Persistence, :SetOps, :Sizing, :Stats
 end

@@ -362,7 +362,7 @@ RSpec.describe "memory-mapped filters" do
     # suite. raced: as if the path had been a regular file, or nothing, when
     # open checked it, and was replaced before the open itself.
     def expect_refused(name, what, readonly:, raced:)
-      allow(Bloomc::Mapped).to receive(:check_regular) if raced
+      allow(Bloomc.const_get(:Mapped)).to receive(:check_regular) if raced
       named = File.expand_path(name, @dir)
       target = File.realdirpath(named)
       # The check names the link and its target; the descriptor's fstat, the
@@ -434,7 +434,7 @@ RSpec.describe "memory-mapped filters" do
 
   it "leaves an empty file empty when mapping it fails after its header was written" do
     File.write(path, "")
-    allow(Bloomc::Mapped).to receive(:map).and_raise(Errno::ENOMEM)
+    allow(Bloomc.const_get(:Mapped)).to receive(:map).and_raise(Errno::ENOMEM)
     expect { Bloomc::BloomFilter.open(path, m: 1000, k: 3) }.to raise_error(Errno::ENOMEM)
     expect(File.size(path)).to eq(0)
   end
@@ -491,17 +491,17 @@ RSpec.describe "memory-mapped filters" do
       file.truncate(size)
       file.pwrite("data", size / 2)
       expect(File.stat(path).blocks * 512).to be < size / 2
-      how = Bloomc::Mapped.send(:reserve_blocks, file.fileno, size, path, false)
+      how = Bloomc.const_get(:Mapped).send(:reserve_blocks, file.fileno, size, path, false)
       expect(how).to eq(:zeros) unless features[:fallocate] || features[:posix_fallocate]
       expect(how).to eq(:fallocate).or eq(:zeros)
       expect(File.stat(path).blocks * 512).to be >= size
-      expect(Bloomc::Mapped.send(:reserve_blocks, file.fileno, size, path, false)).to eq(:allocated) if how == :zeros
+      expect(Bloomc.const_get(:Mapped).send(:reserve_blocks, file.fileno, size, path, false)).to eq(:allocated) if how == :zeros
     end
     expect(File.binread(path)).to eq(("\0".b * size).tap { |bytes| bytes[size / 2, 4] = "data" })
   end
 
   it "removes the file it created when the reservation is interrupted" do
-    allow(Bloomc::Mapped).to receive(:reserve_blocks).and_raise(Interrupt)
+    allow(Bloomc.const_get(:Mapped)).to receive(:reserve_blocks).and_raise(Interrupt)
     expect { Bloomc::BloomFilter.open(path, m: 2**20, k: 3) }.to raise_error(Interrupt)
     expect(Dir.children(@dir)).to eq([])
   end
@@ -580,7 +580,7 @@ RSpec.describe "memory-mapped filters" do
     end
 
     it "reserves by writing zeros where the file system cannot fallocate" do
-      allow(Bloomc::Mapped).to receive(:reserve_blocks).and_wrap_original do |original, fd, length, path, _zeros|
+      allow(Bloomc.const_get(:Mapped)).to receive(:reserve_blocks).and_wrap_original do |original, fd, length, path, _zeros|
         expect(original.call(fd, length, path, true)).to eq(:zeros)
       end
       with_small_file_system("1m") do |dir|

@@ -183,7 +183,7 @@ module BadInputMatrix
     ]
   }.to_h do |klass, forms|
     # prefault: on every filter class's new (lib/bloomc/pages.rb).
-    next [klass, forms] unless klass.include?(Bloomc::Pages)
+    next [klass, forms] unless klass.include?(Bloomc.const_get(:Pages))
 
     [klass, forms.map { |form| form.merge(kw: form.fetch(:kw, {}).merge(prefault: [:boolean, false])) }]
   end.freeze
