@@ -97,11 +97,13 @@ RUBY_FUNC_EXPORTED void Init_bloomc(void)
     rb_global_variable(&bloomc_eFormatError);
     /* Largest k a filter accepts. */
     rb_define_const(bloomc_mBloomc, "MAX_K", INT2FIX(BF_K_MAX));
-    /* The hash functions a filter can map keys with (see bf_probe.h). */
     VALUE kinds = rb_hash_new();
     rb_hash_aset(kinds, ID2SYM(rb_intern("murmur3")), INT2FIX(BF_HASH_MURMUR3));
     rb_hash_aset(kinds, ID2SYM(rb_intern("fnv1a")), INT2FIX(BF_HASH_FNV1A));
     rb_hash_aset(kinds, ID2SYM(rb_intern("murmur3_mixed")), INT2FIX(BF_HASH_MURMUR3_MIXED));
+    /* The hash functions a filter's hash: takes (:murmur3_mixed, the
+     * default; :murmur3; :fnv1a, bloombroom's), each by its number in the
+     * file format (see bf_probe.h). */
     rb_define_const(bloomc_mBloomc, "HASH_FUNCTIONS", rb_obj_freeze(kinds));
 
     bloomc_init_fnv(bloomc_mBloomc);

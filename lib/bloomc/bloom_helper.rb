@@ -3,6 +3,7 @@
 module Bloomc
   # Sizing and hashing helpers.
   module BloomHelper
+    # ln 2: k = (m / n) ln 2 probes make the fewest false positives.
     LN2 = Math.log(2)
 
     # The probe values of +key+ that a filter with seed 0 uses: k 64-bit

@@ -34,10 +34,14 @@ module Bloomc
     include HashFunction
     include PartStats
 
-    # Defaults, chosen by measurement (docs/FILTERS.md, "The scalable filter").
+    # Defaults, chosen by measurement (docs/FILTERS.md, "The scalable
+    # filter"): the keys the first layer takes,
     DEFAULT_INITIAL_CAPACITY = 8192
+    # how many times the one before each layer after takes,
     DEFAULT_GROWTH = 2
+    # the factor each layer's rate is tightened by after the even ones,
     DEFAULT_TIGHTENING = 0.8
+    # and how many first layers share the rate evenly.
     DEFAULT_EVEN_LAYERS = 10
     # The most layers a filter has (far more than growth 2 needs to reach
     # the 2**60 bits a layer may hold).

@@ -37,6 +37,8 @@ module Bloomc
     include Stats
     include Sizing
 
+    # algorithm: takes :mi (minimum increase, the default) or :rm
+    # (recurring minimum, with a secondary filter).
     ALGORITHMS = %i[mi rm].freeze
 
     # call-seq:
