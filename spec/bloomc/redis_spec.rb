@@ -204,7 +204,7 @@ RedisSpecSupport.with_server("Bloomc::Redis specs") do
             end
 
             it "refuses bad names, shapes and keys with clear errors, changing nothing" do
-              expect { klass.new(nil, name, m: 10, k: 2) }.to raise_error(TypeError, /client of the redis gem/)
+              expect { klass.new(nil, name, m: 10, k: 2) }.to raise_error(TypeError, /client of the redis or redis-client gem/)
               expect { klass.new(@redis, "a{b}", m: 10, k: 2) }.to raise_error(ArgumentError, /without braces/)
               expect { klass.new(@redis, :sym, m: 10, k: 2) }.to raise_error(ArgumentError, /non-empty String/)
               expect { build(klass, m: 0, k: 2, **extra.fetch(klass, {})) }.to raise_error(ArgumentError)
