@@ -29,6 +29,9 @@ module Bloomc
       ACCEPTED = "a client of the redis or redis-client gem: Redis, Redis::Cluster (redis-clustering), RedisClient, " \
                  "RedisClient::Cluster (redis-cluster-client), or a ConnectionPool (or RedisClient::Pooled) of one of those"
 
+      CLASS_OF = Kernel.instance_method(:class)
+      private_constant :CLASS_OF
+
       # The classes of +names+ that are loaded (a gem not required has none).
       def self.loaded(*names) = names.filter_map { |name| Object.const_get(name, false) if Object.const_defined?(name, false) }
 
@@ -111,9 +114,11 @@ module Bloomc
       def checked_kind(client)
         kind = self.class.kind_of_client(client)
         return kind if kind
-        raise TypeError, "redis must be #{ACCEPTED}, not #{client.class}" unless @pool
 
-        raise TypeError, "the pool given as redis lent a #{client.class}: its connections must be clients of the redis " \
+        type = CLASS_OF.bind_call(client) # a BasicObject has no #class
+        raise TypeError, "redis must be #{ACCEPTED}, not #{type}" unless @pool
+
+        raise TypeError, "the pool given as redis lent a #{type}: its connections must be clients of the redis " \
                          "or redis-client gem (Redis, Redis::Cluster, RedisClient, RedisClient::Cluster)"
       end
 
