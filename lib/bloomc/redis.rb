@@ -38,6 +38,7 @@ end
 # three classes their base class (filter.rb, with the stats and set
 # operations in local_api.rb).
 require_relative "redis/errors"
+require_relative "redis/connection"
 require_relative "redis/scripts"
 require_relative "redis/filter"
 require_relative "redis/local_api"

@@ -58,6 +58,7 @@ module RedisSpecSupport
   def unavailable
     require "bloomc/redis"
     require "redis-clustering"
+    require "connection_pool"
     return "BLOOMC_REDIS_URL is not set and redis-server is not installed to start one" unless url
 
     Redis.new(url: url, timeout: 1).ping
@@ -114,6 +115,37 @@ module RedisSpecSupport
   end
 
   def cluster_client = Redis::Cluster.new(nodes: cluster_nodes)
+
+  # The clients a filter takes, by form: "a FORM" => [:standalone or
+  # :cluster, a lambda of the server's URL (a cluster's node URLs) and the
+  # client's options (timeout:, reconnect_attempts:)]. A pool lends two
+  # connections.
+  def client_forms
+    {
+      "a Redis" => [:standalone, ->(url, **options) { Redis.new(url: url, **options) }],
+      "a RedisClient" => [:standalone, ->(url, **options) { RedisClient.new(url: url, **options) }],
+      "a ConnectionPool of Redis" => [:standalone, ->(url, **options) { ConnectionPool.new(size: 2) { Redis.new(url: url, **options) } }],
+      "a ConnectionPool of RedisClient" => [:standalone, ->(url, **options) { ConnectionPool.new(size: 2) { RedisClient.new(url: url, **options) } }],
+      "a RedisClient::Pooled" => [:standalone, ->(url, **options) { RedisClient.config(url: url, **options).new_pool(size: 2) }],
+      "a ConnectionPool.wrap of Redis" => [:standalone, ->(url, **options) { ConnectionPool.wrap(size: 2) { Redis.new(url: url, **options) } }],
+      "a Redis::Cluster" => [:cluster, ->(nodes, **options) { Redis::Cluster.new(nodes: nodes, **options) }],
+      "a RedisClient::Cluster" => [:cluster, ->(nodes, **options) { RedisClient.cluster(nodes: nodes, **options).new_client }],
+      "a ConnectionPool of Redis::Cluster" =>
+        [:cluster, ->(nodes, **options) { ConnectionPool.new(size: 2) { Redis::Cluster.new(nodes: nodes, **options) } }],
+      "a ConnectionPool of RedisClient::Cluster" =>
+        [:cluster, ->(nodes, **options) { ConnectionPool.new(size: 2) { RedisClient.cluster(nodes: nodes, **options).new_client } }]
+    }
+  end
+
+  # Sends PING through a client of any form (client_forms), which connects
+  # it (a pool: one of its connections).
+  def ping(client)
+    case client
+    when Redis then client.ping
+    when RedisClient, RedisClient::Cluster then client.call("PING")
+    else client.with { |lent| ping(lent) }
+    end
+  end
 
   # Where the specs run each example: { "a standalone server" => a lambda
   # that connects, "a Redis Cluster" => ... }.

@@ -76,7 +76,7 @@ module Bloomc
         local = Bloomc::ContinuousBloomFilter.new(m, k, ttl, seed: @seed, hash: hash_function)
         fields, body = local.send(:export_core)
         gen = server_generation
-        offset = stored_count(guarded { redis.get(shard_key(0, "slot")) }, shard_key(0, "slot"), max: 14)
+        offset = stored_count(read("GET", shard_key(0, "slot")), shard_key(0, "slot"), max: 14)
         ages = (0..2).map { |age| read_string(generation_key(gen - age), (m + 7) / 8) }
         fields[4] = ((gen + offset) % 15) + 1
         cells = RedisLayout.continuous_from_redis(*ages, m, fields[4])

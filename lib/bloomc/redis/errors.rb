@@ -15,16 +15,32 @@ module Bloomc
     # error is the cause. Nothing of the refused script call was written.
     class CommandError < Bloomc::Error; end
 
-    # Whether an error of redis-rb (or redis-clustering) means that a server
-    # could not be reached, rather than that it refused a command.
+    # The errors of the clients (redis-rb, redis-clustering, redis-client,
+    # redis-cluster-client) and of a pool (connection_pool) that a filter
+    # turns into its own, of the gems loaded.
+    # @api private
+    def self.client_errors
+      Connection.loaded("Redis::BaseError", "RedisClient::Error", "ConnectionPool::PoolShuttingDownError", "ConnectionPool::TimeoutError")
+    end
+
+    # Whether a client's error is a server's refusal of a command.
+    # @api private
+    def self.command_error?(error) = Connection.loaded("Redis::CommandError", "RedisClient::CommandError").any? { |type| error.is_a?(type) }
+
+    # Whether a client's error means that a server could not be reached,
+    # rather than that it refused a command: a broken connection or a
+    # timeout, a cluster whose nodes did not answer (every node's error of
+    # a collection such), or a pool that lent no connection in time (or
+    # was shut down).
     # @api private
     def self.connection_error?(error)
-      return true if error.is_a?(::Redis::BaseConnectionError) || error.is_a?(::RedisClient::ConnectionError)
-      return false unless defined?(::Redis::Cluster::InitialSetupError)
-
       case error
-      when ::Redis::Cluster::InitialSetupError, ::Redis::Cluster::NodeMightBeDown then true
-      when ::Redis::Cluster::CommandErrorCollection
+      when *Connection.loaded("Redis::BaseConnectionError", "RedisClient::ConnectionError", "Redis::Cluster::InitialSetupError",
+                              "Redis::Cluster::NodeMightBeDown", "RedisClient::Cluster::InitialSetupError",
+                              "RedisClient::Cluster::NodeMightBeDown", "ConnectionPool::PoolShuttingDownError",
+                              "ConnectionPool::TimeoutError")
+        true
+      when *Connection.loaded("Redis::Cluster::CommandErrorCollection", "RedisClient::Cluster::ErrorCollection")
         !error.errors.empty? && error.errors.values.all? { |inner| connection_error?(inner) }
       else false
       end

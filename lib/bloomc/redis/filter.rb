@@ -19,8 +19,10 @@ module Bloomc
       LIMITS = %w[capacity error_rate].freeze
       private_constant :META, :LIMITS
 
-      # @return [Redis, Redis::Cluster] the client
-      attr_reader :redis
+      # @return [Object] the client the filter was given: a Redis,
+      #   Redis::Cluster, RedisClient, RedisClient::Cluster, or a pool of one
+      #   of those (see Bloomc::Redis)
+      def redis = connection.given
       # @return [String] the filter's name
       attr_reader :name
       # @return [Integer] Redis keys the cells are spread over
@@ -198,12 +200,12 @@ module Bloomc
       # checks it against the stored one and builds the layout. shape[:limits]
       # ([capacity, error_rate]) records limits beside an m and k given.
       def open(redis, name, shape, shards)
-        raise TypeError, "redis must be a client of the redis gem (Redis or Redis::Cluster), not #{redis.class}" unless redis.is_a?(::Redis)
+        connection = Connection.new(redis) # TypeError for anything but a client or a pool of clients
         unless name.is_a?(String) && !name.empty? && !name.match?(/[{}]/)
           raise ArgumentError, "name must be a non-empty String without braces, not #{name.inspect}"
         end
 
-        @redis = redis
+        @connection = connection
         @name = name.dup.freeze
         asked = shape.compact.empty? && shards.nil? ? nil : meta_for(shape, shards || 1)
         stored = stored_meta(asked)
@@ -258,7 +260,7 @@ module Bloomc
 
       # The sum of a counter over the shards.
       def counter_sum(part)
-        counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, part)) } } }
+        counts = read_all(Array.new(shards) { |i| ["GET", shard_key(i, part)] })
         counts.each_with_index.sum { |count, i| stored_count(count, shard_key(i, part)) }
       end
 
@@ -309,7 +311,7 @@ module Bloomc
       # The stored parameters (Strings, as Redis returns them), created from
       # +asked+ when there are none; nil when there are none and no +asked+.
       def stored_meta(asked)
-        return guarded { redis.hgetall(meta_key) }.then { |h| h.empty? ? nil : h } unless asked
+        return read_hash(meta_key).then { |h| h.empty? ? nil : h } unless asked
 
         pairs = script(:meta, [meta_key], asked.flat_map { |field, value| [field, value] }, once: true)
         pairs.empty? ? asked : pairs.each_slice(2).to_h
@@ -403,11 +405,13 @@ module Bloomc
       # has passed by the end of the writing, the key is deleted instead.
       def replace_string(key, bytes, expire_at: nil)
         staging = "#{key}:loading"
-        write("DEL", staging)
-        (0...bytes.bytesize).step(CHUNK) { |at| write("SETRANGE", staging, at, bytes.byteslice(at, CHUNK)) }
-        return write("RENAME", staging, key) unless expire_at
+        on_one_connection do
+          write("DEL", staging)
+          (0...bytes.bytesize).step(CHUNK) { |at| write("SETRANGE", staging, at, bytes.byteslice(at, CHUNK)) }
+          next write("RENAME", staging, key) unless expire_at
 
-        script(:install_expiring, [staging, key], [expire_at], once: true)
+          script(:install_expiring, [staging, key], [expire_at], once: true)
+        end
       end
 
       # The first +length+ bytes of key's string, each chunk padded to its
@@ -415,58 +419,52 @@ module Bloomc
       # it is read).
       def read_string(key, length)
         guarded do
-          (0...length).step(CHUNK).map do |at|
-            size = [CHUNK, length - at].min
-            (redis.getrange(key, at, at + size - 1) || "").b.ljust(size, "\0")
-          end.join
+          connection.with do |client|
+            (0...length).step(CHUNK).map do |at|
+              size = [CHUNK, length - at].min
+              (client.call_v(["GETRANGE", key, at, at + size - 1]) || "").b.ljust(size, "\0")
+            end.join
+          end
         end
       end
 
       # One script call (EVALSHA, loading the script when the server lacks
-      # it); a write (+once+) is sent at most once (see send_once).
-      def script(name, keys, argv, once: false)
-        if once
-          command = ["EVALSHA", SHAS.fetch(name), keys.size, *keys, *argv]
-          result = send_once([command], exception: false).first
-          if no_script?(result) # it did not run
-            guarded { redis.script(:load, SCRIPTS.fetch(name)) }
-            result = send_once([command], exception: false).first
-          end
-          return result.is_a?(StandardError) ? guarded { raise result } : result
-        end
-
-        guarded do
-          redis.evalsha(SHAS.fetch(name), keys: keys, argv: argv)
-        rescue ::Redis::CommandError, ::RedisClient::CommandError => e
-          raise unless no_script?(e)
-
-          redis.script(:load, SCRIPTS.fetch(name))
-          redis.evalsha(SHAS.fetch(name), keys: keys, argv: argv)
-        end
-      end
+      # it, on the same connection); a write (+once+) is sent at most once
+      # (see send_once).
+      def script(name, keys, argv, once: false) = pipelined_scripts(name, [[nil, keys, argv]], once: once).first
 
       # Script calls in one pipeline; the calls a server refused for lack of
-      # the script (they did not run) run again once it is loaded. Writes
-      # (+once+) are sent at most once each.
+      # the script (they did not run) run again once it is loaded, all on
+      # one connection. Writes (+once+) are sent at most once each.
       def pipelined_scripts(name, calls, once: false)
         sha = SHAS.fetch(name)
-        run = lambda do |list|
-          if once
-            send_once(list.map { |_, keys, argv| ["EVALSHA", sha, keys.size, *keys, *argv] }, exception: false)
-          else
-            guarded { redis.pipelined(exception: false) { |pipe| list.each { |_, keys, argv| pipe.evalsha(sha, keys: keys, argv: argv) } } }
+        guarded do
+          connection.with do |client|
+            run = lambda do |list|
+              commands = list.map { |_, keys, argv| ["EVALSHA", sha, keys.size, *keys, *argv] }
+              once ? pipeline_once(client, commands, exception: false) : pipeline(client, commands, exception: false)
+            end
+            results = run.call(calls)
+            missing = results.each_index.select { |i| no_script?(results[i]) }
+            unless missing.empty?
+              client.call_v(["SCRIPT", "LOAD", SCRIPTS.fetch(name)])
+              again = run.call(missing.map { |i| calls[i] })
+              missing.each_with_index { |i, j| results[i] = again[j] }
+            end
+            results.each { |result| raise result if result.is_a?(StandardError) }
           end
         end
-        results = run.call(calls)
-        missing = results.each_index.select { |i| no_script?(results[i]) }
-        unless missing.empty?
-          guarded { redis.script(:load, SCRIPTS.fetch(name)) }
-          again = run.call(missing.map { |i| calls[i] })
-          missing.each_with_index { |i, j| results[i] = again[j] }
-        end
-        guarded { results.each { |result| raise result if result.is_a?(StandardError) } }
-        results
       end
+
+      # A read (the client may send it again after a timeout); its answer.
+      def read(*command) = guarded { connection.with { |client| client.call_v(command) } }
+
+      # Reads in one pipeline; their answers.
+      def read_all(commands) = guarded { connection.with { |client| pipeline(client, commands) } }
+
+      # A hash's fields and values: HGETALL answers a Hash under RESP3 (a
+      # RedisClient's default), a flat Array under RESP2 (redis-rb's).
+      def read_hash(key) = read("HGETALL", key).then { |answer| answer.is_a?(Hash) ? answer : answer.each_slice(2).to_h }
 
       # A command that changes the filter, sent at most once; its answer.
       def write(*command) = send_once([command]).first
@@ -475,11 +473,17 @@ module Bloomc
       # once.
       def write_all(commands) = send_once(commands)
 
+      # Runs the block's commands on one connection (one checkout of a pool).
+      def on_one_connection(&block) = guarded { connection.with { block.call } }
+
+      # The adapter of the client the filter was given (Connection).
+      attr_reader :connection
+
       # Sends +commands+ (Arrays) in one pipeline that the client sends at
       # most once: after a timeout or a broken connection the caller gets
       # ConnectionError (the write may or may not have run), and the command
-      # is never sent again. redis-rb 5 (through redis-client) reconnects and
-      # sends a command again after a read timeout, by default once
+      # is never sent again. redis-client (under redis-rb 5 too) reconnects
+      # and sends a command again after a read timeout, by default once
       # (reconnect_attempts); a command that did reach a server that was
       # only slow then runs twice: a counting delete took a count of 2 to 0,
       # adds inflated counts and told add? that a new key was present. A
@@ -487,29 +491,35 @@ module Bloomc
       # records and checks would cost a key of memory per write for as long
       # as a retry might come (which the client's settings decide, not us),
       # so writes go as redis-client's call_once, its own mark for a command
-      # not to retry, in a pipeline: a Redis::Cluster's router sends a
-      # single command again after a timeout even as call_once, but its
-      # pipelines, like redis-client's, do not retry a call_once. The
-      # client's own lock (redis-rb's Redis#synchronize) is held, as for
-      # every command redis-rb sends. Reads are sent as usual and may be
-      # retried.
+      # not to retry, in a pipeline: a cluster client's router
+      # (RedisClient::Cluster, which Redis::Cluster holds) sends a single
+      # command again after a timeout even as call_once, but its pipelines,
+      # like redis-client's, do not retry a call_once. Every client form
+      # ends in one of those two (Connection); a redis-rb client's own lock
+      # is held, as for every command redis-rb sends. Reads are sent as
+      # usual and may be retried.
       def send_once(commands, exception: true)
-        guarded do
-          redis.send(:synchronize) do |client|
-            client.pipelined(exception: exception) { |pipe| commands.each { |command| pipe.call_once_v(command) } }
-          end
-        end
+        guarded { connection.with { |client| pipeline_once(client, commands, exception: exception) } }
+      end
+
+      def pipeline_once(client, commands, exception: true)
+        client.pipelined(exception: exception) { |pipe| commands.each { |command| pipe.call_once_v(command) } }
+      end
+
+      def pipeline(client, commands, exception: true)
+        client.pipelined(exception: exception) { |pipe| commands.each { |command| pipe.call_v(command) } }
       end
 
       # The server lacks the script (a restart, SCRIPT FLUSH, a new node).
       def no_script?(error) = error.is_a?(StandardError) && error.message.start_with?("NOSCRIPT")
 
-      # Errors of the redis gem as ours. A script's CORRUPT reply is a value
-      # in Redis that bloomc did not write (a layer count of 0): FormatError.
+      # Errors of the client (and of a pool: no connection free in time) as
+      # ours. A script's CORRUPT reply is a value in Redis that bloomc did
+      # not write (a layer count of 0): FormatError.
       def guarded
         yield
-      rescue ::Redis::BaseError, ::RedisClient::Error => e
-        if e.is_a?(::Redis::CommandError) || e.is_a?(::RedisClient::CommandError)
+      rescue *Redis.client_errors => e
+        if Redis.command_error?(e)
           corrupt = e.message[%r{\ACORRUPT (.*?)(?: \(\w+://[^()]*\))?\z}m, 1] # without the client's " (redis://HOST:PORT)"
           raise FormatError, "the filter #{name.inspect} in Redis is unusable: #{corrupt}" if corrupt
         end

@@ -107,7 +107,7 @@ module Bloomc
       end
 
       # Bits set per shard: BITCOUNT of each cells string, in one pipeline.
-      def bit_counts = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.bitcount(shard_key(i, "cells")) } } }
+      def bit_counts = read_all(Array.new(shards) { |i| ["BITCOUNT", shard_key(i, "cells")] })
 
       # The parameters two filters must share to be combined.
       def shape = @stored_meta.slice(*shape_fields)
@@ -127,7 +127,7 @@ module Bloomc
 
         check_slots([name, other.name, into], op: op, operator: operator)
         target = self.class.allocate
-        target.send(:open_like, redis, into, @stored_meta)
+        target.send(:open_like, connection, into, @stored_meta)
         target.send(:combine_from, self, other, op)
       end
 
@@ -158,16 +158,17 @@ module Bloomc
         return if same_server?(other)
 
         raise UnsupportedError, "#{name.inspect} and #{other.name.inspect} are on different Redis servers " \
-                                "(#{redis.id}, #{other.redis.id}): Redis combines keys on one server only"
+                                "(#{connection.server}, #{other.send(:connection).server}): Redis combines keys on one server only"
       end
 
       # Whether +other+ is on this filter's server, as far as the clients
-      # tell: the same URL (and database) for standalone servers; for a
+      # tell, whatever their forms (a Redis, a RedisClient, a pool's): the
+      # same URL (host, port and database) for standalone servers; for a
       # cluster, both on one (the hash slots decide, check_slots).
       def same_server?(other)
         return cluster? == other.send(:cluster?) if cluster? || other.send(:cluster?)
 
-        redis.id == other.redis.id
+        connection.server == other.send(:connection).server
       end
 
       # On a Redis Cluster, each shard i of the filters +names+ must lie in one hash
@@ -202,16 +203,15 @@ module Bloomc
           "share the two's slots (one of the two's names does), #{local}"
       end
 
-      # Without redis-clustering loaded, ::Redis::Cluster is found through
-      # Redis' ancestors (Redis::Commands::Cluster, a module every Redis
-      # includes): only Redis' own constant is the cluster client.
-      def cluster? = ::Redis.const_defined?(:Cluster, false) && redis.is_a?(::Redis::Cluster)
+      # Whether the client is a cluster's: a Redis::Cluster or a
+      # RedisClient::Cluster, or a pool of them.
+      def cluster? = connection.cluster?
 
       # After a set operation, as a local filter: the keys new to the filter
       # are those its cells imply (each shard's estimate; its size where a
       # shard is full).
       def recount_distinct
-        sizes = guarded { redis.pipelined { |pipe| Array.new(shards) { |i| pipe.get(shard_key(i, "count")) } } }
+        sizes = read_all(Array.new(shards) { |i| ["GET", shard_key(i, "count")] })
         counts = occupied.each_with_index.map do |set, i|
           estimate = Stats.estimate(set, @layout.m, k)
           estimate.finite? ? estimate.round : stored_count(sizes[i], shard_key(i, "count"))
@@ -220,9 +220,9 @@ module Bloomc
       end
 
       # Opens (creating it when absent) the filter +name+ with the stored
-      # parameters +meta+ of another.
-      def open_like(redis, name, meta)
-        @redis = redis
+      # parameters +meta+ of another, through that one's +connection+.
+      def open_like(connection, name, meta)
+        @connection = connection
         @name = name.dup.freeze
         stored = stored_meta(meta)
         diff = shape_fields.find { |field| stored[field] != meta[field] }

@@ -268,7 +268,7 @@ module Bloomc
       end
 
       def refresh_layers
-        text = guarded { redis.get(shard_key(0, "layers")) }
+        text = read("GET", shard_key(0, "layers"))
         return @seen[:layers] = 1 unless text
 
         @seen[:layers] = checked_layers(text.match?(/\A\d{1,20}\z/) ? Integer(text, 10) : text)
@@ -294,7 +294,7 @@ module Bloomc
       # Bits set per layer, in one pipeline; no more than the layer's m.
       def layer_bits
         count = layer_count
-        bits = guarded { redis.pipelined { |pipe| Array.new(count) { |i| pipe.bitcount("#{shard_key(0, 'layer')}:#{i}") } } }
+        bits = read_all(Array.new(count) { |i| ["BITCOUNT", "#{shard_key(0, 'layer')}:#{i}"] })
         bits.each_with_index do |set, i|
           next if set <= layer_shape_of(i)[1]
 
@@ -305,7 +305,7 @@ module Bloomc
 
       def layer_counts(count)
         keys = Array.new(count) { |i| "#{shard_key(0, 'layer')}:#{i}:count" }
-        texts = guarded { redis.pipelined { |pipe| keys.each { |key| pipe.get(key) } } }
+        texts = read_all(keys.map { |key| ["GET", key] })
         texts.each_with_index.map { |text, i| stored_count(text, keys[i]) }
       end
 

@@ -354,7 +354,7 @@ module Bloomc
         layers = gens.flat_map do |start, capacity, _, counts|
           Array.new(counts.size) { |i| ["#{sliding_keys[1]}:#{start}:#{i}", *layer_shape(capacity, i)] }
         end
-        bits = guarded { redis.pipelined { |pipe| layers.each { |layer| pipe.bitcount(layer[0]) } } }
+        bits = read_all(layers.map { |layer| ["BITCOUNT", layer[0]] })
         bits.each_with_index.map do |set, i|
           key, _, bits_m, k = layers[i]
           raise FormatError, "the filter #{name.inspect} in Redis is unusable: #{key} has #{set} bits set, beyond its #{bits_m}" if set > bits_m
