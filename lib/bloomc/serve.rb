@@ -18,50 +18,52 @@ module Bloomc
     # so a few threads keep the socket busy while one waits on the disk.
     THREADS = 4
 
-    # Writes one line per request, in the Common Log Format with the time
-    # taken (Rack::CommonLogger's: client, time, request line, status, bytes
-    # sent and seconds), once the body is sent. A request the app fails is
-    # answered 500 here and logged like any other, its exception written to
-    # rack.errors: Rack::CommonLogger alone writes no line for a request
-    # whose app raised.
-    class RequestLog < ::Rack::CommonLogger
+    # Writes one line per request: client, time, request line, status,
+    # bytes sent and the time taken, as a web server's access log does. A
+    # request the app fails is answered 500 here and logged like any other,
+    # its exception written to rack.errors.
+    class RequestLog
       # Wraps the Rack app +app+, writing each request's line to +out+.
       def initialize(app, out)
-        super(Failures.new(app), Lines.new(out))
+        @app = app
+        @out = out
       end
 
-      # The app's answer, or a 500 in its place when it raises.
-      class Failures
-        def initialize(app)
-          @app = app
-        end
-
-        def call(env)
+      # The app's answer to +env+ (500 when it raises), logged as it is returned.
+      def call(env)
+        started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        status, headers, body = begin
           @app.call(env)
         rescue StandardError => e
-          # One line: the message's first (error_highlight adds more lines).
-          env["rack.errors"]&.puts("bloomc serve: #{env['REQUEST_METHOD']} #{env['PATH_INFO'].to_s.dump}: " \
-                                   "#{e.class}: #{e.message.lines.first&.chomp} (#{e.backtrace&.first})")
-          message = "internal server error\n"
-          [500, { "content-type" => "text/plain; charset=utf-8", "content-length" => message.bytesize.to_s }, [message]]
+          failed(env, e)
         end
+        log(env, status, headers, started)
+        [status, headers, body]
       end
 
-      # The log: a line is one write, so that the lines of concurrent
-      # requests do not interleave; a closed log (stdout piped to a pager
-      # that quit) does not fail the request.
-      class Lines
-        def initialize(out)
-          @out = out
-        end
+      private
 
-        def write(line)
-          @out.write(line)
-        rescue IOError, SystemCallError
-          nil
-        end
+      def failed(env, error)
+        # One line: the message's first (error_highlight adds more lines).
+        env["rack.errors"]&.puts("bloomc serve: #{env['REQUEST_METHOD']} #{env['PATH_INFO'].to_s.dump}: " \
+                                 "#{error.class}: #{error.message.lines.first&.chomp} (#{error.backtrace&.first})")
+        message = "internal server error\n"
+        [500, { "content-type" => "text/plain; charset=utf-8", "content-length" => message.bytesize.to_s }, [message]]
       end
-      private_constant :Failures, :Lines
+
+      def log(env, status, headers, started)
+        ms = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started) * 1000
+        path = "#{env['SCRIPT_NAME']}#{env['PATH_INFO']}"
+        path += "?#{env['QUERY_STRING']}" unless env["QUERY_STRING"].to_s.empty?
+        length = headers["content-length"] || headers["Content-Length"] || "-"
+        line = format(%(%<ip>s - [%<time>s] "%<method>s %<path>s %<version>s" %<status>d %<length>s %<ms>.1fms\n),
+                      ip: env["REMOTE_ADDR"] || "-", time: Time.now.utc.strftime("%d/%b/%Y:%H:%M:%S +0000"),
+                      method: env["REQUEST_METHOD"], path: path.dump[1...-1], version: env["SERVER_PROTOCOL"] || "HTTP/1.1",
+                      status: status, length: length, ms: ms)
+        @out.write(line) # one write: lines of concurrent requests do not interleave
+      rescue IOError, SystemCallError
+        nil # a closed log (stdout piped to a pager that quit) does not fail the request
+      end
     end
 
     # dir:: (String) the directory of saved filters (NAME.bloom)
