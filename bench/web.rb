@@ -67,17 +67,28 @@ module WebBench
         rates["serve gzip 200 (sparse, 1.2 MB)"] = wrk("#{url}sparse", GZIP)
         rates["serve 206 (bytes=0-99)"] = wrk("#{url}sparse", "Range: bytes=0-99")
       end
-      # Rack's middleware in the app's place, over the same app's identity
-      # answers: what keeping the app's own conditional GET and gzip saves.
-      serving("Rack's middleware", [RbConfig.ruby, "-I#{ROOT}/lib", "-e", RACK_MIDDLEWARE, dir]) do |url|
-        etag = Net::HTTP.get_response(URI("#{url}changed"))["etag"]
-        rates["Rack::ConditionalGet 304"] = wrk("#{url}changed", "If-None-Match: #{etag}")
-        rates["Rack::Deflater gzip 200 (sparse, 1.2 MB)"] = wrk("#{url}sparse", GZIP)
-      end
+      rates.merge!(rack_rates(dir))
       serving("bare lambda", [RbConfig.ruby, "-e", BARE_LAMBDA]) { |url| rates["bare lambda 304"] = wrk(url) }
       print_table("requests a second", ["", "req/s"], rates.map { |name, rate| [name, rate ? format("%.0f", rate) : "n/a"] })
       rates
     end
+  end
+
+  # Rack's middleware in the place of the app's own pieces, one at a time,
+  # each on a server like bloomc serve's: what keeping the app's own log,
+  # conditional GET and gzip saves.
+  def rack_rates(dir)
+    rates = {}
+    rack = ->(piece, &block) { serving(piece, [RbConfig.ruby, "-I#{ROOT}/lib", "-e", RACK_MIDDLEWARE, dir, piece], &block) }
+    etag = nil
+    rack.call("logger") do |url|
+      etag = Net::HTTP.get_response(URI("#{url}changed"))["etag"]
+      rates["Rack::CommonLogger 200"] = wrk("#{url}changed")
+      rates["Rack::CommonLogger 304"] = wrk("#{url}changed", "If-None-Match: #{etag}")
+    end
+    rack.call("conditional") { |url| rates["Rack::ConditionalGet 304"] = wrk("#{url}changed", "If-None-Match: #{etag}") }
+    rack.call("deflater") { |url| rates["Rack::Deflater gzip 200 (sparse, 1.2 MB)"] = wrk("#{url}sparse", GZIP) }
+    rates
   end
 
   # A Rack lambda that answers 304 with nothing to do, on Puma with the
@@ -93,17 +104,24 @@ module WebBench
     server.run.join
   RUBY
 
-  # Bloomc::RackApp asked without the request's validators and
-  # Accept-Encoding, so that it answers 200 with the identity bytes, behind
-  # Rack::ConditionalGet and Rack::Deflater (per request, at zlib's default),
-  # logged by Rack::CommonLogger as bloomc serve logs: on Puma with its threads.
+  # bloomc serve's stack with one of Rack's pieces in the place of the
+  # app's own, on Puma with its threads: logger, Rack::CommonLogger for
+  # bloomc serve's request log; conditional or deflater, Rack::ConditionalGet
+  # or Rack::Deflater (per request, at zlib's default) over Bloomc::RackApp
+  # asked without the request's validators and Accept-Encoding, so that it
+  # answers 200 with the identity bytes.
   RACK_MIDDLEWARE = <<~RUBY
     require "bloomc/serve"
+    $stdout.sync = true
     app = Bloomc::RackApp.new(ARGV.fetch(0))
     plain = lambda do |env|
       app.call(env.reject { |key, _| %w[HTTP_ACCEPT_ENCODING HTTP_IF_NONE_MATCH HTTP_IF_MODIFIED_SINCE].include?(key) })
     end
-    stack = Rack::CommonLogger.new(Rack::Deflater.new(Rack::ConditionalGet.new(plain)), $stdout)
+    stack = case ARGV.fetch(1)
+            when "logger" then Rack::CommonLogger.new(app, $stdout)
+            when "conditional" then Bloomc::Serve::RequestLog.new(Rack::ConditionalGet.new(plain), $stdout)
+            when "deflater" then Bloomc::Serve::RequestLog.new(Rack::Deflater.new(plain), $stdout)
+            end
     server = Puma::Server.new(stack, nil, min_threads: 1, max_threads: Bloomc::Serve::THREADS,
                               log_writer: Puma::LogWriter.null, environment: "production")
     server.add_tcp_listener("127.0.0.1", 0)
