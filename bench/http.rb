@@ -4,10 +4,11 @@
 # binary (application/vnd.bloomc) and of the JSON representation, plain and
 # gzipped (Accept-Encoding: gzip), as the app answers them: a file of its
 # directory (gzipped once, at zlib's best) and a filter held in the process
-# (gzipped at zlib's default, as it may change on the next request). Also the
-# binary saved with compress: true (the format's own deflate) and the
-# background document's representation (the bits as one hex number, 7,188
-# characters and 87 bytes of zlib for its two keys) and its zlib size.
+# (gzipped at zlib's default, as it may change on the next request), beside
+# the same bytes gzipped by Rack::Deflater, per request. Also the binary
+# saved with compress: true (the format's own deflate) and the background
+# document's representation (the bits as one hex number, 7,188 characters
+# and 87 bytes of zlib for its two keys) and its zlib size.
 #
 #   ruby -Ilib bench/http.rb (also part of `rake bench`, through bench/web.rb)
 
@@ -17,7 +18,7 @@ require "tmpdir"
 module WireBench
   module_function
 
-  HEADER = ["filter", "binary", "gzip (file)", "gzip (in process)", "compress: true", "JSON", "JSON gzip (file)",
+  HEADER = ["filter", "binary", "gzip (file)", "gzip (in process)", "Rack::Deflater", "compress: true", "JSON", "JSON gzip (file)",
             "JSON gzip (in process)", "doc hex", "doc hex zlib"].freeze
 
   # [label, filter] rows: the background document's example (3,000 keys at
@@ -42,6 +43,19 @@ module WireBench
     [size, gzip && headers["content-encoding"] != "gzip" ? "(not gzipped)" : nil]
   end
 
+  # The app's identity bytes gzipped by Rack::Deflater (per request, at
+  # zlib's default), as it would send them: what the app's own gzip, made
+  # once per ETag, is measured against.
+  def deflater_bytes(app, path)
+    identity = ->(env) { app.call(env.except("HTTP_ACCEPT_ENCODING")) }
+    env = Rack::MockRequest.env_for(path, "HTTP_ACCEPT_ENCODING" => "gzip")
+    _status, headers, body = Rack::Deflater.new(identity).call(env)
+    size = 0
+    body.each { |chunk| size += chunk.bytesize }
+    body.close
+    [size, headers["content-encoding"] == "gzip" ? nil : "(not gzipped)"]
+  end
+
   def cell(size, note) = note ? "#{size} #{note}" : size.to_s
 
   # The document's own form: hex of the bits as one number (high bit first),
@@ -62,8 +76,8 @@ module WireBench
         held.publish("f", filter)
         deflated = filter.dump(compress: true).bytesize
         cells = [body_bytes(files, "/f", gzip: false), body_bytes(files, "/f", gzip: true), body_bytes(held, "/f", gzip: true),
-                 [deflated, nil], body_bytes(files, "/f.json", gzip: false), body_bytes(files, "/f.json", gzip: true),
-                 body_bytes(held, "/f.json", gzip: true)]
+                 deflater_bytes(files, "/f"), [deflated, nil], body_bytes(files, "/f.json", gzip: false),
+                 body_bytes(files, "/f.json", gzip: true), body_bytes(held, "/f.json", gzip: true)]
         [label, *cells.map { |size, note| cell(size, note) }, *document_hex(filter).map(&:to_s)]
       end
     end

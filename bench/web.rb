@@ -13,9 +13,10 @@ require_relative "js_reader"
 
 # The web part of `rake bench` (issue 22), in the same process as the rest:
 # bytes on the wire (bench/http.rb); requests a second of `bloomc serve` for
-# 200 and 304 answers, measured by wrk (Debian's package) over loopback on
-# this machine, against a floor of the same run: a bare Rack lambda on Puma
-# with the same threads, answering 304 with nothing to do; and the
+# 200, 304, gzip and range answers, measured by wrk (Debian's package) over
+# loopback on this machine, beside Rack's ConditionalGet and Deflater in the
+# app's place (issue 35) and a floor of the same run: a bare Rack lambda on
+# Puma with the same threads, answering 304 with nothing to do; and the
 # JavaScript reader's lookups a second in Node beside Ruby's include?
 # (bench/js_reader.rb).
 #
@@ -41,22 +42,53 @@ module WebBench
 
   def node? = system("#{JsReaderBench::NODE} --version", out: File::NULL, err: File::NULL)
 
+  # The files bloomc serve is measured on: the example filter (full: not
+  # gzipped) and a sparse one, 1M at 1% holding 1,000 keys (1.2 MB, 16 KB
+  # gzipped).
+  def bench_dir(dir)
+    example_filter.save(File.join(dir, "changed.bloom"))
+    Bloomc::BloomFilter.new(capacity: 1_000_000, error_rate: 0.01).add_all(Array.new(1000) { |i| "key-#{i}" })
+                       .save(File.join(dir, "sparse.bloom"))
+  end
+
+  GZIP = "Accept-Encoding: gzip"
+
   def serve_rates
     puts "\n== bloomc serve: requests a second (wrk #{WRK.join(' ')} -d#{SECONDS}s over loopback)"
     return puts("   wrk is not installed (apt-get install wrk): not measured") || {} unless system("command -v wrk > /dev/null")
 
     Dir.mktmpdir do |dir|
-      example_filter.save(File.join(dir, "changed.bloom"))
+      bench_dir(dir)
       rates = {}
       serving("bloomc serve", [RbConfig.ruby, "-I#{ROOT}/lib", "#{ROOT}/exe/bloomc", "serve", "--port", "0", dir]) do |url|
         etag = Net::HTTP.get_response(URI("#{url}changed"))["etag"]
         rates["serve 200"] = wrk("#{url}changed")
         rates["serve 304"] = wrk("#{url}changed", "If-None-Match: #{etag}")
+        rates["serve gzip 200 (sparse, 1.2 MB)"] = wrk("#{url}sparse", GZIP)
+        rates["serve 206 (bytes=0-99)"] = wrk("#{url}sparse", "Range: bytes=0-99")
       end
+      rates.merge!(rack_rates(dir))
       serving("bare lambda", [RbConfig.ruby, "-e", BARE_LAMBDA]) { |url| rates["bare lambda 304"] = wrk(url) }
       print_table("requests a second", ["", "req/s"], rates.map { |name, rate| [name, rate ? format("%.0f", rate) : "n/a"] })
       rates
     end
+  end
+
+  # Rack's middleware in the place of the app's own pieces, one at a time,
+  # each on a server like bloomc serve's: what keeping the app's own log,
+  # conditional GET and gzip saves.
+  def rack_rates(dir)
+    rates = {}
+    rack = ->(piece, &block) { serving(piece, [RbConfig.ruby, "-I#{ROOT}/lib", "-e", RACK_MIDDLEWARE, dir, piece], &block) }
+    etag = nil
+    rack.call("logger") do |url|
+      etag = Net::HTTP.get_response(URI("#{url}changed"))["etag"]
+      rates["Rack::CommonLogger 200"] = wrk("#{url}changed")
+      rates["Rack::CommonLogger 304"] = wrk("#{url}changed", "If-None-Match: #{etag}")
+    end
+    rack.call("conditional") { |url| rates["Rack::ConditionalGet 304"] = wrk("#{url}changed", "If-None-Match: #{etag}") }
+    rack.call("deflater") { |url| rates["Rack::Deflater gzip 200 (sparse, 1.2 MB)"] = wrk("#{url}sparse", GZIP) }
+    rates
   end
 
   # A Rack lambda that answers 304 with nothing to do, on Puma with the
@@ -68,6 +100,32 @@ module WebBench
                               log_writer: Puma::LogWriter.null, environment: "production")
     server.add_tcp_listener("127.0.0.1", 0)
     $stderr.puts "bare lambda at http://127.0.0.1:\#{server.connected_ports.first}/"
+    trap("INT") { exit }
+    server.run.join
+  RUBY
+
+  # bloomc serve's stack with one of Rack's pieces in the place of the
+  # app's own, on Puma with its threads: logger, Rack::CommonLogger for
+  # bloomc serve's request log; conditional or deflater, Rack::ConditionalGet
+  # or Rack::Deflater (per request, at zlib's default) over Bloomc::RackApp
+  # asked without the request's validators and Accept-Encoding, so that it
+  # answers 200 with the identity bytes.
+  RACK_MIDDLEWARE = <<~RUBY
+    require "bloomc/serve"
+    $stdout.sync = true
+    app = Bloomc::RackApp.new(ARGV.fetch(0))
+    plain = lambda do |env|
+      app.call(env.reject { |key, _| %w[HTTP_ACCEPT_ENCODING HTTP_IF_NONE_MATCH HTTP_IF_MODIFIED_SINCE].include?(key) })
+    end
+    stack = case ARGV.fetch(1)
+            when "logger" then Rack::CommonLogger.new(app, $stdout)
+            when "conditional" then Bloomc::Serve::RequestLog.new(Rack::ConditionalGet.new(plain), $stdout)
+            when "deflater" then Bloomc::Serve::RequestLog.new(Rack::Deflater.new(plain), $stdout)
+            end
+    server = Puma::Server.new(stack, nil, min_threads: 1, max_threads: Bloomc::Serve::THREADS,
+                              log_writer: Puma::LogWriter.null, environment: "production")
+    server.add_tcp_listener("127.0.0.1", 0)
+    $stderr.puts "Rack's middleware at http://127.0.0.1:\#{server.connected_ports.first}/"
     trap("INT") { exit }
     server.run.join
   RUBY
@@ -89,8 +147,8 @@ module WebBench
   end
 
   # Requests a second by wrk, nil when it failed.
-  def wrk(url, header = nil)
-    args = ["wrk", *WRK, "-d#{SECONDS}s", *(header ? ["-H", header] : []), url]
+  def wrk(url, *headers)
+    args = ["wrk", *WRK, "-d#{SECONDS}s", *headers.flat_map { |header| ["-H", header] }, url]
     out, status = Open3.capture2e(*args)
     return nil unless status.success? && !out.include?("Socket errors") && !out.match?(/Non-2xx or 3xx responses/)
 

@@ -223,6 +223,11 @@ module Bloomc
       @files = {}
       @static = {}
       @lock = Mutex.new
+      # Rack's own middleware where it does the app's job as the app would
+      # (docs/HTTP.md, "Rack's middleware and the app's own"): HEAD's empty
+      # body and Content-Length. Conditional GET, gzip and ranges stay the
+      # app's, for the reasons given there.
+      @stack = ::Rack::Head.new(::Rack::ContentLength.new(method(:answer)))
     end
 
     # Returns:: (String, Pathname, nil) the directory of saved filters, as given
@@ -261,15 +266,18 @@ module Bloomc
 
     # The Rack interface.
     def call(env)
-      method = env["REQUEST_METHOD"]
-      return method_not_allowed unless METHODS.include?(method)
-
-      response = route(env, decoded_path(env["PATH_INFO"]))
-      response[2] = [] if method == "HEAD" # the same headers, no body
-      response
+      @stack.call(env)
     end
 
     private
+
+    # The answer to a GET or a HEAD (which Rack::Head gives no body), without
+    # its Content-Length (Rack::ContentLength counts the body).
+    def answer(env)
+      return method_not_allowed unless METHODS.include?(env["REQUEST_METHOD"])
+
+      route(env, decoded_path(env["PATH_INFO"]))
+    end
 
     def route(env, path)
       return not_found unless path
@@ -560,7 +568,6 @@ module Bloomc
           body = body.byteslice(range)
         end
       end
-      headers["content-length"] = body.bytesize.to_s
       [status, headers, [body]]
     end
 
@@ -689,8 +696,7 @@ module Bloomc
     end
 
     def text(status, message, extra = {})
-      headers = { "content-type" => "text/plain; charset=utf-8", "content-length" => message.bytesize.to_s,
-                  "x-content-type-options" => "nosniff" }.merge(extra)
+      headers = { "content-type" => "text/plain; charset=utf-8", "x-content-type-options" => "nosniff" }.merge(extra)
       [status, headers, [message]]
     end
 

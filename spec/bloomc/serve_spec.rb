@@ -277,4 +277,19 @@ RSpec.describe "bloomc serve's request log" do
     expect(out.string).to match(%r{\A127\.0\.0\.1 - \[[^\]]+\] "GET /words HTTP/1\.1" 500 22 \d+\.\dms\n\z})
     expect(errors.string).to start_with('bloomc serve: GET "/words": NoMethodError: undefined method `strip\' for nil (')
   end
+
+  # Rack::CommonLogger, measured in its place (docs/HTTP.md), writes no line
+  # for a request whose app raised; these are the other promises of the log.
+  it "writes each line in one write, escapes what a terminal would act on, and answers when the log is closed" do
+    writes = []
+    log = Object.new.tap { |o| o.define_singleton_method(:write) { |line| writes << line } }
+    app = ->(_env) { [200, { "content-length" => "2" }, ["ok"]] }
+    env = Rack::MockRequest.env_for("/w%1b", "REMOTE_ADDR" => "127.0.0.1", "SERVER_PROTOCOL" => "HTTP/1.1")
+    env["PATH_INFO"] = "/w\e[2J\n"
+    expect(Bloomc::Serve::RequestLog.new(app, log).call(env)).to eq([200, { "content-length" => "2" }, ["ok"]])
+    expect(writes.size).to eq(1)
+    expect(writes.first).to include('"GET /w\\e[2J\\n HTTP/1.1" 200 2 ').and end_with("ms\n")
+    closed = StringIO.new.tap(&:close)
+    expect(Bloomc::Serve::RequestLog.new(app, closed).call(Rack::MockRequest.env_for("/w"))[0]).to eq(200)
+  end
 end
