@@ -68,7 +68,7 @@ module WebBench
         rates["serve 206 (bytes=0-99)"] = wrk("#{url}sparse", "Range: bytes=0-99")
       end
       rates.merge!(rack_rates(dir))
-      serving("bare lambda", [RbConfig.ruby, "-e", BARE_LAMBDA]) { |url| rates["bare lambda 304"] = wrk(url) }
+      serving("bare lambda", [RbConfig.ruby, "-I#{ROOT}/lib", "-e", BARE_LAMBDA]) { |url| rates["bare lambda 304"] = wrk(url) }
       print_table("requests a second", ["", "req/s"], rates.map { |name, rate| [name, rate ? format("%.0f", rate) : "n/a"] })
       rates
     end
@@ -91,27 +91,33 @@ module WebBench
     rates
   end
 
-  # A Rack lambda that answers 304 with nothing to do, on Puma with the
-  # threads bloomc serve uses: the most a Ruby server answers here.
-  BARE_LAMBDA = <<~RUBY
-    require "puma"
-    require "puma/server"
-    server = Puma::Server.new(->(_env) { [304, {}, []] }, nil, min_threads: 1, max_threads: 4,
-                              log_writer: Puma::LogWriter.null, environment: "production")
-    server.add_tcp_listener("127.0.0.1", 0)
-    $stderr.puts "bare lambda at http://127.0.0.1:\#{server.connected_ports.first}/"
-    trap("INT") { exit }
-    server.run.join
-  RUBY
+  # A server script: +setup+, then the Rack app +app+ (Ruby source) on Puma
+  # with the threads bloomc serve uses, on a free loopback port, its URL
+  # printed on stderr after +label+.
+  def self.puma_script(label, app, setup = "")
+    <<~RUBY
+      require "bloomc/serve"
+      #{setup}
+      server = Puma::Server.new(#{app}, nil, min_threads: 1, max_threads: Bloomc::Serve::THREADS,
+                                log_writer: Puma::LogWriter.null, environment: "production")
+      server.add_tcp_listener("127.0.0.1", 0)
+      $stderr.puts "#{label} at http://127.0.0.1:\#{server.connected_ports.first}/"
+      trap("INT") { exit }
+      server.run.join
+    RUBY
+  end
+
+  # A Rack lambda that answers 304 with nothing to do: the most a Ruby
+  # server answers here.
+  BARE_LAMBDA = puma_script("bare lambda", "->(_env) { [304, {}, []] }")
 
   # bloomc serve's stack with one of Rack's pieces in the place of the
-  # app's own, on Puma with its threads: logger, Rack::CommonLogger for
-  # bloomc serve's request log; conditional or deflater, Rack::ConditionalGet
-  # or Rack::Deflater (per request, at zlib's default) over Bloomc::RackApp
-  # asked without the request's validators and Accept-Encoding, so that it
-  # answers 200 with the identity bytes.
-  RACK_MIDDLEWARE = <<~RUBY
-    require "bloomc/serve"
+  # app's own: logger, Rack::CommonLogger for bloomc serve's request log;
+  # conditional or deflater, Rack::ConditionalGet or Rack::Deflater (per
+  # request, at zlib's default) over Bloomc::RackApp asked without the
+  # request's validators and Accept-Encoding, so that it answers 200 with
+  # the identity bytes.
+  RACK_MIDDLEWARE = puma_script("Rack's middleware", "stack", <<~RUBY)
     $stdout.sync = true
     app = Bloomc::RackApp.new(ARGV.fetch(0))
     plain = lambda do |env|
@@ -122,12 +128,6 @@ module WebBench
             when "conditional" then Bloomc::Serve::RequestLog.new(Rack::ConditionalGet.new(plain), $stdout)
             when "deflater" then Bloomc::Serve::RequestLog.new(Rack::Deflater.new(plain), $stdout)
             end
-    server = Puma::Server.new(stack, nil, min_threads: 1, max_threads: Bloomc::Serve::THREADS,
-                              log_writer: Puma::LogWriter.null, environment: "production")
-    server.add_tcp_listener("127.0.0.1", 0)
-    $stderr.puts "Rack's middleware at http://127.0.0.1:\#{server.connected_ports.first}/"
-    trap("INT") { exit }
-    server.run.join
   RUBY
 
   # Runs +command+, a server that prints its URL on stderr, and yields the

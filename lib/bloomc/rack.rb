@@ -25,7 +25,9 @@ module Bloomc
   #   app.publish("recent", filter)
   #   run app # config.ru
   class RackApp
+    # The binary format's media type (docs/FORMAT.md), served for GET NAME.
     MEDIA_TYPE = "application/vnd.bloomc"
+    # The JSON form's, served for GET NAME.json and the index.
     JSON_TYPE = "application/json"
     # One path segment, in characters that never need percent-encoding; a
     # name cannot be "." or "..", start with a dot, or hold a slash.
@@ -35,16 +37,22 @@ module Bloomc
     # index.json is the index's own route, so no filter may be named index,
     # and bloomc.js the front page's script.
     RESERVED = %w[index bloomc.js].freeze
+    # The front page (GET /): the filters' list and a key's lookup.
     FRONT_PAGE = File.expand_path("rack/front_page.html", __dir__)
+    # The JavaScript reader the front page runs (GET /bloomc.js).
     SCRIPT = File.expand_path("../../js/src/bloomc.js", __dir__)
+    # Cache-Control of what never changes at its URL: a closed period.
     IMMUTABLE = "public, max-age=31536000, immutable"
+    # The methods served; any other is answered 405 with ALLOW.
     METHODS = %w[GET HEAD].freeze
+    # The Allow header of a 405.
     ALLOW = "GET, HEAD"
 
     # Bytes that stay (a file, a closed period) are gzipped once, as small
     # as zlib makes them (a sparse 1.2 MB filter: 16 KB, in 0.1 s); bytes
     # that may change on the next request at zlib's default (22 KB, 0.01 s).
     GZIP_LASTING = Zlib::BEST_COMPRESSION
+    # zlib's level for bytes that may change on the next request.
     GZIP_CHANGING = Zlib::DEFAULT_COMPRESSION
     # Above this size, a sample decides whether gzip is worth its time.
     GZIP_SAMPLE = 65_536

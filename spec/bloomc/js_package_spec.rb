@@ -32,7 +32,7 @@ RSpec.describe "the JavaScript reader's npm package", :slow do
       @dir = dir
       example.run
     ensure
-      stop_server
+      stop_serve
     end
   end
 
@@ -67,25 +67,7 @@ RSpec.describe "the JavaScript reader's npm package", :slow do
     Dir[File.join(destination, "*.tgz")]
   end
 
-  define_method(:start_server) do |dir|
-    @stdin, @out, @err, @wait = Open3.popen3(RbConfig.ruby, "-I", File.join(root, "lib"), File.join(root, "exe/bloomc"),
-                                             "serve", "--port", "0", dir)
-    @stdin.close
-    line = Timeout.timeout(30) { @err.gets }
-    raise "bloomc serve did not start: #{line}#{@err.read_nonblock(4096, exception: false)}" unless line&.include?("http://")
-
-    Thread.new { @out.each_line { nil } }
-    line[%r{http://\S+/}]
-  end
-
-  def stop_server
-    return unless @wait
-
-    Process.kill("INT", @wait.pid)
-    Timeout.timeout(20) { @wait.value }
-  rescue Errno::ESRCH
-    nil
-  end
+  include ServeProcess
 
   # A directory on the PATH with `bloomc` in it: this checkout's command.
   define_method(:bloomc_on_path) do
@@ -134,7 +116,7 @@ RSpec.describe "the JavaScript reader's npm package", :slow do
     expect(status.success?).to be(true), out
     added = build.join[/printf '([^']*)'/, 1].split("\\n")
     expect(added).not_to be_empty
-    url = start_server(File.join(project, "filters"))
+    url = start_serve(File.join(project, "filters"))
 
     # The second packs js/ and installs the tarball.
     install = shell[1].gsub("path/to/bloomc/js", js)

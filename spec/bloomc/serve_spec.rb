@@ -25,51 +25,34 @@ RSpec.describe "bloomc serve", :slow do
       @dir = dir
       example.run
     ensure
-      stop_server
+      stop_serve
     end
   end
 
   # Starts the command on a free port; returns the front page's URL.
-  define_method(:start_server) do |*args|
-    @stdin, @out, @err, @wait = Open3.popen3(RbConfig.ruby, "-I", lib, exe, "serve", "--port", "0", *args, @dir)
-    @stdin.close
-    line = Timeout.timeout(30) { @err.gets }
-    raise "bloomc serve did not start: #{line}#{@err.read_nonblock(4096, exception: false)}" unless line&.include?("http://")
+  include ServeProcess
 
-    @url = line[%r{http://\S+/}]
+  define_method(:start_server) do |*args|
     @log = Queue.new
     @lines = []
-    Thread.new { @out.each_line { |log_line| @log << log_line } }
-  end
-
-  def stop_server
-    return unless @wait
-
-    Process.kill("INT", @wait.pid)
-    Timeout.timeout(20) { @wait.value }
-  rescue Errno::ESRCH
-    nil
+    @url = start_serve(*args, @dir) { |log_line| @log << log_line }
   end
 
   it "serves the lines of stdin of the last --ttl seconds as one sliding resource with --slide" do
-    @stdin, @out, @err, @wait = Open3.popen3(RbConfig.ruby, "-I", lib, exe, "serve", "--port", "0", "--slide", "recent",
-                                             "--ttl", "0.8", @dir)
-    line = Timeout.timeout(30) { @err.gets }
-    @url = line[%r{http://\S+/}]
-    Thread.new { @out.each_line { nil } }
-    @stdin.write("a\nb\n")
-    @stdin.flush
+    @url = start_serve("--slide", "recent", "--ttl", "0.8", @dir, stdin: true)
+    @serve_stdin.write("a\nb\n")
+    @serve_stdin.flush
     served = nil
     Timeout.timeout(10) do
       sleep 0.05 until (served = get("/recent")).code == "200" && Bloomc.load(served.body).include?("b")
     end
     expect(Bloomc.load(served.body).include_all(%w[a b c])).to eq([true, true, false])
     sleep 1.1 # past 1.25 x ttl: the lines of then are gone from what is served
-    @stdin.write("c\n")
-    @stdin.flush
+    @serve_stdin.write("c\n")
+    @serve_stdin.flush
     Timeout.timeout(10) { sleep 0.05 until Bloomc.load(get("/recent").body).include?("c") }
     expect(Bloomc.load(get("/recent").body).include_all(%w[a b c])).to eq([false, false, true])
-    @stdin.close
+    @serve_stdin.close
   end
 
   def get(path, headers = {})
