@@ -34,17 +34,15 @@ module Bloomc
     include HashFunction
     include PartStats
 
-    # Defaults, chosen by measurement (docs/FILTERS.md, "The scalable
-    # filter"): the keys the first layer takes,
+    # Defaults measured in docs/FILTERS.md: the keys of the first layer.
     DEFAULT_INITIAL_CAPACITY = 8192
-    # how many times the one before each layer after takes,
+    # Each layer's capacity over the one before it.
     DEFAULT_GROWTH = 2
-    # the factor each layer's rate is tightened by after the even ones,
+    # Each later layer's rate over the one before it.
     DEFAULT_TIGHTENING = 0.8
-    # and how many first layers share the rate evenly.
+    # The first layers, which share the rate evenly.
     DEFAULT_EVEN_LAYERS = 10
-    # The most layers a filter has (far more than growth 2 needs to reach
-    # the 2**60 bits a layer may hold).
+    # The most layers a filter has (growth 2 reaches 2**60 bits far sooner).
     MAX_LAYERS = 64
 
     # A layer: its bits m, probes k, the keys it takes (capacity) and took
@@ -94,9 +92,7 @@ module Bloomc
     end
 
     # Returns:: (Integer, nil) max_capacity: the most keys it takes, or nil
-    def capacity
-      max_capacity
-    end
+    def capacity = max_capacity
 
     # Whether the layers' rates at their key counts add up to more than
     # error_rate: never from adds (a full layer is followed by a new one),
@@ -123,9 +119,7 @@ module Bloomc
     end
 
     # Always 2: the kind is new in format version 2.
-    private def format_version
-      2
-    end
+    private def format_version = 2
 
     # The layers, for PartStats.
     private def part_fills
