@@ -17,8 +17,11 @@ module Bloomc
   # filters; each operation is one round trip (a Lua script
   # that does all k cells atomically) and the batch forms are pipelined.
   #
-  # +redis+ is a client of the redis gem: a Redis or, for a Redis Cluster, a
-  # Redis::Cluster (gem redis-clustering). With +shards: N+ a filter is N
+  # +redis+ is a Redis or, for a Redis Cluster, a Redis::Cluster (gems redis
+  # and redis-clustering), a RedisClient or RedisClient::Cluster (gems
+  # redis-client and redis-cluster-client), or a ConnectionPool of any of
+  # them, checked out for each operation (docs/REDIS.md, "The clients they
+  # take"). With +shards: N+ a filter is N
   # Redis keys, and a key's cells all lie in the shard its hash picks, so a
   # large filter spreads over a cluster's nodes and each operation still goes
   # to one of them.
