@@ -58,9 +58,9 @@ module Bloomc
     # the binary form (#dump), not this.
     #
     # Returns:: (String)
-    def to_json(*args)
+    def to_json(state = nil)
       require_relative "json_representation"
-      Format.json_representation(self).to_json(*args)
+      Format.json_representation(self).to_json(state)
     end
 
     private

@@ -67,6 +67,8 @@ RedisSpecSupport.with_server("Bloomc::Redis client forms specs") do
             filter.add_all(keys)
             expect(filter.include_all(%w[a b c d] + keys).all?).to be(true)
             expect([filter.include?("a"), filter.include?("never added")]).to eq([true, false])
+            held = ["a", "never added", nil].map { |key| filter === key } # rubocop:disable Style/CaseEquality
+            expect([filter.member?("a"), *held]).to eq([true, true, false, false])
 
             # The same keys as redis-rb's client writes and reads.
             seen = klass.new(@reference, name)

@@ -130,6 +130,7 @@ RSpec.describe "sig/bloomc.rbs" do
       require "bloomc/redis"
       klass = Object.const_get(name)
       actual = klass.public_instance_methods - Object.public_instance_methods + %i[initialize inspect]
+      actual << :=== unless klass.instance_method(:===).owner == Kernel # Object's own, overridden
       decl = classes.fetch(name)
       mixed_in = declared_modules.call(name).flat_map { |mod| declared(classes.fetch(mod), :instance) }
       expect((declared(decl, :instance) + mixed_in).uniq.sort).to eq(actual.uniq.sort)

@@ -24,13 +24,27 @@ module BadInputMatrix
       expected.nil? || expected == r.nil? || "returned #{r.nil? ? 'nil' : 'self'} for a key #{expected ? 'present' : 'new'}"
     end
   }
-  # Every filter: its keys, its seed, equality with a copy.
+  # === takes anything: include?'s answer for a key, false for the rest.
+  case_lookup = ->(h, a, *rest) { [String, Symbol, Integer].any? { |t| a[0].is_a?(t) } ? lookup.call(h, a, *rest) : rest[1] == false }
+  # to_h: the kind's description, its parameters by name.
+  described = lambda do |h, _, _, r, _|
+    next "not a Hash" unless r.is_a?(Hash)
+
+    r.keys == %i[kind parameters sizing stats metadata] && r[:kind] == h.obj.class.name.delete_prefix("Bloomc::") || r.inspect[0, 80]
+  end
+  # Every filter: its keys, its seed, equality with a copy, its descriptions.
   FILTER_BASICS = {
     add: add,
     "<<": add,
     add?: add_if_new,
     include?: { params: [[:key, "added"]], ok: lookup },
     "[]": { params: [[:key, "never added"]], ok: lookup },
+    member?: { params: [[:key, "added"]], ok: lookup },
+    "===": { params: [[:any, "added"]], ok: case_lookup },
+    to_h: { ok: described },
+    # its argument is the JSON generator's state (or options), as any to_json's
+    to_json: { params: [[:any, nil]], opt: 1,
+               ok: ->(h, _, _, r, _) { r.is_a?(String) && JSON.parse(r)["kind"] == h.obj.class.name.delete_prefix("Bloomc::") } },
     seed: { ok: ->(_, _, _, r, _) { r.is_a?(Integer) && (0..0xffffffff).cover?(r) } },
     "==": { params: [OTHER], ok: SAME_AS_DUP_FILTER },
     eql?: { params: [OTHER], ok: SAME_AS_DUP_FILTER },
