@@ -185,14 +185,14 @@ module Bloomc
                  default: "none: it grows; #{DEFAULT_CAPACITY} for another --kind")
           metadata(o, opts)
         when "query"
-          o.banner = "Usage: bloomc query [--invert] [--delimiter CHAR] [--fields LIST] FILTER [KEY...]\n" \
+          o.banner = "Usage: bloomc query [--invert] [--count | --quiet] [--delimiter CHAR] [--fields LIST] FILTER [KEY...]\n" \
                      "Prints the KEYs (or the lines of stdin) FILTER holds; exits 0 when it found any, 1 when none.\n" \
                      "A KEY - stands for the lines of stdin (give a key \"-\" on stdin). With --delimiter or --fields,\n" \
                      "a line of stdin is printed whole when any of its chosen fields is held."
           o.on("-v", "--invert", "print the keys it does not hold") { opts[:invert] = true }
           o.on("-c", "--count", "print how many keys it holds (with --invert: does not hold), not the keys") { opts[:count] = true }
           o.on("-q", "--quiet", "print nothing: the exit status alone says whether it holds a key; stops at the first") do
-            opts[:quiet] = true
+            opts[:quiet] = @quiet = true # no progress bar either
           end
           o.on("-d", "--delimiter CHAR", "split each line at CHAR (one byte; default , with --fields; \\t for a tab)") do |v|
             v = "\t" if v == "\\t"
@@ -406,7 +406,7 @@ module Bloomc
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty? && !@quiet
       return OK unless filter.respond_to?(:over_capacity?) && filter.capacity
 
-      new_keys = filter.respond_to?(:distinct, true) ? filter.send(:distinct) : filter.size
+      new_keys = filter.to_h.dig(:sizing, :keys_new) || filter.size
       past_capacity(filter, "#{new_keys} keys were new to a filter sized for --capacity #{filter.capacity}", "a key never added is found")
     end
 
@@ -576,7 +576,7 @@ module Bloomc
       filter = load(paths.first)
       return say(filter.to_json) if opts[:json]
 
-      rows = { "keys" => keys_held(filter.to_h), "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
+      rows = { "keys" => keys_held(filter, filter.to_h), "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
       rows["k"] = filter.k if filter.respond_to?(:k)
       rows["width"] = filter.width if filter.respond_to?(:width)
       rows["fingerprint bits"] = filter.fingerprint_bits if filter.respond_to?(:fingerprint_bits)
@@ -585,7 +585,8 @@ module Bloomc
         rows["layers"] = filter.layers.map { |l| "#{l.count}/#{l.capacity} (m=#{l.m} k=#{l.k})" }.join(", ")
         rows["error rate"] = filter.error_rate
       end
-      rows["keys added"] = "#{filter.size} (repeats included)" if filter.respond_to?(:size)
+      # (the first line's number when the filter has no count of new keys)
+      rows["keys added"] = "#{filter.size} (repeats included)" if filter.respond_to?(:size) && rows["keys"] !~ /\A\d+ added/
       rows["fill"] = format("%.4f%%", filter.fill_ratio * 100)
       estimate = filter.estimated_count
       rows["estimated count"] = estimate.finite? ? estimate.round : "saturated (every cell set)"
@@ -603,14 +604,21 @@ module Bloomc
 
     # info's first line: the keys new to the filter against its capacity
     # (what its false-positive rate follows), else the keys it holds.
-    def keys_held(described)
+    # An A2 or stable filter's capacity is a window of the latest keys: it
+    # forgets by design and is never over it.
+    def keys_held(filter, described)
       stats = described[:stats]
-      held = stats.key?(:size) ? "#{stats[:size]} added" : "about #{stats[:estimated_count].round} (its cells' estimate)"
-      capacity = described.dig(:sizing, :capacity) or return held
-
+      estimate = stats[:estimated_count]
       count = described.dig(:sizing, :keys_new)
-      held = "#{count} new to it" if count
-      count ||= stats[:size] || stats[:estimated_count].round
+      held = if count then "#{count} new to it"
+             elsif stats.key?(:size) then "#{count = stats[:size]} added"
+             elsif estimate.finite? then "about #{count = estimate.round} (its cells' estimate)"
+             else "every cell set (its cells' estimate is past counting)"
+             end
+      capacity = described.dig(:sizing, :capacity)
+      return held if capacity.nil? || filter.is_a?(A2BloomFilter) || filter.is_a?(StableBloomFilter)
+      return "#{held}, over its capacity #{capacity}" unless count
+
       "#{held}, #{format('%.0f', 100.0 * count / capacity)}% of its capacity #{capacity}#{' (over it)' if count > capacity}"
     end
 

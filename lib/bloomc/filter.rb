@@ -35,11 +35,12 @@ module Bloomc
 
     # The filter described as a Hash: its kind, its parameters by the names
     # docs/FORMAT.md gives them, its sizing (capacity, error rate and the
-    # keys new to it; nil for a filter made from its shape), statistics of
+    # keys new to it; nil for a filter made from its shape, and for the
+    # scalable and sliding filters, which have no capacity), statistics of
     # its cells and its metadata. The cells themselves are left out.
     #
     #   Bloomc::BloomFilter.new(capacity: 1000, error_rate: 0.01).to_h
-    #   # => {kind: "BloomFilter", parameters: {m: 9586, k: 7, seed: 0, hash: 2, count: 0},
+    #   # => {kind: "BloomFilter", parameters: {m: 9595, k: 7, seed: 0, hash: 2, count: 0},
     #   #     sizing: {capacity: 1000, error_rate: 0.01, keys_new: 0}, stats: {size: 0, ...}, metadata: nil}
     #
     # Returns:: (Hash{Symbol => Object})

@@ -176,6 +176,21 @@ module Bloomc
       end
     end
 
+    # include?, by the name Set gives it.
+    #
+    # Returns:: (Boolean)
+    def member?(key, last: 1) = include?(key, last: last)
+
+    # include? over the current period, for case/when as with a Set: false
+    # for what cannot be a key (nil, a Float).
+    #
+    # Returns:: (Boolean)
+    def ===(key)
+      include?(key)
+    rescue TypeError
+      false
+    end
+
     # include? for each key, over the last +last+ periods.
     #
     # keys:: (Array, Enumerable)

@@ -2,11 +2,17 @@
 
 require "bloomc"
 
+# redis-rb when it is there; else redis-client alone (as Sidekiq 7 apps
+# have it): the filters take a client of either (redis/connection.rb).
 begin
   require "redis"
 rescue LoadError => e
-  raise LoadError, "bloomc/redis needs the redis gem (redis-rb 5): add `gem \"redis\"` to your Gemfile " \
-                   "(and `gem \"redis-clustering\"` for Redis Cluster) [#{e.message}]"
+  begin
+    require "redis-client"
+  rescue LoadError
+    raise LoadError, "bloomc/redis needs the redis gem (redis-rb 5) or the redis-client gem: add `gem \"redis\"` to " \
+                     "your Gemfile (and `gem \"redis-clustering\"` for Redis Cluster) [#{e.message}]"
+  end
 end
 
 module Bloomc

@@ -39,7 +39,7 @@ module Bloomc
     MIN_INTERVAL = 0.01
 
     # The read-only lookups answered from the current copy.
-    QUERIES = %i[include? [] include_all count_included all_include? any_include?].freeze
+    QUERIES = %i[include? [] member? === include_all count_included all_include? any_include?].freeze
 
     # Returns:: (String) the URL polled
     attr_reader :url
@@ -127,6 +127,24 @@ module Bloomc
 
     # @!method []
     #   Same as #include?.
+
+    ##
+    # :method: member?
+    # call-seq: member?(key) -> true or false
+    #
+    # Same as #include?.
+
+    # @!method member?(key)
+    #   Same as #include?.
+
+    ##
+    # :method: ===
+    # call-seq: remote === key -> true or false
+    #
+    # #include?, for case/when (Bloomc::Filter#===): false for what cannot be a key.
+
+    # @!method ===(key)
+    #   #include?, for case/when (Bloomc::Filter#===): false for what cannot be a key.
 
     ##
     # :method: include_all

@@ -11,10 +11,10 @@ require "tmpdir"
 # "undefined local variable or method"). The rules a block follows:
 #
 # - It stands alone: it runs by itself, in a fresh Ruby (the bundle's, with
-#   lib/ on the load path) in an empty temporary directory, with bloomc
-#   loaded as by `irb -r bloomc`. It defines the data it uses and writes the
-#   files it reads, so that a reader can paste it; any other require
-#   (bloomc/redis, bloomc/rack) it makes itself. The directory holds an empty
+#   lib/ on the load path) in an empty temporary directory, with nothing
+#   loaded: it requires what it uses (bloomc, bloomc/redis, bloomc/rack),
+#   defines the data it uses and writes the files it reads, so that a
+#   reader can paste it into plain `ruby`. The directory holds an empty
 #   filters/, the one the RackApp examples serve. A failure names the
 #   document's line and shows the block's stderr.
 # - A line that ends in "# => VALUE", VALUE a plain literal (true, false,

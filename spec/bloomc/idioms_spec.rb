@@ -55,6 +55,18 @@ RSpec.describe "Ruby idioms" do
     expect(Bloomc::CuckooFilter.new(capacity: 100, error_rate: 0.01).to_h[:sizing]).to include(capacity: 100, keys_new: nil)
   end
 
+  it "gives a PeriodicFilter member? and === too, over its current period" do
+    periodic = Bloomc::PeriodicFilter.new(period: 3600, retention: 3) { Bloomc::BloomFilter.new(capacity: 100, error_rate: 0.01) }
+    periodic << "user-42"
+    picked = ["user-42", "user-7", nil].map do |key|
+      case key
+      when periodic then :changed
+      else :same
+      end
+    end
+    expect([periodic.member?("user-42"), periodic.member?("user-7", last: 3), picked]).to eq([true, false, %i[changed same same]])
+  end
+
   it "shows only the API in Bloomc.constants: the modules the classes are made of are private" do
     internal = %i[Batch ForkHook HashFunction Inspect Mapped Metadata Pages PartStats Persistence SetOps Sizing Stats]
     expect(Bloomc.constants & internal).to be_empty

@@ -246,6 +246,7 @@ RSpec.describe "Bloomc.fetch and Bloomc::Remote" do
       expect(words.include_all(%w[user-1 nobody])).to eq([true, false])
       expect(words.count_included(keys)).to eq(200)
       expect([words.all_include?(keys), words.any_include?(["nobody"])]).to eq([true, false])
+      expect([words.member?("user-1"), words === "user-1", words === "nobody", words === nil]).to eq([true, true, false, false]) # rubocop:disable Style/CaseEquality,Style/NilComparison
       expect(words.last_error).to be_nil
       expect(words.last_changed_at).to be_a(Time)
       expect(words.age).to be_between(0, 1)

@@ -4,11 +4,11 @@
 # is enumerated from the loaded code (a method without an entry in the recipe
 # tables fails "has a calling recipe for every public method") and called with
 # each value of VALUES in each argument position, keyword included, and with
-# one argument too many. Each outcome is checked against what README's "Bad
+# one argument too many. Each outcome is checked against what the guide's "Bad
 # input" paragraph and the call-seq comments promise for that kind of argument
 # (success, or exactly the documented exception class); a success is checked
 # against a reference model of the receiver, a raise against a snapshot taken
-# before the call (README: bad input "raises and leaves the object as it was").
+# before the call (docs/GUIDE.md: bad input "raises and leaves the object as it was").
 # Receivers include frozen objects and the views (#bits, #buckets) of live and
 # frozen filters. start_timer is called once per receiver, without arguments,
 # and is followed by stop_timer; its thread must be running (asleep until its

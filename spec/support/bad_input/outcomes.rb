@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # What each kind of argument must do with each value: success, or exactly
-# the documented exception classes (README's "Bad input", the call-seqs).
+# the documented exception classes (the guide's "Bad input", the call-seqs).
 # OUTCOMES holds one rule per kind, ->(value, receiver) { allowed outcomes },
 # most of them put together from the builders below.
 module BadInputMatrix

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # The values the bad-input matrix puts in every argument position, the
-# exceptions README's "Bad input" paragraph documents, and the count of calls
+# exceptions the guide's "Bad input" paragraph documents, and the count of calls
 # made (the spec prints it).
 module BadInputMatrix
   # The values the matrix is built from, with the labels its messages use.
@@ -18,7 +18,7 @@ module BadInputMatrix
   VALUES = (BAD_VALUES + HUGE_VALUES).freeze
   BARE_VALUES = VALUES.map(&:last).freeze # without their labels, in the same order
 
-  # README's "Bad input" classes (and Bloomc::Error subclasses): the only
+  # the guide's "Bad input" classes (and Bloomc::Error subclasses): the only
   # exceptions any expected outcome may name.
   DOCUMENTED = [ArgumentError, TypeError, IndexError, RangeError, FrozenError, NoMemoryError,
                 Bloomc::UnsupportedError, SystemCallError].freeze

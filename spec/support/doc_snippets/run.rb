@@ -6,12 +6,11 @@
 #   ruby -I lib spec/support/doc_snippets/run.rb DOCUMENT LINE [config.ru] < code
 #
 # LINE is the document's line of the code's first line, so that errors and
-# backtraces name the document's lines. bloomc is loaded first, as by
-# `irb -r bloomc`. With config.ru the code is a rackup file, written to
+# backtraces name the document's lines. Nothing is loaded first: a block
+# requires what it uses, as a reader who pastes it must. With config.ru the code is a rackup file, written to
 # ./config.ru (after blank lines, so that its lines are the document's) and
 # built by Rack::Builder, and the app must answer GET / (through Rack::Lint)
 # without a server error.
-require "bloomc"
 
 document, line, mode = ARGV
 code = $stdin.read
