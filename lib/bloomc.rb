@@ -68,6 +68,7 @@ require_relative "bloomc/format"
 require_relative "bloomc/mapped"
 require_relative "bloomc/batch"
 require_relative "bloomc/pages"
+require_relative "bloomc/membership"
 # What every kind shares in Ruby, on their base class (Bloomc::Filter, made
 # in C by ext/bloomc/filter.c): after the modules it includes.
 require_relative "bloomc/filter"
@@ -84,6 +85,6 @@ module Bloomc
   private_constant :RedisLayout
   # The modules the filter classes are made of: their methods are the
   # classes' API, documented there, and none is for users to include.
-  private_constant :Batch, :ForkHook, :HashFunction, :Inspect, :Mapped, :Metadata, :Pages, :PartStats,
+  private_constant :Batch, :ForkHook, :HashFunction, :Inspect, :Mapped, :Membership, :Metadata, :Pages, :PartStats,
                    :Persistence, :SetOps, :Sizing, :Stats
 end

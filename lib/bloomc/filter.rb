@@ -14,24 +14,7 @@ module Bloomc
     include Persistence
     include Pages
     singleton_class.prepend(Pages::New)
-
-    # include?, by the name Set and Enumerable give it.
-    #
-    # key:: (String, Symbol, Integer)
-    # Returns:: (Boolean) false: never added; true: probably added
-    def member?(key) = include?(key)
-
-    # include?, so that a filter works in case/when as a Set does:
-    # <tt>when seen then next</tt>. An object that cannot be a key (nil, a
-    # Float) is not held, as Regexp#=== answers false for a non-String.
-    #
-    # key:: (Object)
-    # Returns:: (Boolean)
-    def ===(key)
-      include?(key)
-    rescue TypeError
-      false
-    end
+    include Membership
 
     # The filter described as a Hash: its kind, its parameters by the names
     # docs/FORMAT.md gives them, its sizing (capacity, error rate and the

@@ -36,6 +36,8 @@ module Bloomc
   #   changed.save("changed/")
   #   changed = Bloomc::PeriodicFilter.open("changed/")
   class PeriodicFilter
+    include Membership
+
     # The version of the manifest #save writes and ::open reads.
     MANIFEST_VERSION = 1
     MANIFEST = "manifest.json"
@@ -176,20 +178,10 @@ module Bloomc
       end
     end
 
-    # include?, by the name Set gives it.
+    # include?, by the name Set gives it (=== too: the current period's).
     #
     # Returns:: (Boolean)
     def member?(key, last: 1) = include?(key, last: last)
-
-    # include? over the current period, for case/when as with a Set: false
-    # for what cannot be a key (nil, a Float).
-    #
-    # Returns:: (Boolean)
-    def ===(key)
-      include?(key)
-    rescue TypeError
-      false
-    end
 
     # include? for each key, over the last +last+ periods.
     #

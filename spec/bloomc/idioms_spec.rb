@@ -68,7 +68,7 @@ RSpec.describe "Ruby idioms" do
   end
 
   it "shows only the API in Bloomc.constants: the modules the classes are made of are private" do
-    internal = %i[Batch ForkHook HashFunction Inspect Mapped Metadata Pages PartStats Persistence SetOps Sizing Stats]
+    internal = %i[Batch ForkHook HashFunction Inspect Mapped Membership Metadata Pages PartStats Persistence SetOps Sizing Stats]
     expect(Bloomc.constants & internal).to be_empty
     expect { Bloomc::Sizing }.to raise_error(NameError, /private constant/)
     expect(Bloomc.constants).to include(:BloomFilter, :Filter, :Error, :Format, :VERSION)

@@ -76,7 +76,7 @@ RSpec.describe "sig/bloomc.rbs" do
   end
 
   # (private constants of Bloomc: reached by const_get)
-  internal = %i[Batch Stats PartStats SetOps Sizing HashFunction Persistence Mapped Pages].to_h { |name| [name, Bloomc.const_get(name)] }
+  internal = %i[Batch Stats PartStats SetOps Sizing HashFunction Persistence Mapped Pages Membership].to_h { |name| [name, Bloomc.const_get(name)] }
   [*internal.values, internal[:Persistence]::ClassMethods, internal[:Mapped]::ClassMethods, internal[:Pages]::New].each do |mod|
     it "declares exactly the public instance methods of #{mod}" do
       expect(declared(classes.fetch(mod.name), :instance).sort).to eq(mod.public_instance_methods(false).sort)

@@ -75,19 +75,7 @@ module Bloomc
         present?(script(lookup_script, lookup_keys(shard), [k, *lookup_argv, *cells]).first)
       end
       alias [] include?
-
-      # include?, by the name Set gives it.
-      # @return [Boolean]
-      def member?(key) = include?(key)
-
-      # include?, so that a filter works in case/when as a Set does; false
-      # for what cannot be a key (nil, a Float).
-      # @return [Boolean]
-      def ===(key)
-        include?(key)
-      rescue TypeError
-        false
-      end
+      include Membership # member? and ===
 
       # Adds +key+, as add, and says whether it was new, as Set#add? does:
       # for a BloomFilter, whether a cell changed; for a CountingBloomFilter,
