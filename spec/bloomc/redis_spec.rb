@@ -5,14 +5,15 @@ require "bigdecimal"
 require "set"
 require "tmpdir"
 
-RSpec.describe "bloomc/redis without the redis gem" do
+# (With redis-client alone it loads: redis_clients_spec.rb.)
+RSpec.describe "bloomc/redis without the redis and redis-client gems" do
   it "raises a LoadError that names the gem to add" do
-    hide_redis = "module Kernel; alias_method :real_require, :require; " \
-                 'def require(name) = name == "redis" ? raise(LoadError, "cannot load such file -- redis") : real_require(name); end'
+    hide_redis = "module Kernel; alias_method :real_require, :require; def require(name) = " \
+                 '%w[redis redis-client].include?(name) ? raise(LoadError, "cannot load such file -- " + name) : real_require(name); end'
     lib = File.expand_path("../../lib", __dir__)
     out = IO.popen([RbConfig.ruby, "-I", lib, "-e", hide_redis, "-e",
                     'begin; require "bloomc/redis"; rescue LoadError => e; print e.message; end'], &:read)
-    expect(out).to include('add `gem "redis"` to your Gemfile')
+    expect(out).to include("bloomc/redis needs the redis gem (redis-rb 5) or the redis-client gem", 'add `gem "redis"` to your Gemfile')
   end
 end
 
