@@ -404,7 +404,7 @@ module Bloomc
       filter.metadata = opts[:metadata] if opts.key?(:metadata)
       save(filter, output, opts[:output])
       @stderr.puts("bloomc build: #{filter.inspect} saved to #{opts[:output]}") if @stderr.tty? && !@quiet
-      return OK unless filter.respond_to?(:over_capacity?) && filter.capacity
+      return OK unless filter.respond_to?(:over_capacity?) && filter.over_capacity?
 
       new_keys = filter.to_h.dig(:sizing, :keys_new) || filter.size
       past_capacity(filter, "#{new_keys} keys were new to a filter sized for --capacity #{filter.capacity}", "a key never added is found")
@@ -576,7 +576,9 @@ module Bloomc
       filter = load(paths.first)
       return say(filter.to_json) if opts[:json]
 
-      rows = { "keys" => keys_held(filter, filter.to_h), "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
+      described = filter.to_h # its statistics read the cells once, for every row
+      stats = described[:stats]
+      rows = { "keys" => keys_held(filter, described), "kind" => filter.class.name.sub("Bloomc::", ""), "m" => filter.m }
       rows["k"] = filter.k if filter.respond_to?(:k)
       rows["width"] = filter.width if filter.respond_to?(:width)
       rows["fingerprint bits"] = filter.fingerprint_bits if filter.respond_to?(:fingerprint_bits)
@@ -585,19 +587,20 @@ module Bloomc
         rows["layers"] = filter.layers.map { |l| "#{l.count}/#{l.capacity} (m=#{l.m} k=#{l.k})" }.join(", ")
         rows["error rate"] = filter.error_rate
       end
-      # (the first line's number when the filter has no count of new keys)
-      rows["keys added"] = "#{filter.size} (repeats included)" if filter.respond_to?(:size) && rows["keys"] !~ /\A\d+ added/
-      rows["fill"] = format("%.4f%%", filter.fill_ratio * 100)
-      estimate = filter.estimated_count
+      # (without a count of new keys, the first line gives this number)
+      rows["keys added"] = "#{stats[:size]} (repeats included)" if stats.key?(:size) && described.dig(:sizing, :keys_new)
+      rows["fill"] = format("%.4f%%", stats[:fill_ratio] * 100)
+      estimate = stats[:estimated_count]
       rows["estimated count"] = estimate.finite? ? estimate.round : "saturated (every cell set)"
-      rows["false-positive rate"] = format("%.3g", filter.false_positive_rate)
+      rate = format("%.3g", stats[:false_positive_rate])
+      rows["false-positive rate"] = rate
       rows["size on disk"] = "#{paths.first == '-' ? filter.dump.bytesize : File.size(paths.first)} bytes"
       rows["metadata"] = JSON.generate(filter.metadata) if filter.metadata
       if filter.over_capacity?
         rows["over capacity"] = "yes: more keys than it was sized for, so its false-positive rate is above " \
                                 "#{filter.error_rate}"
         @stderr.puts("bloomc info: warning: #{paths.first} holds more keys than its capacity; its false-positive rate " \
-                     "is #{format('%.3g', filter.false_positive_rate)}, above the #{filter.error_rate} it was sized for")
+                     "is #{rate}, above the #{filter.error_rate} it was sized for")
       end
       say(rows.map { |name, value| "#{name}: #{value}" }.join("\n"))
     end

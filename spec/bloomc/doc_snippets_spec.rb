@@ -36,7 +36,6 @@ require "tmpdir"
 RSpec.describe "The Ruby blocks of the README and docs/" do
   root = File.expand_path("../..", __dir__)
   lib = File.join(root, "lib")
-  exe = File.join(root, "exe", "bloomc")
   runner = File.join(root, "spec", "support", "doc_snippets", "run.rb")
 
   # [stdout, stderr, status] of argv run in dir with stdin_data on stdin;
@@ -76,23 +75,10 @@ RSpec.describe "The Ruby blocks of the README and docs/" do
     env.merge("REDIS_CLUSTER_NODES" => nodes.join(","))
   end
 
-  # Starts `bloomc serve filters/` in dir on a free port; its URL.
-  define_method(:serve) do |dir|
-    @server = Open3.popen3(RbConfig.ruby, "-I", lib, exe, "serve", "--port", "0", "filters", chdir: dir)
-    @server[0].close
-    line = Timeout.timeout(30) { @server[2].gets }
-    raise "bloomc serve did not start: #{line}" unless line&.include?("http://")
+  # `bloomc serve DIR/filters` on a free port, for FILTERS_URL.
+  include ServeProcess
 
-    [@server[1], @server[2]].each { |io| Thread.new { io.read } } # its request log and the rest of stderr
-    line[%r{http://[^/\s]+}]
-  end
-
-  after do
-    next unless @server
-
-    Process.kill("INT", @server[3].pid)
-    Timeout.timeout(20) { @server[3].value }
-  end
+  after { stop_serve }
 
   snippets = DocSnippets.all(root)
 
@@ -115,7 +101,7 @@ RSpec.describe "The Ruby blocks of the README and docs/" do
         Dir.mkdir(File.join(dir, "filters"))
         if snippet.code.include?("FILTERS_URL")
           skip "the rack and puma gems are not installed" unless OptionalGems.installed?("rack", "puma") || ENV["BLOOMC_SERVE_REQUIRED"]
-          env["FILTERS_URL"] = serve(dir)
+          env["FILTERS_URL"] = start_serve(File.join(dir, "filters")).chomp("/")
         end
         argv = [RbConfig.ruby, "-I", lib, runner, snippet.path, snippet.first_code_line.to_s]
         argv << "config.ru" if snippet.rackup?
